@@ -1,0 +1,23 @@
+import { ChakraProvider } from '@chakra-ui/react';
+import type { InspectionEvent, Observer } from 'xstate';
+import type { chatMachine } from '../machines/chat-machine';
+import { ChatActorContext } from './chat/chat-actor-context';
+import { ChatCard } from './chat/chat-card';
+import { system } from './system';
+
+export interface AppProps {
+  /** The chat machine with its `fetchReply` actor provided: the openai one in the app, a fake in tests. */
+  logic: typeof chatMachine;
+  /** An inspector's observer (development only). */
+  inspect?: Observer<InspectionEvent>;
+}
+
+export function App({ logic, inspect }: AppProps) {
+  return (
+    <ChakraProvider value={system}>
+      <ChatActorContext.Provider logic={logic} options={{ inspect }}>
+        <ChatCard />
+      </ChatActorContext.Provider>
+    </ChakraProvider>
+  );
+}

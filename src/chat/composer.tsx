@@ -1,0 +1,51 @@
+import { Button, Input } from '@chakra-ui/react';
+import { type FormEvent, type KeyboardEvent, useEffect, useRef } from 'react';
+import { ChatActorContext } from './chat-actor-context';
+
+/** The text box and the Send button. Every keystroke and submit goes to the machine; it decides. */
+export function Composer() {
+  const actorRef = ChatActorContext.useActorRef();
+  const draft = ChatActorContext.useSelector((snapshot) => snapshot.context.draft);
+  const sending = ChatActorContext.useSelector((snapshot) => snapshot.matches('sending'));
+  const inputRef = useRef<HTMLInputElement>(null);
+  const wasSending = useRef(false);
+
+  // The input was disabled (and so lost focus) while sending: give it back when the reply arrives.
+  useEffect(() => {
+    if (wasSending.current && !sending) {
+      inputRef.current?.focus();
+    }
+    wasSending.current = sending;
+  }, [sending]);
+
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    actorRef.send({ type: 'message.submit' });
+  };
+
+  // Enter that confirms an IME composition chooses characters; it must not send the message.
+  const ignoreComposingEnter = (event: KeyboardEvent) => {
+    if (event.key === 'Enter' && (event.nativeEvent.isComposing || event.keyCode === 229)) {
+      event.preventDefault();
+    }
+  };
+
+  return (
+    <form onSubmit={submit} style={{ display: 'flex', gap: '0.5rem', width: '100%' }}>
+      <Input
+        ref={inputRef}
+        name="message"
+        aria-label="Message"
+        autoComplete="off"
+        placeholder={sending ? 'Sending...' : 'Your message here'}
+        value={draft}
+        onChange={(event) => actorRef.send({ type: 'draft.change', text: event.target.value })}
+        onKeyDown={ignoreComposingEnter}
+        disabled={sending}
+      />
+      <Button type="submit" colorPalette="blue" disabled={sending}>
+        Send
+      </Button>
+    </form>
+  );
+}

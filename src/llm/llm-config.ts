@@ -1,0 +1,32 @@
+import { DEFAULT_BASE_URL, DEFAULT_MODEL, DEFAULT_TIMEOUT_MS, PROXY_BASE_PATH } from '../../contract/llm';
+
+/** How the browser reaches the model. */
+export interface LlmConfig {
+  /** `proxy`: the page's own server holds the token. `direct`: the token is embedded in the bundle (the spec's mode). */
+  mode: 'proxy' | 'direct';
+  baseURL: string;
+  apiKey: string;
+  model: string;
+  timeoutMs: number;
+}
+
+/** Sent in proxy mode, where the server replaces it with the real token; the openai client insists on some key. */
+export const PROXY_PLACEHOLDER_KEY = 'same-origin-proxy';
+
+function positiveNumber(value: string | undefined, fallback: number): number {
+  const parsed = Number(value);
+  return Number.isFinite(parsed) && parsed > 0 ? parsed : fallback;
+}
+
+/** Reads the build-time `VITE_LLM_*` variables; without `VITE_LLM_API_KEY` the app uses the same-origin proxy. */
+export function readLlmConfig(env: ImportMetaEnv, origin: string): LlmConfig {
+  const apiKey = env.VITE_LLM_API_KEY?.trim();
+  const shared = {
+    model: env.VITE_LLM_MODEL?.trim() || DEFAULT_MODEL,
+    timeoutMs: positiveNumber(env.VITE_LLM_TIMEOUT_MS, DEFAULT_TIMEOUT_MS),
+  };
+  if (!apiKey) {
+    return { mode: 'proxy', baseURL: origin + PROXY_BASE_PATH, apiKey: PROXY_PLACEHOLDER_KEY, ...shared };
+  }
+  return { mode: 'direct', baseURL: env.VITE_LLM_BASE_URL?.trim() || DEFAULT_BASE_URL, apiKey, ...shared };
+}

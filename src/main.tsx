@@ -1,0 +1,28 @@
+import { StrictMode } from 'react';
+import { createRoot } from 'react-dom/client';
+import { chatMachine } from '../machines/chat-machine';
+import { App } from './app';
+import { inspectIfAsked } from './inspector';
+import { createFetchReply, loadClient } from './llm/fetch-reply';
+import { readLlmConfig } from './llm/llm-config';
+
+const config = readLlmConfig(import.meta.env, window.location.origin);
+const logic = chatMachine.provide({ actors: { fetchReply: createFetchReply(config) } });
+
+const root = document.getElementById('root');
+if (!root) {
+  throw new Error('index.html has no #root element');
+}
+createRoot(root).render(
+  <StrictMode>
+    <App logic={logic} inspect={await inspectIfAsked()} />
+  </StrictMode>,
+);
+
+// Fetch the openai client once the page is idle, so the first message does not wait for the download.
+const prefetch = () => void loadClient(config).catch(() => undefined);
+if ('requestIdleCallback' in window) {
+  window.requestIdleCallback(prefetch, { timeout: 3000 });
+} else {
+  setTimeout(prefetch, 1000);
+}

@@ -1,0 +1,156 @@
+import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/**
+ * What the fake provider does with the next chat request. `delayMs` waits before answering.
+ * - `content`: a normal completion whose first choice carries this content (`null` and `''` allowed).
+ * - `json`: this exact JSON body with status 200 (e.g. `{ choices: [] }`).
+ * - `status`: an HTTP error with an OpenAI-style error body.
+ * - `raw`: this text as an `application/json` body (e.g. invalid JSON).
+ * - `drop`: the connection is destroyed without an answer.
+ * - `hang`: the request is never answered (until the client goes away or the provider closes).
+ * - `stream`: a server-sent-events stream of these content deltas.
+ */
+export type FakeBehaviour = { delayMs?: number } & (
+  | { content: string | null }
+  | { json: unknown }
+  | { status: number; retryAfter?: string }
+  | { raw: string }
+  | { drop: true }
+  | { hang: true }
+  | { stream: string[] }
+);
+
+/** One request the provider received, as it arrived. */
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  headers: IncomingHttpHeaders;
+  body: unknown;
+  /** Whether the client went away before the provider answered. */
+  aborted: boolean;
+}
+
+export interface FakeProvider {
+  /** Base URL of the OpenAI-compatible API, e.g. `http://127.0.0.1:43123/v1`. */
+  baseURL: string;
+  requests: RecordedRequest[];
+  /** The behaviour for every following request until changed. */
+  respondWith(behaviour: FakeBehaviour): void;
+  /** Behaviours used once each, in order, before falling back to `respondWith`'s. */
+  queue(...behaviours: FakeBehaviour[]): void;
+  close(): Promise<void>;
+}
+
+export const FAKE_REPLY = 'Hello from the fake provider';
+
+function completion(content: string | null) {
+  return {
+    id: 'chatcmpl-fake',
+    object: 'chat.completion',
+    created: 0,
+    model: 'fake-model',
+    choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content } }],
+  };
+}
+
+function send(res: ServerResponse, status: number, body: string, headers: Record<string, string> = {}) {
+  res.writeHead(status, { 'content-type': 'application/json', ...headers });
+  res.end(body);
+}
+
+/**
+ * A scriptable OpenAI-compatible chat-completions server on 127.0.0.1 for tests. It allows any origin (so a page
+ * in direct mode can call it), records every request, and closes its open connections when closed, so a test that
+ * forgets nothing leaves nothing running.
+ */
+export async function startFakeProvider(options: { port?: number } = {}): Promise<FakeProvider> {
+  let standing: FakeBehaviour = { content: FAKE_REPLY };
+  const queued: FakeBehaviour[] = [];
+  const requests: RecordedRequest[] = [];
+
+  const server = createServer(async (req, res) => {
+    res.setHeader('access-control-allow-origin', '*');
+    if (req.method === 'OPTIONS') {
+      res.writeHead(204, {
+        'access-control-allow-methods': 'POST, GET, OPTIONS',
+        'access-control-allow-headers': req.headers['access-control-request-headers'] ?? '*',
+        'access-control-max-age': '600',
+      });
+      res.end();
+      return;
+    }
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const text = Buffer.concat(chunks).toString('utf8');
+    let body: unknown = text;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      // Recorded as the raw text.
+    }
+    const recorded: RecordedRequest = {
+      method: req.method ?? '',
+      path: req.url ?? '',
+      headers: req.headers,
+      body,
+      aborted: false,
+    };
+    requests.push(recorded);
+    res.on('close', () => {
+      if (!res.writableFinished) recorded.aborted = true;
+    });
+
+    if (req.method !== 'POST' || !req.url?.endsWith('/chat/completions')) {
+      send(res, 404, JSON.stringify({ error: { message: 'not found' } }));
+      return;
+    }
+    const behaviour = queued.shift() ?? standing;
+    if (behaviour.delayMs) await new Promise((resolve) => setTimeout(resolve, behaviour.delayMs));
+    if (res.destroyed) return;
+
+    if ('content' in behaviour) send(res, 200, JSON.stringify(completion(behaviour.content)));
+    else if ('json' in behaviour) send(res, 200, JSON.stringify(behaviour.json));
+    else if ('status' in behaviour)
+      send(
+        res,
+        behaviour.status,
+        JSON.stringify({ error: { message: `fake provider error ${behaviour.status}`, type: 'fake' } }),
+        behaviour.retryAfter ? { 'retry-after': behaviour.retryAfter } : {},
+      );
+    else if ('raw' in behaviour) send(res, 200, behaviour.raw);
+    else if ('drop' in behaviour) req.socket.destroy();
+    else if ('stream' in behaviour) {
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+      for (const delta of behaviour.stream) {
+        const chunk = {
+          ...completion(null),
+          object: 'chat.completion.chunk',
+          choices: [{ index: 0, delta: { content: delta } }],
+        };
+        res.write(`data: ${JSON.stringify(chunk)}\n\n`);
+      }
+      res.end('data: [DONE]\n\n');
+    }
+    // `hang`: no answer at all.
+  });
+
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    baseURL: `http://127.0.0.1:${port}/v1`,
+    requests,
+    respondWith(behaviour) {
+      standing = behaviour;
+    },
+    queue(...behaviours) {
+      queued.push(...behaviours);
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
