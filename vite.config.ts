@@ -3,6 +3,7 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   plugins: [react()],
+  build: { outDir: 'dist/client', emptyOutDir: true },
   test: {
     environment: 'jsdom',
     setupFiles: ['./vitest.setup.ts'],
