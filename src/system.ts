@@ -3,22 +3,32 @@ import {
   breakpoints,
   buttonRecipe,
   cardSlotRecipe,
+  cssVarsPrefix,
+  cssVarsRoot,
   globalCss,
   headingRecipe,
   inputRecipe,
+  layerStyles,
   semanticTokens,
+  textStyles,
   tokens,
 } from '@chakra-ui/react/theme';
 
-// Only the recipes the card uses: `defaultSystem` carries all of them (about 70 KB of gzip JavaScript).
+// Chakra's default theme minus the recipes this card does not use: `defaultSystem` carries all of them (about
+// 70 KB of gzip JavaScript), which would be most of the page's weight.
 export const system = createSystem(
   defaultBaseConfig,
   defineConfig({
+    preflight: true,
+    cssVarsPrefix,
+    cssVarsRoot,
     globalCss,
     theme: {
       breakpoints,
       tokens,
       semanticTokens,
+      textStyles,
+      layerStyles,
       recipes: { button: buttonRecipe, heading: headingRecipe, input: inputRecipe },
       slotRecipes: { card: cardSlotRecipe },
     },
