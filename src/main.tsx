@@ -3,7 +3,7 @@ import { createRoot } from 'react-dom/client';
 import { chatMachine } from '../machines/chat-machine';
 import { App } from './app';
 import { inspectIfAsked } from './inspector';
-import { createFetchReply, loadClient } from './llm/fetch-reply';
+import { createFetchReply, loadRequestReply } from './llm/fetch-reply';
 import { readLlmConfig } from './llm/llm-config';
 
 const config = readLlmConfig(import.meta.env, window.location.origin);
@@ -20,7 +20,7 @@ createRoot(root).render(
 );
 
 // Fetch the openai client once the page is idle, so the first message does not wait for the download.
-const prefetch = () => void loadClient(config).catch(() => undefined);
+const prefetch = () => void loadRequestReply().catch(() => undefined);
 if ('requestIdleCallback' in window) {
   window.requestIdleCallback(prefetch, { timeout: 3000 });
 } else {

@@ -2,13 +2,11 @@ import { createSystem, defaultBaseConfig, defineConfig } from '@chakra-ui/react'
 import {
   breakpoints,
   buttonRecipe,
-  cardSlotRecipe,
   cssVarsPrefix,
   cssVarsRoot,
   globalCss,
   headingRecipe,
   inputRecipe,
-  layerStyles,
   semanticTokens,
   textStyles,
   tokens,
@@ -28,9 +26,7 @@ export const system = createSystem(
       tokens,
       semanticTokens,
       textStyles,
-      layerStyles,
       recipes: { button: buttonRecipe, heading: headingRecipe, input: inputRecipe },
-      slotRecipes: { card: cardSlotRecipe },
     },
   }),
 );

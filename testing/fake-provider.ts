@@ -1,4 +1,4 @@
-import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /**
@@ -10,6 +10,8 @@ import type { AddressInfo } from 'node:net';
  * - `drop`: the connection is destroyed without an answer.
  * - `hang`: the request is never answered (until the client goes away or the provider closes).
  * - `stream`: a server-sent-events stream of these content deltas.
+ * - `hold`: the request waits until the test answers it with `release(behaviour)`, so that a test can look at the
+ *   page while exactly one request is pending, for as long as it needs.
  */
 export type FakeBehaviour = { delayMs?: number } & (
   | { content: string | null }
@@ -19,6 +21,7 @@ export type FakeBehaviour = { delayMs?: number } & (
   | { drop: true }
   | { hang: true }
   | { stream: string[] }
+  | { hold: true }
 );
 
 /** One request the provider received, as it arrived. */
@@ -39,6 +42,16 @@ export interface FakeProvider {
   respondWith(behaviour: FakeBehaviour): void;
   /** Behaviours used once each, in order, before falling back to `respondWith`'s. */
   queue(...behaviours: FakeBehaviour[]): void;
+  /**
+   * Back to a fresh provider without restarting it (for one provider shared by many tests): forgets the recorded
+   * requests (the same `requests` array, emptied), drops queued behaviours, restores the default reply and ends any
+   * request still waiting for an answer.
+   */
+  reset(): void;
+  /** How many requests a `{ hold: true }` behaviour is holding. */
+  readonly heldCount: number;
+  /** Answers the oldest held request with this behaviour. Throws if no request is held. */
+  release(behaviour: FakeBehaviour): void;
   close(): Promise<void>;
 }
 
@@ -68,6 +81,40 @@ export async function startFakeProvider(options: { port?: number } = {}): Promis
   let standing: FakeBehaviour = { content: FAKE_REPLY };
   const queued: FakeBehaviour[] = [];
   const requests: RecordedRequest[] = [];
+  const waiting = new Set<ServerResponse>();
+  const held: ((behaviour: FakeBehaviour) => void)[] = [];
+
+  async function answer(req: IncomingMessage, res: ServerResponse, behaviour: FakeBehaviour): Promise<void> {
+    if (behaviour.delayMs) await new Promise((resolve) => setTimeout(resolve, behaviour.delayMs));
+    if (res.destroyed) return;
+
+    if ('content' in behaviour) send(res, 200, JSON.stringify(completion(behaviour.content)));
+    else if ('json' in behaviour) send(res, 200, JSON.stringify(behaviour.json));
+    else if ('status' in behaviour)
+      send(
+        res,
+        behaviour.status,
+        JSON.stringify({ error: { message: `fake provider error ${behaviour.status}`, type: 'fake' } }),
+        behaviour.retryAfter ? { 'retry-after': behaviour.retryAfter } : {},
+      );
+    else if ('raw' in behaviour) send(res, 200, behaviour.raw);
+    else if ('drop' in behaviour) req.socket.destroy();
+    else if ('stream' in behaviour) {
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+      for (const delta of behaviour.stream) {
+        const chunk = {
+          ...completion(null),
+          object: 'chat.completion.chunk',
+          choices: [{ index: 0, delta: { content: delta } }],
+        };
+        res.write(`data: ${JSON.stringify(chunk)}\n\n`);
+      }
+      res.end('data: [DONE]\n\n');
+    } else if ('hold' in behaviour) {
+      held.push((next) => void answer(req, res, next));
+    }
+    // `hang`: no answer at all.
+  }
 
   const server = createServer(async (req, res) => {
     res.setHeader('access-control-allow-origin', '*');
@@ -97,7 +144,9 @@ export async function startFakeProvider(options: { port?: number } = {}): Promis
       aborted: false,
     };
     requests.push(recorded);
+    waiting.add(res);
     res.on('close', () => {
+      waiting.delete(res);
       if (!res.writableFinished) recorded.aborted = true;
     });
 
@@ -105,37 +154,14 @@ export async function startFakeProvider(options: { port?: number } = {}): Promis
       send(res, 404, JSON.stringify({ error: { message: 'not found' } }));
       return;
     }
-    const behaviour = queued.shift() ?? standing;
-    if (behaviour.delayMs) await new Promise((resolve) => setTimeout(resolve, behaviour.delayMs));
-    if (res.destroyed) return;
-
-    if ('content' in behaviour) send(res, 200, JSON.stringify(completion(behaviour.content)));
-    else if ('json' in behaviour) send(res, 200, JSON.stringify(behaviour.json));
-    else if ('status' in behaviour)
-      send(
-        res,
-        behaviour.status,
-        JSON.stringify({ error: { message: `fake provider error ${behaviour.status}`, type: 'fake' } }),
-        behaviour.retryAfter ? { 'retry-after': behaviour.retryAfter } : {},
-      );
-    else if ('raw' in behaviour) send(res, 200, behaviour.raw);
-    else if ('drop' in behaviour) req.socket.destroy();
-    else if ('stream' in behaviour) {
-      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-      for (const delta of behaviour.stream) {
-        const chunk = {
-          ...completion(null),
-          object: 'chat.completion.chunk',
-          choices: [{ index: 0, delta: { content: delta } }],
-        };
-        res.write(`data: ${JSON.stringify(chunk)}\n\n`);
-      }
-      res.end('data: [DONE]\n\n');
-    }
-    // `hang`: no answer at all.
+    await answer(req, res, queued.shift() ?? standing);
   });
 
-  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve, reject) => {
+    // A fixed port that is taken must fail the caller, not crash the process with an unhandled 'error' event.
+    server.once('error', (error) => reject(new Error(`The fake provider could not listen: ${error.message}`)));
+    server.listen(options.port ?? 0, '127.0.0.1', resolve);
+  });
   const { port } = server.address() as AddressInfo;
 
   return {
@@ -146,6 +172,22 @@ export async function startFakeProvider(options: { port?: number } = {}): Promis
     },
     queue(...behaviours) {
       queued.push(...behaviours);
+    },
+    reset() {
+      for (const res of waiting) res.destroy();
+      waiting.clear();
+      requests.length = 0;
+      queued.length = 0;
+      held.length = 0;
+      standing = { content: FAKE_REPLY };
+    },
+    get heldCount() {
+      return held.length;
+    },
+    release(behaviour) {
+      const next = held.shift();
+      if (!next) throw new Error('The fake provider holds no request to release');
+      next(behaviour);
     },
     close: () =>
       new Promise<void>((resolve) => {

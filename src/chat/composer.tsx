@@ -1,6 +1,6 @@
-import { Button, Input } from '@chakra-ui/react';
 import { type FormEvent, type KeyboardEvent, useEffect, useRef } from 'react';
 import { ChatActorContext } from './chat-actor-context';
+import { RecipeButton, TextInput } from './controls';
 
 /** The text box and the Send button. Every keystroke and submit goes to the machine; it decides. */
 export function Composer() {
@@ -32,7 +32,7 @@ export function Composer() {
 
   return (
     <form onSubmit={submit} style={{ display: 'flex', gap: '0.5rem', width: '100%' }}>
-      <Input
+      <TextInput
         ref={inputRef}
         name="message"
         aria-label="Message"
@@ -43,9 +43,9 @@ export function Composer() {
         onKeyDown={ignoreComposingEnter}
         disabled={sending}
       />
-      <Button type="submit" colorPalette="blue" disabled={sending}>
+      <RecipeButton type="submit" colorPalette="blue" disabled={sending}>
         Send
-      </Button>
+      </RecipeButton>
     </form>
   );
 }

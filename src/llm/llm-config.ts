@@ -1,4 +1,11 @@
-import { DEFAULT_BASE_URL, DEFAULT_MODEL, DEFAULT_TIMEOUT_MS, PROXY_BASE_PATH } from '../../contract/llm';
+import {
+  DEFAULT_BASE_URL,
+  DEFAULT_MODEL,
+  DEFAULT_TIMEOUT_MS,
+  MAX_TOKENS,
+  PROXY_BASE_PATH,
+  TEMPERATURE,
+} from '../../contract/llm';
 
 /** How the browser reaches the model. */
 export interface LlmConfig {
@@ -8,6 +15,9 @@ export interface LlmConfig {
   apiKey: string;
   model: string;
   timeoutMs: number;
+  /** The spec's fixed request parameters. */
+  maxTokens: number;
+  temperature: number;
 }
 
 /** Sent in proxy mode, where the server replaces it with the real token; the openai client insists on some key. */
@@ -24,6 +34,8 @@ export function readLlmConfig(env: ImportMetaEnv, origin: string): LlmConfig {
   const shared = {
     model: env.VITE_LLM_MODEL?.trim() || DEFAULT_MODEL,
     timeoutMs: positiveNumber(env.VITE_LLM_TIMEOUT_MS, DEFAULT_TIMEOUT_MS),
+    maxTokens: MAX_TOKENS,
+    temperature: TEMPERATURE,
   };
   if (!apiKey) {
     return { mode: 'proxy', baseURL: origin + PROXY_BASE_PATH, apiKey: PROXY_PLACEHOLDER_KEY, ...shared };

@@ -1,0 +1,44 @@
+import { fileURLToPath } from 'node:url';
+
+// Shared by the global setup (which bakes them into the builds) and the fixtures (which serve what was built).
+
+/** Which way the page reaches the model: through the production server's proxy, or straight to the provider. */
+export type Mode = 'proxy' | 'direct';
+
+export const ROOT_DIR = fileURLToPath(new URL('..', import.meta.url));
+/** Builds made for the browser tests, apart from `dist/` so that they never end up deployed. */
+export const BUILD_DIR = fileURLToPath(new URL('../node_modules/.cache/e2e/', import.meta.url));
+export const DIRECT_CLIENT_DIR = `${BUILD_DIR}direct`;
+export const PROXY_CLIENT_DIR = `${BUILD_DIR}proxy/client`;
+/** The server finds the client at `../client` from its own file, as `dist/server/main.js` finds `dist/client`. */
+export const PROXY_SERVER_DIR = `${BUILD_DIR}proxy/server`;
+export const PROXY_SERVER_ENTRY = `${PROXY_SERVER_DIR}/main.js`;
+
+/**
+ * A direct-mode build calls the provider at a URL fixed at build time, so its fake provider listens on a fixed port
+ * (the direct project therefore runs in one worker). Overridable if something else holds the port.
+ */
+export const DIRECT_PROVIDER_PORT = Number(process.env.E2E_DIRECT_PROVIDER_PORT ?? 43117);
+export const DIRECT_PROVIDER_BASE_URL = `http://127.0.0.1:${DIRECT_PROVIDER_PORT}/v1`;
+
+/** The token embedded in the direct-mode build. Fake, and only ever sent to the fake provider. */
+export const DIRECT_API_KEY = 'e2e-fake-key-not-real';
+/** The token the production server holds in proxy mode; the page must never see it. */
+export const UPSTREAM_API_KEY = 'e2e-upstream-key-not-real';
+/** What the page sends in proxy mode instead of a token (`PROXY_PLACEHOLDER_KEY` in src/llm/llm-config.ts). */
+export const PROXY_PLACEHOLDER_KEY = 'same-origin-proxy';
+
+/** The model named by the direct build and by the proxy server's `LLM_MODEL`. */
+export const E2E_MODEL = 'e2e/fake-7b-instruct';
+
+/**
+ * The page's own timeout (`VITE_LLM_TIMEOUT_MS`), short so that a provider that never answers ends a test in seconds.
+ * In proxy mode the server gives up first (`LLM_TIMEOUT_MS`), so its own timeout path is the one exercised.
+ */
+export const CLIENT_TIMEOUT_MS = 2000;
+export const SERVER_TIMEOUT_MS = 1200;
+
+/** How long the visitor waits at most for a fault to end, per mode: the timeout that fires first, plus slack. */
+export function faultDeadlineMs(mode: Mode): number {
+  return (mode === 'proxy' ? SERVER_TIMEOUT_MS : CLIENT_TIMEOUT_MS) + 1500;
+}

@@ -1,0 +1,212 @@
+import { expect, test as base, type Locator, type Page, type TestInfo } from '@playwright/test';
+import { type FakeProvider, startFakeProvider } from '../testing/fake-provider';
+import { startProxyServer } from './app-server';
+import {
+  DIRECT_API_KEY,
+  DIRECT_CLIENT_DIR,
+  DIRECT_PROVIDER_PORT,
+  E2E_MODEL,
+  type Mode,
+  UPSTREAM_API_KEY,
+} from './e2e-env';
+import { startStaticServer } from './static-server';
+
+// The spec's visible texts, spelled out here: the suite checks the product, not the constants the code uses.
+export const PLACEHOLDER = 'Your message here';
+export const SENDING_PLACEHOLDER = 'Sending...';
+export const NO_CONTENT = 'No response received';
+export const ERROR = 'Error: Unable to get response';
+/** How the app's `console.error` for a failed chat call starts (machines/chat-machine.ts). */
+export const CHAT_ERROR_LOG = 'Chat request failed';
+
+export type Sender = 'user' | 'bot';
+export interface ShownMessage {
+  sender: Sender;
+  text: string;
+}
+
+/** The token the provider must receive in each mode. */
+export function providerToken(mode: Mode): string {
+  return mode === 'proxy' ? UPSTREAM_API_KEY : DIRECT_API_KEY;
+}
+
+/** The exact body the provider must receive for a visitor's message, in both modes. */
+export function expectedPayload(text: string) {
+  return { model: E2E_MODEL, messages: [{ role: 'user', content: text }], max_tokens: 250, temperature: 0.7 };
+}
+
+/** A request the page made, as the browser sent it. */
+export interface PageRequest {
+  url: string;
+  method: string;
+  headers: Record<string, string>;
+  body: string | null;
+}
+
+/**
+ * The chat as a visitor meets it: located by role and accessible name, read as text. It also records what the page
+ * said on the console and which requests it made, for the checks that need them.
+ */
+export class ChatPage {
+  readonly main: Locator;
+  readonly input: Locator;
+  readonly sendButton: Locator;
+  readonly log: Locator;
+  /** Every console message of type `error`, as text. */
+  readonly consoleErrors: string[] = [];
+  /** Uncaught exceptions in the page; any of them fails the test. */
+  readonly pageErrors: Error[] = [];
+  readonly requests: PageRequest[] = [];
+
+  constructor(readonly page: Page) {
+    this.main = page.getByRole('main');
+    this.input = page.getByRole('textbox', { name: 'Message' });
+    this.sendButton = page.getByRole('button', { name: 'Send' });
+    this.log = page.getByRole('log', { name: 'Conversation' });
+    page.on('console', (message) => {
+      if (message.type() === 'error') this.consoleErrors.push(message.text());
+    });
+    page.on('pageerror', (error) => this.pageErrors.push(error));
+    page.on('request', async (request) => {
+      const entry: PageRequest = { url: request.url(), method: request.method(), headers: {}, body: null };
+      this.requests.push(entry);
+      entry.headers = await request.allHeaders().catch(() => request.headers());
+      entry.body = request.postData();
+    });
+  }
+
+  async open() {
+    await this.page.goto('/');
+    await expect(this.input).toBeEditable();
+  }
+
+  /** The bubbles, oldest first. */
+  bubbles(sender?: Sender): Locator {
+    return this.log.locator(sender ? `[data-sender="${sender}"]` : '[data-sender]');
+  }
+
+  /** The conversation as shown: each bubble's sender and exact text (no whitespace folding). */
+  transcript(): Promise<ShownMessage[]> {
+    return this.bubbles().evaluateAll((bubbles) =>
+      bubbles.map((bubble) => ({
+        sender: (bubble as HTMLElement).dataset.sender as Sender,
+        text: bubble.textContent ?? '',
+      })),
+    );
+  }
+
+  async expectTranscript(expected: ShownMessage[], timeout?: number) {
+    await expect.poll(() => this.transcript(), { message: 'the conversation shown', timeout }).toEqual(expected);
+  }
+
+  /** The `console.error` lines the app wrote for failed chat calls. */
+  chatErrors(): string[] {
+    return this.consoleErrors.filter((line) => line.startsWith(CHAT_ERROR_LOG));
+  }
+
+  async type(text: string) {
+    await this.input.fill(text);
+  }
+
+  async sendWithEnter(text?: string) {
+    if (text !== undefined) await this.type(text);
+    await this.input.press('Enter');
+  }
+
+  async sendWithClick(text?: string) {
+    if (text !== undefined) await this.type(text);
+    await this.sendButton.click();
+  }
+
+  /** While a request is pending: the box is empty and disabled and says 'Sending...', the button is disabled. */
+  async expectSending() {
+    await expect(this.input).toHaveAttribute('placeholder', SENDING_PLACEHOLDER);
+    await expect(this.input).toBeDisabled();
+    await expect(this.input).toHaveValue('');
+    await expect(this.sendButton).toBeDisabled();
+  }
+
+  /** Ready for the next message: both controls enabled, the usual placeholder. */
+  async expectIdle({ timeout }: { timeout?: number } = {}) {
+    await expect(this.input).toBeEnabled({ timeout });
+    await expect(this.input).toHaveAttribute('placeholder', PLACEHOLDER);
+    await expect(this.sendButton).toBeEnabled();
+  }
+
+  /** After a reply: idle with an empty box that has the focus again. */
+  async expectReadyAfterReply({ timeout }: { timeout?: number } = {}) {
+    await this.expectIdle({ timeout });
+    await expect(this.input).toHaveValue('');
+    await expect(this.input).toBeFocused();
+  }
+}
+
+interface WorkerFixtures {
+  /** Set per project in playwright.config.ts. */
+  mode: Mode;
+  /** One fake provider per worker; each test gets it reset through `fake`. */
+  provider: FakeProvider;
+  /** The app as built for `mode`, served locally, and the server's output (proxy mode). */
+  app: { url: string; output: string[] };
+}
+
+interface TestFixtures {
+  /** The fake provider, fresh for this test: no requests recorded, the default reply. */
+  fake: FakeProvider;
+  /** The chat page, opened. */
+  chat: ChatPage;
+}
+
+async function attachServerOutput(testInfo: TestInfo, output: string[], from: number) {
+  if (testInfo.status !== testInfo.expectedStatus && output.length > from) {
+    await testInfo.attach('server output', { body: output.slice(from).join('\n'), contentType: 'text/plain' });
+  }
+}
+
+export const test = base.extend<TestFixtures, WorkerFixtures>({
+  mode: ['proxy', { option: true, scope: 'worker' }],
+
+  provider: [
+    async ({ mode }, use) => {
+      const provider = await startFakeProvider({ port: mode === 'direct' ? DIRECT_PROVIDER_PORT : 0 });
+      await use(provider);
+      await provider.close();
+    },
+    { scope: 'worker' },
+  ],
+
+  app: [
+    async ({ mode, provider }, use) => {
+      if (mode === 'direct') {
+        const server = await startStaticServer(DIRECT_CLIENT_DIR);
+        await use({ url: server.url, output: [] });
+        await server.close();
+      } else {
+        const server = await startProxyServer(provider.baseURL);
+        await use({ url: server.url, output: server.output });
+        await server.close();
+      }
+    },
+    { scope: 'worker' },
+  ],
+
+  baseURL: async ({ app }, use) => {
+    await use(app.url);
+  },
+
+  fake: async ({ provider, app }, use, testInfo) => {
+    provider.reset();
+    const from = app.output.length;
+    await use(provider);
+    await attachServerOutput(testInfo, app.output, from);
+  },
+
+  chat: async ({ page, fake: _fake }, use) => {
+    const chat = new ChatPage(page);
+    await chat.open();
+    await use(chat);
+    expect(chat.pageErrors, 'uncaught exceptions in the page').toEqual([]);
+  },
+});
+
+export { expect };

@@ -1,0 +1,201 @@
+import { setup } from 'xstate';
+import { adjacencyMapToArray, createTestModel, type StatePath, type TestPath } from 'xstate/graph';
+
+/**
+ * What a visitor can do to the chat, and what the provider can do in answer. The events carry no data: the test
+ * that drives the real system picks the text and the reply.
+ *
+ * - `text.type`: the visitor puts a non-empty message in the message box, replacing what was there (the test picks
+ *   the text; it may have leading or trailing spaces, markup or emoji, but not only whitespace).
+ * - `whitespace.type`: the visitor puts only whitespace in the message box (spaces, a tab…), replacing what was
+ *   there.
+ * - `message.submit`: the visitor sends the box's contents, by pressing Enter in the box or clicking Send (either
+ *   one: the test may alternate). Only possible while the box and the button are enabled, i.e. not while sending.
+ * - `reply.content`: the provider answers the pending request with content (the test picks it).
+ * - `reply.empty`: the provider answers the pending request without content (`null` or `''`).
+ * - `reply.fail`: the pending request fails (an error, an HTTP error status, a dropped connection, a timeout…).
+ */
+export type VisitorEvent =
+  | { type: 'text.type' }
+  | { type: 'whitespace.type' }
+  | { type: 'message.submit' }
+  | { type: 'reply.content' }
+  | { type: 'reply.empty' }
+  | { type: 'reply.fail' };
+
+/**
+ * What the visitor sees, one state each. In every state the conversation shows all the messages exchanged so far,
+ * oldest first; a driver keeps that transcript itself, since the model does not count messages.
+ *
+ * - `empty`: nothing typed yet; the box is empty, enabled, with the placeholder 'Your message here'.
+ * - `blank`: the box holds only whitespace; submitting sends nothing and adds no message.
+ * - `typed`: the box holds a non-empty message; submitting sends it.
+ * - `sending`: the visitor's message is the last in the conversation, exactly as typed; the box is empty and
+ *   disabled with the placeholder 'Sending...', the Send button is disabled; exactly one request is pending, for
+ *   that message alone.
+ * - `answered`: the reply's content is the last message, from the bot; the box is empty, enabled and focused.
+ * - `unanswered`: the last message is the bot's 'No response received'; the box is empty, enabled and focused.
+ * - `failed`: the last message is the bot's 'Error: Unable to get response' (and the error was logged); the box is
+ *   empty, enabled and focused, so the visitor can type again.
+ */
+export type VisitorState = 'empty' | 'blank' | 'typed' | 'sending' | 'answered' | 'unanswered' | 'failed';
+
+// Every idle state offers the same three moves. Submitting an empty or whitespace-only box is a self-loop: nothing
+// is sent and nothing appears. It names its own state as target because xstate/graph skips a transition with neither
+// target nor actions, and the paths must take it.
+const typing = {
+  'text.type': { target: 'typed' },
+  'whitespace.type': { target: 'blank' },
+} as const;
+function submitNothing<TState extends VisitorState>(state: TState) {
+  return { 'message.submit': { target: state, description: 'Nothing is sent and no message appears.' } } as const;
+}
+
+/**
+ * The invoke-free model of the chat as a visitor experiences it, for `createTestModel` from `xstate/graph` (which
+ * refuses `invoke` and `after`). It is not the app's machine (`chat-machine.ts`): it names what can be observed, so
+ * the same paths can drive the rendered app with a fake reply actor and the built app against a fake provider.
+ */
+export const visitorMachine = setup({
+  types: { events: {} as VisitorEvent },
+}).createMachine({
+  id: 'visitor',
+  initial: 'empty',
+  states: {
+    empty: {
+      description: 'Nothing typed yet: the box is empty and enabled.',
+      on: { ...typing, ...submitNothing('empty') },
+    },
+    blank: {
+      description: 'The box holds only whitespace.',
+      on: { ...typing, ...submitNothing('blank') },
+    },
+    typed: {
+      description: 'The box holds a non-empty message.',
+      on: { ...typing, 'message.submit': { target: 'sending' } },
+    },
+    sending: {
+      description: "The visitor's message is shown; the box and the button are disabled until the reply.",
+      on: {
+        'reply.content': { target: 'answered' },
+        'reply.empty': { target: 'unanswered' },
+        'reply.fail': { target: 'failed' },
+      },
+    },
+    answered: {
+      description: "The reply's content is the last message.",
+      on: { ...typing, ...submitNothing('answered') },
+    },
+    unanswered: {
+      description: "The last message is 'No response received'.",
+      on: { ...typing, ...submitNothing('unanswered') },
+    },
+    failed: {
+      description: "The last message is 'Error: Unable to get response'.",
+      on: { ...typing, ...submitNothing('failed') },
+    },
+  },
+});
+
+/** The test model: `visitorModel.testPath(path, { states, events })`, or `path.test({ states, events })`. */
+export const visitorModel = createTestModel(visitorMachine);
+
+export type VisitorSnapshot = ReturnType<typeof visitorMachine.getInitialSnapshot>;
+export type VisitorPath = TestPath<VisitorSnapshot, VisitorEvent>;
+
+function stateOf(snapshot: VisitorSnapshot): VisitorState {
+  return snapshot.value as VisitorState;
+}
+
+function transitionKey(source: string, eventType: string, target: string): string {
+  return `${source} --${eventType}--> ${target}`;
+}
+
+function eventsOf(path: StatePath<VisitorSnapshot, VisitorEvent>): VisitorEvent[] {
+  // Generated paths start with a step for `xstate.init`, which is not a visitor's event.
+  return path.steps.filter((step) => step.event.type !== 'xstate.init').map((step) => step.event);
+}
+
+function isPrefix(short: readonly VisitorEvent[], long: readonly VisitorEvent[]): boolean {
+  return short.length <= long.length && short.every((event, index) => event.type === long[index].type);
+}
+
+/**
+ * The paths to run: together they visit every state and take every transition of the model, self-loops included.
+ *
+ * Shortest paths alone reach every state but skip the transitions that lead back to states already reached (such
+ * as submitting a blank box). So this takes, for each state, its shortest path and, for each transition the model
+ * can take (found by exploring it, not by reading its configuration), the shortest path to its source followed by
+ * its event; then it drops every path that is the beginning of another one, since running the longer one checks
+ * each state along the way anyway.
+ */
+export function getVisitorPaths(model: typeof visitorModel = visitorModel): VisitorPath[] {
+  const shortest = new Map<VisitorState, VisitorEvent[]>();
+  for (const path of model.getShortestPaths({ allowDuplicatePaths: true })) {
+    const state = stateOf(path.state);
+    const events = eventsOf(path);
+    const known = shortest.get(state);
+    if (!known || events.length < known.length) shortest.set(state, events);
+  }
+
+  const sequences: VisitorEvent[][] = [...shortest.values()];
+  const taken = new Set<string>();
+  for (const { state, event, nextState } of adjacencyMapToArray(model.getAdjacencyMap())) {
+    const key = transitionKey(stateOf(state), event.type, stateOf(nextState));
+    const toSource = shortest.get(stateOf(state));
+    if (taken.has(key) || !toSource) continue;
+    taken.add(key);
+    sequences.push([...toSource, event]);
+  }
+
+  const longestFirst = sequences.sort((a, b) => b.length - a.length);
+  const kept: VisitorEvent[][] = [];
+  for (const sequence of longestFirst) {
+    if (!kept.some((longer) => isPrefix(sequence, longer))) kept.push(sequence);
+  }
+  return kept.reverse().flatMap((events) => model.getPathsFromEvents(events));
+}
+
+/** How much of the model a set of paths exercises: the states and transitions declared but never reached. */
+export interface ModelCoverage {
+  states: { total: number; uncovered: string[] };
+  /** Transitions as `source --event--> target`; a self-loop has its source as its target. */
+  transitions: { total: number; uncovered: string[] };
+}
+
+/**
+ * Checks paths against the machine's own declaration (each state node and each transition in its `on`), so that a
+ * state or a transition that no path reaches shows up here whatever generated the paths. Pure: reads its arguments
+ * only. Works for flat machines without guards, like `visitorMachine`.
+ */
+export function getModelCoverage(
+  paths: readonly StatePath<VisitorSnapshot, VisitorEvent>[],
+  machine: typeof visitorMachine = visitorMachine,
+): ModelCoverage {
+  const declaredStates = Object.keys(machine.root.states);
+  const declaredTransitions = Object.values(machine.root.states).flatMap((node) =>
+    [...node.transitions.entries()].flatMap(([eventType, definitions]) =>
+      definitions.map((definition) => transitionKey(node.key, eventType, definition.target?.[0]?.key ?? node.key)),
+    ),
+  );
+
+  const seenStates = new Set<string>();
+  const seenTransitions = new Set<string>();
+  for (const path of paths) {
+    path.steps.forEach((step, index) => {
+      seenStates.add(stateOf(step.state));
+      if (index > 0) {
+        seenTransitions.add(transitionKey(stateOf(path.steps[index - 1].state), step.event.type, stateOf(step.state)));
+      }
+    });
+    seenStates.add(stateOf(path.state));
+  }
+
+  return {
+    states: { total: declaredStates.length, uncovered: declaredStates.filter((state) => !seenStates.has(state)) },
+    transitions: {
+      total: declaredTransitions.length,
+      uncovered: declaredTransitions.filter((transition) => !seenTransitions.has(transition)),
+    },
+  };
+}

@@ -1,0 +1,70 @@
+import type { ChatRequest } from './chat-request';
+
+/** The model name the demo responder reports, so a demo reply can never be mistaken for a real model's. */
+export const DEMO_MODEL = 'demo-responder';
+
+const QUOTE_LIMIT = 80;
+
+/** The demo's reply: says plainly that no model answered, and how to configure one. */
+export function demoReplyText(userText: string): string {
+  const oneLine = userText.replace(/\s+/g, ' ').trim();
+  const quoted = oneLine.length > QUOTE_LIMIT ? `${oneLine.slice(0, QUOTE_LIMIT)}…` : oneLine;
+  return (
+    `This is a demo reply: no language model is configured, so nobody read “${quoted}”. ` +
+    'To chat with a real model, put LLM_API_KEY (and optionally LLM_BASE_URL and LLM_MODEL) in a .env file ' +
+    'and restart the server. The README explains the settings.'
+  );
+}
+
+function completionChunk(fields: Record<string, unknown>) {
+  return { id: 'chatcmpl-demo', created: Math.floor(Date.now() / 1000), model: DEMO_MODEL, ...fields };
+}
+
+/**
+ * An OpenAI-compatible chat-completions answer for a request the proxy has already checked, made without any
+ * provider: a JSON completion, or a server-sent-events stream of word deltas when `stream` is set. The proxy calls
+ * it in place of the provider, so validation, limits and headers are exactly those of real traffic.
+ */
+export function demoResponse(request: ChatRequest): Response {
+  const text = demoReplyText(request.messages[0].content);
+  if (!request.stream) {
+    return Response.json(
+      completionChunk({
+        object: 'chat.completion',
+        choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: text } }],
+        usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
+      }),
+    );
+  }
+  const encoder = new TextEncoder();
+  const event = (data: unknown) =>
+    encoder.encode(`data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`);
+  const words = text.match(/\S+\s*/g) ?? [];
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      controller.enqueue(
+        event(
+          completionChunk({ object: 'chat.completion.chunk', choices: [{ index: 0, delta: { role: 'assistant' } }] }),
+        ),
+      );
+      for (const word of words) {
+        controller.enqueue(
+          event(
+            completionChunk({ object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content: word } }] }),
+          ),
+        );
+      }
+      controller.enqueue(
+        event(
+          completionChunk({
+            object: 'chat.completion.chunk',
+            choices: [{ index: 0, delta: {}, finish_reason: 'stop' }],
+          }),
+        ),
+      );
+      controller.enqueue(event('[DONE]'));
+      controller.close();
+    },
+  });
+  return new Response(body, { headers: { 'content-type': 'text/event-stream; charset=utf-8' } });
+}

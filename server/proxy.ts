@@ -1,0 +1,251 @@
+import { getConnInfo } from '@hono/node-server/conninfo';
+import { type Context, Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { rateLimiter } from 'hono-rate-limiter';
+import { PROXY_BASE_PATH } from '../contract/llm';
+import { type ChatRequest, parseChatRequest } from './chat-request';
+import { clientAddress, clientKey } from './client-key';
+import { DEMO_MODEL, demoResponse } from './demo-responder';
+import { type SecurityOptions, securityHeaders } from './security-headers';
+import { serveClient } from './serve-client';
+
+/** Where chat requests go: an OpenAI-compatible provider holding the token, or the built-in demo responder. */
+export type Upstream = { kind: 'provider'; baseURL: string; apiKey: string; model: string } | { kind: 'demo' };
+
+/** Everything the server does, decided by its caller: nothing in here reads `process.env`. */
+export interface ProxyOptions {
+  upstream: Upstream;
+  /** How long one upstream exchange may take, body included, before the client gets a 504. */
+  timeoutMs: number;
+  /** Chat requests per client per minute; `0` turns the limit off. */
+  rateLimitPerMinute: number;
+  /** How many reverse proxies in front of this server append to `X-Forwarded-For` (0: use the socket address). */
+  trustProxyHops: number;
+  security: SecurityOptions;
+  /** The built client (`dist/client`) to serve next to the proxy; left out in Vite's dev and preview servers. */
+  clientDir?: string;
+  /** Largest accepted request body in bytes. */
+  maxBodyBytes?: number;
+  /** One line per proxied request and per problem; never message contents or the token. */
+  log?: (line: string) => void;
+}
+
+/** 256 KiB: far above any chat message a person types, far below what could tie up the server. */
+export const DEFAULT_MAX_BODY_BYTES = 256 * 1024;
+
+/** The chat path the app's openai client calls, and the only one forwarded. */
+export const CHAT_COMPLETIONS_PATH = `${PROXY_BASE_PATH}/chat/completions`;
+
+type ErrorCode =
+  | 'not_found'
+  | 'forbidden_origin'
+  | 'unsupported_media_type'
+  | 'invalid_body'
+  | 'body_too_large'
+  | 'rate_limited'
+  | 'upstream_error'
+  | 'upstream_invalid'
+  | 'upstream_unavailable'
+  | 'upstream_timeout'
+  | 'internal_error';
+
+/** An OpenAI-style error body, which the app's openai client reads like a provider's. */
+function apiError(c: Context, status: ContentfulStatusCode, code: ErrorCode, message: string): Response {
+  const type = status === 429 ? 'rate_limit_error' : status < 500 ? 'invalid_request_error' : 'api_error';
+  return c.json({ error: { message, type, code } }, status);
+}
+
+function describeUpstream(upstream: Upstream): string {
+  return upstream.kind === 'demo' ? 'demo' : new URL(upstream.baseURL).host;
+}
+
+/**
+ * The one request handler of the site: the same-origin LLM proxy under `PROXY_BASE_PATH`, security headers on every
+ * response, and (with `clientDir`) the built app. Vite's dev and preview servers and the production server all run
+ * this app, so what is tested here is what runs everywhere.
+ *
+ * The proxy forwards only `POST /chat/completions`, with the token added server-side, the model pinned and the
+ * body rebuilt (see `parseChatRequest`); everything else under the proxy path is a JSON 404. Upstream error bodies
+ * never reach the client, only a generic error with the upstream status.
+ */
+export function createProxyApp(options: ProxyOptions): Hono {
+  const log = options.log ?? ((line: string) => console.log(line));
+  const headers = securityHeaders(options.security);
+  const app = new Hono();
+
+  app.use('*', async (c, next) => {
+    await next();
+    for (const [name, value] of Object.entries(headers)) c.res.headers.set(name, value);
+  });
+
+  const api = new Hono();
+  api.use('*', async (c, next) => {
+    await next();
+    // Answers are per visitor and per message: no cache may keep them.
+    c.res.headers.set('Cache-Control', 'no-store');
+  });
+
+  // Browsers mark every request with where it came from; a page on another site must not spend this site's quota.
+  // There is no CORS either, so a foreign page's JSON request already fails its preflight; this also stops the
+  // "simple" requests that skip the preflight.
+  api.use('*', async (c, next) => {
+    const site = c.req.header('sec-fetch-site');
+    if (site && site !== 'same-origin' && site !== 'none') {
+      return apiError(c, 403, 'forbidden_origin', 'Requests from other sites are not allowed.');
+    }
+    await next();
+  });
+
+  if (options.rateLimitPerMinute > 0) {
+    api.post(
+      '/chat/completions',
+      rateLimiter({
+        windowMs: 60_000,
+        limit: options.rateLimitPerMinute,
+        standardHeaders: 'draft-6',
+        keyGenerator: (c) => {
+          let socketAddress: string | undefined;
+          try {
+            socketAddress = getConnInfo(c).remote.address;
+          } catch {
+            // Not served by @hono/node-server (e.g. `app.request()` in a script): every caller shares one key.
+          }
+          return clientKey(clientAddress(socketAddress, c.req.header('x-forwarded-for'), options.trustProxyHops));
+        },
+        handler: (c) => {
+          log(`[llm-proxy] POST ${CHAT_COMPLETIONS_PATH} 429 rate limited`);
+          return apiError(c, 429, 'rate_limited', 'Too many requests, please try again later.');
+        },
+      }),
+    );
+  }
+
+  api.post(
+    '/chat/completions',
+    bodyLimit({
+      maxSize: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+      onError: (c) => apiError(c, 413, 'body_too_large', 'The request body is too large.'),
+    }),
+    (c) => forwardChat(c, options, log),
+  );
+
+  api.all('*', (c) => apiError(c, 404, 'not_found', 'Not found.'));
+
+  app.route(PROXY_BASE_PATH, api);
+
+  if (options.clientDir) serveClient(app, options.clientDir);
+
+  app.notFound((c) =>
+    c.req.path.startsWith('/api/') ? apiError(c, 404, 'not_found', 'Not found.') : c.text('Not found', 404),
+  );
+  app.onError((error, c) => {
+    // The message may come from a library and is not the client's business; the name is enough to start looking.
+    log(`[server] ${c.req.method} ${c.req.path} 500 ${error.name}`);
+    return apiError(c, 500, 'internal_error', 'Internal server error.');
+  });
+  return app;
+}
+
+async function forwardChat(c: Context, options: ProxyOptions, log: (line: string) => void): Promise<Response> {
+  const started = Date.now();
+  const { upstream } = options;
+  const done = (response: Response, note: string) => {
+    log(
+      `[llm-proxy] POST ${CHAT_COMPLETIONS_PATH} ${response.status} ${Date.now() - started}ms ` +
+        `upstream=${describeUpstream(upstream)} ${note}`,
+    );
+    return response;
+  };
+
+  const contentType = c.req.header('content-type') ?? '';
+  if (!/^application\/json\s*(;|$)/i.test(contentType)) {
+    return done(apiError(c, 415, 'unsupported_media_type', 'Send the request as application/json.'), 'refused');
+  }
+  let body: unknown;
+  try {
+    body = await c.req.json();
+  } catch {
+    return done(apiError(c, 400, 'invalid_body', 'The body is not valid JSON.'), 'refused');
+  }
+  const parsed = parseChatRequest(body, upstream.kind === 'demo' ? DEMO_MODEL : upstream.model);
+  if (!parsed.ok) return done(apiError(c, 400, 'invalid_body', parsed.reason), 'refused');
+  const request = parsed.request;
+
+  // One signal for both reasons to stop: the visitor went away (no one would read the answer, so no provider work
+  // is left running for nobody) or the provider took too long.
+  const timeout = AbortSignal.timeout(options.timeoutMs);
+  const signal = AbortSignal.any([c.req.raw.signal, timeout]);
+  const failed = () => {
+    if (c.req.raw.signal.aborted) return done(apiError(c, 502, 'upstream_unavailable', 'Aborted.'), 'client-closed');
+    if (timeout.aborted) {
+      return done(apiError(c, 504, 'upstream_timeout', 'The language model did not answer in time.'), 'timeout');
+    }
+    return done(apiError(c, 502, 'upstream_unavailable', 'The language model could not be reached.'), 'unreachable');
+  };
+
+  let response: Response;
+  try {
+    response = upstream.kind === 'demo' ? demoResponse(request) : await callProvider(upstream, request, signal);
+  } catch {
+    return failed();
+  }
+
+  if (!response.ok) {
+    // Cancel rather than read: the provider's error text may quote the request or describe the account.
+    await response.body?.cancel().catch(() => undefined);
+    if (response.status === 401 || response.status === 403) {
+      log('[llm-proxy] the provider refused the token: check LLM_API_KEY and LLM_BASE_URL');
+    }
+    const status = response.status >= 400 && response.status <= 599 ? response.status : 502;
+    const answer = apiError(c, status as ContentfulStatusCode, 'upstream_error', 'The language model provider failed.');
+    const retryAfter = response.headers.get('retry-after');
+    if (status === 429 && retryAfter && /^\d+$/.test(retryAfter)) answer.headers.set('Retry-After', retryAfter);
+    return done(answer, `upstream-status=${response.status}`);
+  }
+
+  if (request.stream) {
+    if (!response.body) return done(apiError(c, 502, 'upstream_invalid', 'Empty stream.'), 'invalid');
+    // Passed through chunk by chunk as it arrives (no buffering), still under the same timeout and abort signal.
+    return done(
+      new Response(response.body, {
+        status: 200,
+        headers: {
+          'Content-Type': response.headers.get('content-type') ?? 'text/event-stream',
+          // Tells nginx-style reverse proxies not to buffer the stream either.
+          'X-Accel-Buffering': 'no',
+        },
+      }),
+      'stream',
+    );
+  }
+
+  let completion: unknown;
+  try {
+    completion = await response.json();
+  } catch {
+    if (signal.aborted) return failed();
+    return done(apiError(c, 502, 'upstream_invalid', 'The language model sent an unreadable answer.'), 'invalid');
+  }
+  return done(c.json(completion as object, 200), 'ok');
+}
+
+async function callProvider(
+  upstream: Extract<Upstream, { kind: 'provider' }>,
+  request: ChatRequest,
+  signal: AbortSignal,
+): Promise<Response> {
+  return fetch(`${upstream.baseURL.replace(/\/+$/, '')}/chat/completions`, {
+    method: 'POST',
+    // Only these headers: nothing from the visitor (cookies, their placeholder key, addresses) is passed on.
+    headers: {
+      Authorization: `Bearer ${upstream.apiKey}`,
+      'Content-Type': 'application/json',
+      Accept: request.stream ? 'text/event-stream' : 'application/json',
+    },
+    body: JSON.stringify(request),
+    signal,
+    // A redirect would be followed with the token to wherever it points.
+    redirect: 'error',
+  });
+}

@@ -1,0 +1,57 @@
+import { OpenAI } from 'openai';
+import type { FetchReplyOutput } from '../../machines/chat-machine';
+import type { LlmConfig } from './llm-config';
+
+// This module and the openai client form one chunk that loads after the first paint (see fetch-reply.ts). It imports
+// nothing else of the app's at run time, so that nothing is split off into a third chunk.
+
+// The client's telemetry headers are not in most providers' CORS allow-lists, and tell a site's visitors nothing.
+const STAINLESS_HEADERS = [
+  'Arch',
+  'Lang',
+  'OS',
+  'Package-Version',
+  'Retry-Count',
+  'Runtime',
+  'Runtime-Version',
+  'Timeout',
+];
+const withoutTelemetry = Object.fromEntries(STAINLESS_HEADERS.map((name) => [`X-Stainless-${name}`, null]));
+
+const clients = new WeakMap<LlmConfig, OpenAI>();
+
+function clientFor(config: LlmConfig): OpenAI {
+  let client = clients.get(config);
+  if (!client) {
+    client = new OpenAI({
+      baseURL: config.baseURL,
+      apiKey: config.apiKey,
+      timeout: config.timeoutMs,
+      // One visitor message is at most one request: no silent retries.
+      maxRetries: 0,
+      dangerouslyAllowBrowser: true,
+      defaultHeaders: withoutTelemetry,
+    });
+    clients.set(config, client);
+  }
+  return client;
+}
+
+/**
+ * One chat-completion request for the visitor's latest message. Resolves with the first choice's content, or `null`
+ * when the reply has none; rejects on any failure, including the whole exchange taking longer than the timeout.
+ */
+export async function requestReply(text: string, signal: AbortSignal, config: LlmConfig): Promise<FetchReplyOutput> {
+  const completion = await clientFor(config).chat.completions.create(
+    {
+      model: config.model,
+      messages: [{ role: 'user', content: text }],
+      max_tokens: config.maxTokens,
+      temperature: config.temperature,
+    },
+    // The client's own timeout stops at the response headers; this one also covers a body that never ends.
+    { signal: AbortSignal.any([signal, AbortSignal.timeout(config.timeoutMs)]) },
+  );
+  const content: unknown = completion?.choices?.[0]?.message?.content;
+  return typeof content === 'string' && content !== '' ? content : null;
+}
