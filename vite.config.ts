@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import react from '@vitejs/plugin-react';
 import type { Plugin } from 'vite';
 import { defineConfig } from 'vitest/config';
-import { llmServer } from './server/vite-plugin';
+import { llmServer } from './server/vite-plugin.ts';
 
 /**
  * Chakra's theme module imports every colour palette, and the tokens cannot be imported one by one. In the production

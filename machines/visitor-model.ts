@@ -112,8 +112,8 @@ function transitionKey(source: string, eventType: string, target: string): strin
 }
 
 function eventsOf(path: StatePath<VisitorSnapshot, VisitorEvent>): VisitorEvent[] {
-  // Generated paths start with a step for `xstate.init`, which is not a visitor's event.
-  return path.steps.filter((step) => step.event.type !== 'xstate.init').map((step) => step.event);
+  // Generated paths start with a step for `xstate.init` (typed as a visitor's event, but not one).
+  return path.steps.slice(1).map((step) => step.event);
 }
 
 function isPrefix(short: readonly VisitorEvent[], long: readonly VisitorEvent[]): boolean {

@@ -1,4 +1,4 @@
-import { MAX_TOKENS, TEMPERATURE } from '../contract/llm';
+import { MAX_TOKENS, TEMPERATURE } from '../contract/llm.ts';
 
 /** The only request the proxy forwards: the app's one-user-message chat completion, rebuilt field by field. */
 export interface ChatRequest {

@@ -1,4 +1,4 @@
-import type { ChatRequest } from './chat-request';
+import type { ChatRequest } from './chat-request.ts';
 
 /** The model name the demo responder reports, so a demo reply can never be mistaken for a real model's. */
 export const DEMO_MODEL = 'demo-responder';

@@ -1,9 +1,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseEnv } from 'node:util';
-import { DEFAULT_BASE_URL, DEFAULT_MODEL, DEFAULT_TIMEOUT_MS } from '../contract/llm';
-import type { ProxyOptions, Upstream } from './proxy';
-import { DEFAULT_FRAME_ANCESTORS, parseSourceList } from './security-headers';
+import { DEFAULT_BASE_URL, DEFAULT_MODEL, DEFAULT_TIMEOUT_MS } from '../contract/llm.ts';
+import type { ProxyOptions, Upstream } from './proxy.ts';
+import { DEFAULT_FRAME_ANCESTORS, parseSourceList } from './security-headers.ts';
 
 /** Variables as read from `process.env` or Vite's `loadEnv`. */
 export type Env = Record<string, string | undefined>;

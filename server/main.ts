@@ -2,9 +2,9 @@
 // dist/client and the LLM proxy on one origin. Every setting comes from the environment; see .env.example.
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { describeUpstream, loadDotEnvFiles, readServerEnv } from './env';
-import { listen } from './listen';
-import { createProxyApp } from './proxy';
+import { describeUpstream, loadDotEnvFiles, readServerEnv } from './env.ts';
+import { listen } from './listen.ts';
+import { createProxyApp } from './proxy.ts';
 
 const clientDir = fileURLToPath(new URL('../client', import.meta.url));
 

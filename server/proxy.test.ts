@@ -2,10 +2,10 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_TOKENS, PROXY_BASE_PATH } from '../contract/llm';
-import { FAKE_REPLY, type FakeProvider, startFakeProvider } from '../testing/fake-provider';
-import { listen, type RunningServer } from './listen';
-import { CHAT_COMPLETIONS_PATH, createProxyApp, type ProxyOptions } from './proxy';
+import { MAX_TOKENS, PROXY_BASE_PATH } from '../contract/llm.ts';
+import { FAKE_REPLY, type FakeProvider, startFakeProvider } from '../testing/fake-provider.ts';
+import { listen, type RunningServer } from './listen.ts';
+import { CHAT_COMPLETIONS_PATH, createProxyApp, type ProxyOptions } from './proxy.ts';
 
 // Deliberately unlike any provider's token format, so it cannot be mistaken for a real one.
 const TOKEN = 'test-upstream-token-3f9c2a';
@@ -158,7 +158,8 @@ describe('forwarding a chat request', () => {
 
       upstreamResponse?.end('data: [DONE]\n\n');
       let rest = '';
-      for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) rest += decoder.decode(chunk.value);
+      for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read())
+        rest += decoder.decode(chunk.value);
       expect(rest).toContain('[DONE]');
     } finally {
       slowProvider.closeAllConnections();
@@ -226,6 +227,8 @@ describe('refusing requests', () => {
 
   it('answers 413 to a body over the limit, declared or streamed', async () => {
     const { url } = await start({ maxBodyBytes: 256 * 1024 });
+    // First, because the refusals below leave their connections closed for the client's pool to notice.
+    const justUnder = await postChat(url, chatBody('x'.repeat(200 * 1024)));
     const oversized = JSON.stringify(chatBody('x'.repeat(300 * 1024)));
     const declared = await postChat(url, oversized);
 
@@ -243,7 +246,6 @@ describe('refusing requests', () => {
       }),
       duplex: 'half',
     } as RequestInit);
-    const justUnder = await postChat(url, chatBody('x'.repeat(200 * 1024)));
 
     expect(declared.status).toBe(413);
     expect((await declared.json()).error.code).toBe('body_too_large');

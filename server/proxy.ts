@@ -3,12 +3,12 @@ import { type Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { rateLimiter } from 'hono-rate-limiter';
-import { PROXY_BASE_PATH } from '../contract/llm';
-import { type ChatRequest, parseChatRequest } from './chat-request';
-import { clientAddress, clientKey } from './client-key';
-import { DEMO_MODEL, demoResponse } from './demo-responder';
-import { type SecurityOptions, securityHeaders } from './security-headers';
-import { serveClient } from './serve-client';
+import { PROXY_BASE_PATH } from '../contract/llm.ts';
+import { type ChatRequest, parseChatRequest } from './chat-request.ts';
+import { clientAddress, clientKey } from './client-key.ts';
+import { DEMO_MODEL, demoResponse } from './demo-responder.ts';
+import { type SecurityOptions, securityHeaders } from './security-headers.ts';
+import { serveClient } from './serve-client.ts';
 
 /** Where chat requests go: an OpenAI-compatible provider holding the token, or the built-in demo responder. */
 export type Upstream = { kind: 'provider'; baseURL: string; apiKey: string; model: string } | { kind: 'demo' };

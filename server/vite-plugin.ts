@@ -1,10 +1,10 @@
 import { getRequestListener } from '@hono/node-server';
 import { type Connect, loadEnv, type Plugin, type ResolvedConfig } from 'vite';
-import { DEFAULT_BASE_URL, PROXY_BASE_PATH } from '../contract/llm';
-import { describeUpstream, readServerEnv } from './env';
-import { precompressDir } from './precompress';
-import { createProxyApp } from './proxy';
-import { securityHeaders } from './security-headers';
+import { DEFAULT_BASE_URL, PROXY_BASE_PATH } from '../contract/llm.ts';
+import { describeUpstream, readServerEnv } from './env.ts';
+import { precompressDir } from './precompress.ts';
+import { createProxyApp } from './proxy.ts';
+import { securityHeaders } from './security-headers.ts';
 
 /** The token is in `VITE_LLM_API_KEY`, i.e. in the bundle: the spec's direct mode. */
 function directModeBaseURL(config: ResolvedConfig): string | undefined {
@@ -82,6 +82,8 @@ export function llmServer(): Plugin[] {
         }
       },
       configureServer(server) {
+        // Vitest runs its own Vite server (mode `test`) for the unit tests, which need no proxy and no start-up notes.
+        if (server.config.mode === 'test') return;
         mountProxy(server.middlewares, server.config, false);
       },
       configurePreviewServer(server) {

@@ -23,9 +23,13 @@ export interface LlmConfig {
 /** Sent in proxy mode, where the server replaces it with the real token; the openai client insists on some key. */
 export const PROXY_PLACEHOLDER_KEY = 'same-origin-proxy';
 
-function positiveNumber(value: string | undefined, fallback: number): number {
+// Timers take whole milliseconds up to 2^31 - 1: past that a browser's setTimeout fires at once, and a fraction or an
+// overflow makes AbortSignal.timeout throw (Node) or time out at once, so every request would fail.
+const MAX_TIMER_MS = 2_147_483_647;
+
+function timerMs(value: string | undefined, fallback: number): number {
   const parsed = Number(value);
-  return Number.isFinite(parsed) && parsed > 0 ? parsed : fallback;
+  return Number.isInteger(parsed) && parsed > 0 && parsed <= MAX_TIMER_MS ? parsed : fallback;
 }
 
 /** Reads the build-time `VITE_LLM_*` variables; without `VITE_LLM_API_KEY` the app uses the same-origin proxy. */
@@ -33,7 +37,7 @@ export function readLlmConfig(env: ImportMetaEnv, origin: string): LlmConfig {
   const apiKey = env.VITE_LLM_API_KEY?.trim();
   const shared = {
     model: env.VITE_LLM_MODEL?.trim() || DEFAULT_MODEL,
-    timeoutMs: positiveNumber(env.VITE_LLM_TIMEOUT_MS, DEFAULT_TIMEOUT_MS),
+    timeoutMs: timerMs(env.VITE_LLM_TIMEOUT_MS, DEFAULT_TIMEOUT_MS),
     maxTokens: MAX_TOKENS,
     temperature: TEMPERATURE,
   };

@@ -1,0 +1,171 @@
+// @vitest-environment node
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_BASE_URL, DEFAULT_MODEL, DEFAULT_TIMEOUT_MS } from '../contract/llm.ts';
+import { clientAddress, clientKey } from './client-key.ts';
+import { describeUpstream, type Env, EnvError, loadDotEnvFiles, readServerEnv } from './env.ts';
+import { securityHeaders } from './security-headers.ts';
+
+const KEY = 'placeholder-token-for-tests';
+
+function problemsOf(env: Env): string[] {
+  try {
+    readServerEnv(env);
+  } catch (error) {
+    if (error instanceof EnvError) return error.problems;
+    throw error;
+  }
+  throw new Error('expected readServerEnv to refuse');
+}
+
+describe('readServerEnv', () => {
+  it('has documented defaults for everything but the token', () => {
+    const config = readServerEnv({ LLM_API_KEY: KEY });
+
+    expect(config.port).toBe(3000);
+    expect(config.host).toBe('0.0.0.0');
+    expect(config.proxy).toEqual({
+      upstream: { kind: 'provider', baseURL: DEFAULT_BASE_URL, apiKey: KEY, model: DEFAULT_MODEL },
+      timeoutMs: DEFAULT_TIMEOUT_MS,
+      rateLimitPerMinute: 20,
+      trustProxyHops: 0,
+      security: { frameAncestors: ["'self'"], connectSrc: [] },
+    });
+    expect(config.notices).toEqual([]);
+  });
+
+  it('reads every variable', () => {
+    const config = readServerEnv({
+      PORT: '8080',
+      HOST: '127.0.0.1',
+      LLM_BASE_URL: 'http://127.0.0.1:11434/v1',
+      LLM_API_KEY: ` ${KEY} `,
+      LLM_MODEL: 'llama3.1:8b',
+      LLM_TIMEOUT_MS: '5000',
+      RATE_LIMIT_PER_MINUTE: '0',
+      TRUST_PROXY: '2',
+      FRAME_ANCESTORS: 'self https://www.example.com',
+      CSP_CONNECT_SRC: 'https://router.huggingface.co',
+    });
+
+    expect(config).toMatchObject({ port: 8080, host: '127.0.0.1' });
+    expect(config.proxy).toEqual({
+      upstream: { kind: 'provider', baseURL: 'http://127.0.0.1:11434/v1', apiKey: KEY, model: 'llama3.1:8b' },
+      timeoutMs: 5000,
+      rateLimitPerMinute: 0,
+      trustProxyHops: 2,
+      security: {
+        frameAncestors: ["'self'", 'https://www.example.com'],
+        connectSrc: ['https://router.huggingface.co'],
+      },
+    });
+    expect(config.notices.join(' ')).toContain('not rate limited');
+  });
+
+  it('refuses to start without LLM_API_KEY unless demo mode is asked for', () => {
+    expect(problemsOf({})).toEqual([expect.stringContaining('LLM_API_KEY is not set')]);
+    expect(readServerEnv({ LLM_DEMO: '1' }).proxy.upstream).toEqual({ kind: 'demo' });
+    expect(readServerEnv({ LLM_DEMO: 'true', LLM_API_KEY: KEY }).notices.join(' ')).toContain('LLM_API_KEY is ignored');
+  });
+
+  it('falls back to the demo responder, saying so, only where asked (the dev and preview servers)', () => {
+    const config = readServerEnv({}, { demoFallback: true });
+
+    expect(config.proxy.upstream).toEqual({ kind: 'demo' });
+    expect(config.notices.join(' ')).toMatch(/No LLM_API_KEY is set.*demo responder/);
+    expect(readServerEnv({ LLM_API_KEY: KEY }, { demoFallback: true }).proxy.upstream.kind).toBe('provider');
+  });
+
+  it('reports every invalid variable at once', () => {
+    const problems = problemsOf({
+      LLM_API_KEY: KEY,
+      PORT: 'eighty',
+      LLM_TIMEOUT_MS: '-1',
+      RATE_LIMIT_PER_MINUTE: '1.5',
+      TRUST_PROXY: 'maybe',
+      LLM_DEMO: 'sure',
+      LLM_BASE_URL: 'ftp://example.com',
+      FRAME_ANCESTORS: "https://ok.example; script-src 'unsafe-eval'",
+    });
+
+    expect(problems.map((problem) => problem.split(/[ :]/)[0]).sort()).toEqual(
+      [
+        'FRAME_ANCESTORS',
+        'LLM_BASE_URL',
+        'LLM_DEMO',
+        'LLM_TIMEOUT_MS',
+        'PORT',
+        'RATE_LIMIT_PER_MINUTE',
+        'TRUST_PROXY',
+      ].sort(),
+    );
+  });
+
+  it('never puts the token in what it prints', () => {
+    const config = readServerEnv({ LLM_API_KEY: KEY });
+    const printed = [describeUpstream(config.proxy.upstream), ...config.notices].join('\n');
+
+    expect(printed).toContain(DEFAULT_BASE_URL);
+    expect(printed).not.toContain(KEY);
+  });
+});
+
+describe('loadDotEnvFiles', () => {
+  it("reads .env files in Vite's order without overriding the environment", async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'env-files-'));
+    try {
+      await writeFile(join(dir, '.env'), 'LLM_MODEL=from-env-file\nLLM_API_KEY=from-env-file\nPORT=1\n');
+      await writeFile(join(dir, '.env.production.local'), 'LLM_MODEL=from-production-local\n');
+      const env: Env = { PORT: '4173' };
+      const read = loadDotEnvFiles(env, dir);
+
+      expect(read).toEqual(['.env.production.local', '.env']);
+      expect(env).toEqual({ PORT: '4173', LLM_MODEL: 'from-production-local', LLM_API_KEY: 'from-env-file' });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('security headers', () => {
+  it.each([
+    [["'self'"], 'SAMEORIGIN'],
+    [["'none'"], 'DENY'],
+    [['https://www.example.com'], null],
+  ])('frame-ancestors %j goes with X-Frame-Options %s', (frameAncestors, xfo) => {
+    const headers = securityHeaders({ frameAncestors, connectSrc: [] });
+
+    expect(headers['Content-Security-Policy']).toContain(`frame-ancestors ${frameAncestors.join(' ')}`);
+    expect(headers['X-Frame-Options'] ?? null).toBe(xfo);
+  });
+
+  it('lets a direct-mode page reach its provider only when told to', () => {
+    expect(securityHeaders({ frameAncestors: [], connectSrc: [] })['Content-Security-Policy']).toContain(
+      "connect-src 'self';",
+    );
+    expect(
+      securityHeaders({ frameAncestors: [], connectSrc: ['https://router.huggingface.co'] })['Content-Security-Policy'],
+    ).toContain("connect-src 'self' https://router.huggingface.co;");
+  });
+});
+
+describe('rate-limit keys', () => {
+  it('keys IPv4 whole and IPv6 by /64', () => {
+    expect(clientKey('203.0.113.7')).toBe('203.0.113.7');
+    expect(clientKey('::ffff:203.0.113.7')).toBe('203.0.113.7');
+    expect(clientKey('2001:db8:abcd:12:1:2:3:4')).toBe('2001:db8:abcd:12::/64');
+    expect(clientKey('2001:db8:abcd:12::99')).toBe('2001:db8:abcd:12::/64');
+    expect(clientKey('2001:db8::1')).toBe('2001:db8:0:0::/64');
+    expect(clientKey('::1')).toBe('0:0:0:0::/64');
+    expect(clientKey(undefined)).toBe('unknown');
+  });
+
+  it('uses X-Forwarded-For only as far as the trusted hops reach', () => {
+    expect(clientAddress('10.0.0.1', '198.51.100.1', 0)).toBe('10.0.0.1');
+    expect(clientAddress('10.0.0.1', 'forged, 198.51.100.1', 1)).toBe('198.51.100.1');
+    expect(clientAddress('10.0.0.2', '198.51.100.1, 10.0.0.1', 2)).toBe('198.51.100.1');
+    expect(clientAddress('10.0.0.1', undefined, 1)).toBe('10.0.0.1');
+  });
+});
