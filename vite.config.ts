@@ -1,31 +1,11 @@
-import { fileURLToPath } from 'node:url';
 import react from '@vitejs/plugin-react';
-import type { Plugin } from 'vite';
 import { defineConfig } from 'vitest/config';
+import { chakraPalette } from './build/chakra-palette.ts';
+import { sizeBudget } from './build/size-budget.ts';
 import { llmServer } from './server/vite-plugin.ts';
 
-/**
- * Chakra's theme module imports every colour palette, and the tokens cannot be imported one by one. In the production
- * build, resolve its two palette modules to `src/palette.ts`, which keeps only the colours this card uses.
- */
-function chakraPalette(): Plugin {
-  const palette = fileURLToPath(new URL('./src/palette.ts', import.meta.url));
-  return {
-    name: 'chakra-palette',
-    apply: 'build',
-    enforce: 'pre',
-    resolveId(source, importer) {
-      const fromChakraTheme = importer?.replace(/\\/g, '/').endsWith('@chakra-ui/react/dist/esm/theme/index.js');
-      if (fromChakraTheme && (source === './tokens/colors.js' || source === './semantic-tokens/colors.js')) {
-        return palette;
-      }
-      return null;
-    },
-  };
-}
-
 export default defineConfig({
-  plugins: [react(), chakraPalette(), llmServer()],
+  plugins: [react(), chakraPalette(), sizeBudget(), llmServer()],
   build: {
     outDir: 'dist/client',
     emptyOutDir: true,
@@ -48,7 +28,7 @@ export default defineConfig({
   test: {
     environment: 'jsdom',
     setupFiles: ['./vitest.setup.ts'],
-    include: ['{machines,src,server,contract}/**/*.test.{ts,tsx}'],
+    include: ['{machines,src,server,contract,build}/**/*.test.{ts,tsx}'],
     restoreMocks: true,
   },
 });

@@ -1,4 +1,4 @@
-import { expect, test as base, type Locator, type Page, type TestInfo } from '@playwright/test';
+import { test as base, expect, type Locator, type Page, type TestInfo } from '@playwright/test';
 import { type FakeProvider, startFakeProvider } from '../testing/fake-provider';
 import { startProxyServer } from './app-server';
 import {

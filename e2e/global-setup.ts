@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { promisify } from 'node:util';
 import {
   BUILD_DIR,
@@ -8,6 +9,7 @@ import {
   DIRECT_PROVIDER_BASE_URL,
   E2E_MODEL,
   PROXY_CLIENT_DIR,
+  PROXY_SERVER_ENTRY,
   ROOT_DIR,
 } from './e2e-env';
 
@@ -34,6 +36,11 @@ async function buildClient(outDir: string, llmEnv: Record<string, string>) {
 
 /** Builds the app once per mode, the way it ships, before any browser starts. */
 export default async function globalSetup() {
+  // For a quick re-run while writing tests; a normal run always builds what is in the tree now.
+  if (process.env.E2E_REUSE_BUILD === '1' && existsSync(DIRECT_CLIENT_DIR) && existsSync(PROXY_SERVER_ENTRY)) {
+    console.log(`E2E_REUSE_BUILD=1: reusing the builds in ${BUILD_DIR}`);
+    return;
+  }
   const started = Date.now();
   await Promise.all([
     buildClient(DIRECT_CLIENT_DIR, {

@@ -223,6 +223,18 @@ describe('the chat as a visitor uses it (model-based)', () => {
     });
   });
 
+  it('has a coverage check that notices a path left out', () => {
+    const blankSubmit = paths.find(
+      (path) => pathName(path) === 'empty → whitespace.type → blank → message.submit → blank',
+    );
+    expect(blankSubmit).toBeDefined();
+    expect(getModelCoverage(paths.filter((path) => path !== blankSubmit))).toEqual({
+      states: { total: 7, uncovered: [] },
+      transitions: { total: 21, uncovered: ['blank --message.submit--> blank'] },
+    });
+    expect(getModelCoverage([]).states.uncovered).toHaveLength(7);
+  });
+
   paths.forEach((path, index) => {
     it(pathName(path), () => runPath(path, index));
   });

@@ -1,0 +1,33 @@
+// @vitest-environment node
+import { describe, expect, it } from 'vitest';
+import { checkBudget, startUpChunks } from './size-budget';
+
+const chunk = (fileName: string, code: string, extra: { isEntry?: boolean; imports?: string[] } = {}) => ({
+  type: 'chunk' as const,
+  fileName,
+  code,
+  ...extra,
+});
+
+describe('size budget', () => {
+  const bundle = {
+    'index.js': chunk('index.js', 'a'.repeat(5000), { isEntry: true, imports: ['runtime.js'] }),
+    'runtime.js': chunk('runtime.js', 'b'.repeat(100), { imports: ['index.js'] }),
+    'lazy.js': chunk('lazy.js', 'c'.repeat(90_000), { imports: ['runtime.js'] }),
+    'style.css': { type: 'asset' as const, fileName: 'style.css' },
+  };
+
+  it('counts the entry and its static imports once each, not lazy chunks', () => {
+    expect(startUpChunks(bundle).map((c) => c.fileName)).toEqual(['index.js', 'runtime.js']);
+  });
+
+  it('fails with the figures when the total is over the budget', () => {
+    const chunks = startUpChunks(bundle);
+    const total = chunks[0].gzipBytes + chunks[1].gzipBytes;
+    expect(checkBudget(chunks, total).ok).toBe(true);
+    const over = checkBudget(chunks, total - 1);
+    expect(over.ok).toBe(false);
+    expect(over.report).toContain(`${total} B gzip (budget ${total - 1} B`);
+    expect(over.report).toContain('index.js');
+  });
+});

@@ -1,0 +1,146 @@
+import { FAKE_REPLY, type FakeBehaviour } from '../testing/fake-provider';
+import { faultDeadlineMs, type Mode } from './e2e-env';
+import { ERROR, expect, expectedPayload, NO_CONTENT, test } from './fixtures';
+
+interface Fault {
+  name: string;
+  behaviour: FakeBehaviour;
+  /** The bot message the visitor sees, by mode when the modes differ. */
+  shows: string | Record<Mode, string>;
+  /** Whether the app treats it as a failed call (logged to the console). */
+  failure: boolean;
+}
+
+/** Every way the provider can answer, and what the visitor must see. The README's fault matrix is this table. */
+export const FAULTS: Fault[] = [
+  {
+    name: 'a reply after a delay',
+    behaviour: { content: 'Sorry to keep you waiting.', delayMs: 700 },
+    shows: 'Sorry to keep you waiting.',
+    failure: false,
+  },
+  { name: 'null content', behaviour: { content: null }, shows: NO_CONTENT, failure: false },
+  { name: 'empty content', behaviour: { content: '' }, shows: NO_CONTENT, failure: false },
+  {
+    name: 'no choices',
+    behaviour: { json: { id: 'chatcmpl-fake', object: 'chat.completion', choices: [] } },
+    shows: NO_CONTENT,
+    failure: false,
+  },
+  { name: 'HTTP 400', behaviour: { status: 400 }, shows: ERROR, failure: true },
+  { name: 'HTTP 401', behaviour: { status: 401 }, shows: ERROR, failure: true },
+  { name: 'HTTP 429', behaviour: { status: 429, retryAfter: '1' }, shows: ERROR, failure: true },
+  { name: 'HTTP 500', behaviour: { status: 500 }, shows: ERROR, failure: true },
+  { name: 'HTTP 503', behaviour: { status: 503, delayMs: 300 }, shows: ERROR, failure: true },
+  { name: 'invalid JSON', behaviour: { raw: '{"choices": [{"message": ' }, shows: ERROR, failure: true },
+  { name: 'a dropped connection', behaviour: { drop: true, delayMs: 200 }, shows: ERROR, failure: true },
+  { name: 'a provider that never answers', behaviour: { hang: true }, shows: ERROR, failure: true },
+  {
+    name: 'a streamed reply (not asked for)',
+    behaviour: { stream: ['Hel', 'lo ', 'there'] },
+    // The page reads a non-JSON body as a reply without a completion in it; the proxy refuses to pass on an answer
+    // that is not the JSON completion it asked for, which the page sees as a failed call.
+    shows: { direct: NO_CONTENT, proxy: ERROR },
+    failure: false,
+  },
+];
+
+function expectedText(fault: Fault, mode: Mode): string {
+  return typeof fault.shows === 'string' ? fault.shows : fault.shows[mode];
+}
+
+function isFailure(fault: Fault, mode: Mode): boolean {
+  return fault.failure || expectedText(fault, mode) === ERROR;
+}
+
+for (const fault of FAULTS) {
+  test(`${fault.name}: the visitor sees the spec's message, then can chat on`, async ({ chat, fake, mode }) => {
+    const shows = expectedText(fault, mode);
+    const failure = isFailure(fault, mode);
+    const slow = 'hang' in fault.behaviour || (fault.behaviour.delayMs ?? 0) >= 700;
+    fake.queue(fault.behaviour);
+
+    const started = Date.now();
+    await chat.sendWithEnter(`Trigger: ${fault.name}`);
+    if (slow) await chat.expectSending();
+
+    const deadline = faultDeadlineMs(mode);
+    await chat.expectTranscript(
+      [
+        { sender: 'user', text: `Trigger: ${fault.name}` },
+        { sender: 'bot', text: shows },
+      ],
+      deadline,
+    );
+    await chat.expectReadyAfterReply();
+    expect(Date.now() - started, `back to idle within ${deadline} ms`).toBeLessThan(deadline);
+
+    expect(chat.chatErrors(), 'console errors for the failed call').toHaveLength(failure ? 1 : 0);
+    // One visitor message, one request: nothing retries behind the visitor's back, not even a 429 or a 503.
+    expect(fake.requests.map((request) => request.body)).toEqual([expectedPayload(`Trigger: ${fault.name}`)]);
+    if ('hang' in fault.behaviour) {
+      // Whoever gave up (the page, or the proxy first) closed the request instead of leaving it open.
+      await expect.poll(() => fake.requests[0].aborted, { message: 'the hanging request was abandoned' }).toBe(true);
+    }
+
+    await chat.sendWithEnter('Are you there now?');
+    await chat.expectTranscript([
+      { sender: 'user', text: `Trigger: ${fault.name}` },
+      { sender: 'bot', text: shows },
+      { sender: 'user', text: 'Are you there now?' },
+      { sender: 'bot', text: FAKE_REPLY },
+    ]);
+    await chat.expectReadyAfterReply();
+    expect(chat.chatErrors()).toHaveLength(failure ? 1 : 0);
+    expect(fake.requests).toHaveLength(2);
+  });
+}
+
+test.describe('double submits send one request', () => {
+  test('Enter held down', async ({ chat, fake, page }) => {
+    fake.queue({ content: 'Only once', delayMs: 400 });
+    await chat.type('Hold the key');
+    await chat.input.focus();
+    // Pressing a key that is already down is an auto-repeat, as when the key is held.
+    for (let i = 0; i < 8; i++) await page.keyboard.down('Enter');
+    await page.keyboard.up('Enter');
+
+    await chat.expectTranscript([
+      { sender: 'user', text: 'Hold the key' },
+      { sender: 'bot', text: 'Only once' },
+    ]);
+    await chat.expectReadyAfterReply();
+    expect(fake.requests).toHaveLength(1);
+  });
+
+  test('Enter and a click on Send at once', async ({ chat, fake, page }) => {
+    fake.queue({ content: 'Only once', delayMs: 400 });
+    await chat.type('Enter and click');
+    const button = await chat.sendButton.boundingBox();
+    if (!button) throw new Error('the Send button is not laid out');
+    await chat.input.focus();
+
+    // The mouse does not wait for the button to be enabled, as a person's hand would not.
+    await page.keyboard.press('Enter');
+    await page.mouse.click(button.x + button.width / 2, button.y + button.height / 2);
+
+    await chat.expectTranscript([
+      { sender: 'user', text: 'Enter and click' },
+      { sender: 'bot', text: 'Only once' },
+    ]);
+    expect(fake.requests).toHaveLength(1);
+  });
+
+  test('a double click on Send', async ({ chat, fake }) => {
+    fake.queue({ content: 'Only once', delayMs: 400 });
+    await chat.type('Double click');
+
+    await chat.sendButton.dblclick();
+
+    await chat.expectTranscript([
+      { sender: 'user', text: 'Double click' },
+      { sender: 'bot', text: 'Only once' },
+    ]);
+    expect(fake.requests).toHaveLength(1);
+  });
+});

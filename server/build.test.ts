@@ -1,0 +1,100 @@
+// @vitest-environment node
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { build, type Logger } from 'vite';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { PROXY_BASE_PATH } from '../contract/llm.ts';
+import { DIRECT_MODE_WARNING } from './vite-plugin.ts';
+
+// Sentinels: if any of these strings appears in the output, a server-side secret reached the browser.
+const SERVER_TOKEN_IN_DOTENV = 'server-token-from-dotenv-5e1d';
+const SERVER_TOKEN_IN_PROCESS = 'server-token-from-process-env-8a2b';
+const SERVER_BASE_URL = 'https://server-only-provider.invalid/v1';
+const DIRECT_TOKEN = 'direct-mode-token-c47e';
+
+const root = process.cwd();
+let work: string;
+
+beforeAll(async () => {
+  work = await mkdtemp(join(tmpdir(), 'build-test-'));
+  vi.stubEnv('NODE_ENV', 'production');
+  for (const name of ['VITE_LLM_API_KEY', 'VITE_LLM_BASE_URL', 'VITE_LLM_MODEL', 'LLM_BASE_URL']) {
+    vi.stubEnv(name, undefined);
+  }
+});
+
+afterEach(() => {
+  vi.unstubAllEnvs();
+  vi.stubEnv('NODE_ENV', 'production');
+});
+
+afterAll(async () => {
+  vi.unstubAllEnvs();
+  await rm(work, { recursive: true, force: true });
+});
+
+function capturingLogger(): { logger: Logger; warnings: string[] } {
+  const warnings: string[] = [];
+  const logger: Logger = {
+    info: () => undefined,
+    warn: (message) => void warnings.push(message),
+    warnOnce: (message) => void warnings.push(message),
+    error: (message) => void warnings.push(message),
+    clearScreen: () => undefined,
+    hasErrorLogged: () => false,
+    hasWarned: false,
+  };
+  return { logger, warnings };
+}
+
+/** The app's real production build (the project's vite.config.ts), with `.env` files from `envDir` only. */
+async function buildApp(name: string, dotenv: string) {
+  const envDir = join(work, `${name}-env`);
+  const outDir = join(work, `${name}-out`);
+  await rm(envDir, { recursive: true, force: true });
+  await mkdir(envDir, { recursive: true });
+  await writeFile(join(envDir, '.env'), dotenv);
+  const { logger, warnings } = capturingLogger();
+  await build({
+    root,
+    configFile: join(root, 'vite.config.ts'),
+    mode: 'production',
+    envDir,
+    customLogger: logger,
+    build: { outDir, emptyOutDir: true },
+  });
+  const entries = await readdir(outDir, { recursive: true, withFileTypes: true });
+  const files = entries.filter((entry) => entry.isFile()).map((entry) => join(entry.parentPath, entry.name));
+  const text = (
+    await Promise.all(files.filter((file) => !/\.(br|gz)$/.test(file)).map((file) => readFile(file, 'utf8')))
+  ).join('\n');
+  return { files, text, warnings };
+}
+
+describe('the production build', () => {
+  it('in proxy mode contains neither the token nor any LLM_API_KEY value, and calls its own origin', async () => {
+    vi.stubEnv('LLM_API_KEY', SERVER_TOKEN_IN_PROCESS);
+    const { files, text, warnings } = await buildApp(
+      'proxy',
+      `LLM_API_KEY=${SERVER_TOKEN_IN_DOTENV}\nLLM_BASE_URL=${SERVER_BASE_URL}\n`,
+    );
+
+    expect(text).toContain(PROXY_BASE_PATH);
+    expect(text).not.toContain(SERVER_TOKEN_IN_DOTENV);
+    expect(text).not.toContain(SERVER_TOKEN_IN_PROCESS);
+    expect(text).not.toContain('server-only-provider');
+    expect(warnings.join('\n')).not.toContain('Direct mode');
+    // The production server's compressed copies were written too.
+    expect(files.some((file) => /assets\/.+\.js\.br$/.test(file))).toBe(true);
+    expect(files.some((file) => /assets\/.+\.js\.gz$/.test(file))).toBe(true);
+  }, 60_000);
+
+  it('in direct mode warns that the token is embedded in the bundle', async () => {
+    const { text, warnings } = await buildApp('direct', `VITE_LLM_API_KEY=${DIRECT_TOKEN}\n`);
+
+    expect(warnings.join('\n')).toContain(DIRECT_MODE_WARNING);
+    // Which is exactly what the warning is about.
+    expect(text).toContain(DIRECT_TOKEN);
+  }, 60_000);
+});

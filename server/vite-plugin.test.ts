@@ -1,0 +1,171 @@
+// @vitest-environment node
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createServer, type PreviewServer, preview, type ViteDevServer } from 'vite';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { FAKE_REPLY, type FakeProvider, startFakeProvider } from '../testing/fake-provider.ts';
+import { CHAT_COMPLETIONS_PATH } from './proxy.ts';
+import { llmServer } from './vite-plugin.ts';
+
+const TOKEN = 'dev-server-token-for-tests';
+const SERVER_VARIABLES = [
+  'LLM_API_KEY',
+  'LLM_BASE_URL',
+  'LLM_MODEL',
+  'LLM_DEMO',
+  'VITE_LLM_API_KEY',
+  'FRAME_ANCESTORS',
+];
+
+let root: string;
+let provider: FakeProvider;
+const servers: (ViteDevServer | PreviewServer)[] = [];
+
+beforeAll(async () => {
+  // Whatever the developer running the tests has exported must not decide what these servers do.
+  for (const name of SERVER_VARIABLES) vi.stubEnv(name, undefined);
+  provider = await startFakeProvider();
+  root = await mkdtemp(join(tmpdir(), 'vite-plugin-'));
+  await writeFile(join(root, 'index.html'), '<!doctype html><html><body><div id="root"></div></body></html>');
+  await mkdir(join(root, 'dist'));
+  await writeFile(join(root, 'dist', 'index.html'), '<!doctype html><html><body>built</body></html>');
+});
+
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((server) => server.close()));
+  await rm(join(root, '.env'), { force: true });
+  provider.requests.length = 0;
+});
+
+afterAll(async () => {
+  vi.unstubAllEnvs();
+  await provider.close();
+  await rm(root, { recursive: true, force: true });
+});
+
+function quietLogger() {
+  const lines: string[] = [];
+  const record = (message: string) => void lines.push(message);
+  return {
+    lines,
+    logger: {
+      info: record,
+      warn: record,
+      warnOnce: record,
+      error: record,
+      clearScreen: () => undefined,
+      hasErrorLogged: () => false,
+      hasWarned: false,
+    },
+  };
+}
+
+async function startDev() {
+  const { lines, logger } = quietLogger();
+  const server = await createServer({
+    configFile: false,
+    root,
+    envDir: root,
+    mode: 'development',
+    customLogger: logger,
+    plugins: [llmServer()],
+    server: { port: 0, host: '127.0.0.1', ws: false },
+    optimizeDeps: { noDiscovery: true, include: [] },
+  });
+  servers.push(server);
+  await server.listen();
+  if (!server.httpServer) throw new Error('The dev server has no HTTP server');
+  return { url: `http://127.0.0.1:${(server.httpServer.address() as AddressInfo).port}`, lines };
+}
+
+async function startPreview() {
+  const { lines, logger } = quietLogger();
+  const server = await preview({
+    configFile: false,
+    root,
+    envDir: root,
+    customLogger: logger,
+    plugins: [llmServer()],
+    build: { outDir: 'dist' },
+    preview: { port: 0, host: '127.0.0.1' },
+  });
+  servers.push(server);
+  return { url: `http://127.0.0.1:${(server.httpServer.address() as AddressInfo).port}`, lines };
+}
+
+const ask = (url: string, content = 'hello') =>
+  fetch(url + CHAT_COMPLETIONS_PATH, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'any', messages: [{ role: 'user', content }], max_tokens: 250, temperature: 0.7 }),
+  });
+
+describe('the dev server (npm run dev)', () => {
+  it('answers with the demo responder when nothing is configured, and says so at start-up', async () => {
+    const { url, lines } = await startDev();
+    const response = await ask(url);
+    const content: string = (await response.json()).choices[0].message.content;
+
+    expect(response.status).toBe(200);
+    expect(content).toMatch(/demo/i);
+    expect(lines.join('\n')).toMatch(/No LLM_API_KEY is set.*demo responder/);
+    expect(provider.requests).toHaveLength(0);
+  });
+
+  it('forwards to the provider with the token from .env, which stays on the server', async () => {
+    await writeFile(
+      join(root, '.env'),
+      `LLM_API_KEY=${TOKEN}\nLLM_BASE_URL=${provider.baseURL}\nLLM_MODEL=dev/model\n`,
+    );
+    const { url, lines } = await startDev();
+    const response = await ask(url);
+    const text = await response.text();
+    const page = await (await fetch(`${url}/`)).text();
+
+    expect(JSON.parse(text).choices[0].message.content).toBe(FAKE_REPLY);
+    expect(provider.requests[0].headers.authorization).toBe(`Bearer ${TOKEN}`);
+    expect(provider.requests[0].body).toMatchObject({ model: 'dev/model' });
+    expect(text).not.toContain(TOKEN);
+    expect(page).not.toContain(TOKEN);
+    expect(lines.join('\n')).toContain(`proxy to ${provider.baseURL} (model dev/model)`);
+    expect(lines.join('\n')).not.toContain(TOKEN);
+  });
+
+  it('leaves everything outside the proxy path to Vite, without the production CSP', async () => {
+    const { url } = await startDev();
+    const page = await fetch(`${url}/`);
+    const unknown = await fetch(`${url}/api/llm/v1/models`);
+
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('<div id="root">');
+    // Vite's HMR client needs inline scripts and a websocket that the production policy forbids.
+    expect(page.headers.get('content-security-policy')).toBeNull();
+    expect(unknown.status).toBe(404);
+  });
+});
+
+describe('the preview server (vite preview)', () => {
+  it('serves the build with the production headers and the same proxy', async () => {
+    await writeFile(join(root, '.env'), 'FRAME_ANCESTORS=none\n');
+    const { url } = await startPreview();
+    const page = await fetch(`${url}/`);
+    const response = await ask(url);
+
+    expect(await page.text()).toContain('built');
+    expect(page.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+    expect(page.headers.get('x-frame-options')).toBe('DENY');
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+  });
+
+  it('lets a direct-mode page reach its provider through the CSP', async () => {
+    await writeFile(join(root, '.env'), `VITE_LLM_API_KEY=${TOKEN}\nVITE_LLM_BASE_URL=https://llm.example.com/v1\n`);
+    const { url, lines } = await startPreview();
+    const page = await fetch(`${url}/`);
+
+    expect(page.headers.get('content-security-policy')).toContain("connect-src 'self' https://llm.example.com;");
+    expect(lines.join('\n')).toContain('Direct mode');
+  });
+});
