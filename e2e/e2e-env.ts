@@ -8,11 +8,20 @@ export type Mode = 'proxy' | 'direct';
 export const ROOT_DIR = fileURLToPath(new URL('..', import.meta.url));
 /** Builds made for the browser tests, apart from `dist/` so that they never end up deployed. */
 export const BUILD_DIR = fileURLToPath(new URL('../node_modules/.cache/e2e/', import.meta.url));
-export const DIRECT_CLIENT_DIR = `${BUILD_DIR}direct`;
-export const PROXY_CLIENT_DIR = `${BUILD_DIR}proxy/client`;
-/** The server finds the client at `../client` from its own file, as `dist/server/main.js` finds `dist/client`. */
-export const PROXY_SERVER_DIR = `${BUILD_DIR}proxy/server`;
-export const PROXY_SERVER_ENTRY = `${PROXY_SERVER_DIR}/main.js`;
+
+/**
+ * One build per mode, each laid out like `dist/`: the production server finds the client at `../client` from its
+ * own file, as `dist/server/main.js` finds `dist/client`.
+ */
+export function clientDir(mode: Mode): string {
+  return `${BUILD_DIR}${mode}/client`;
+}
+export function serverDir(mode: Mode): string {
+  return `${BUILD_DIR}${mode}/server`;
+}
+export function serverEntry(mode: Mode): string {
+  return `${serverDir(mode)}/main.js`;
+}
 
 /**
  * A direct-mode build calls the provider at a URL fixed at build time, so its fake provider listens on a fixed port

@@ -1,15 +1,7 @@
 import { test as base, expect, type Locator, type Page, type TestInfo } from '@playwright/test';
 import { type FakeProvider, startFakeProvider } from '../testing/fake-provider';
-import { startProxyServer } from './app-server';
-import {
-  DIRECT_API_KEY,
-  DIRECT_CLIENT_DIR,
-  DIRECT_PROVIDER_PORT,
-  E2E_MODEL,
-  type Mode,
-  UPSTREAM_API_KEY,
-} from './e2e-env';
-import { startStaticServer } from './static-server';
+import { startAppServer } from './app-server';
+import { DIRECT_API_KEY, DIRECT_PROVIDER_PORT, E2E_MODEL, type Mode, UPSTREAM_API_KEY } from './e2e-env';
 
 // The spec's visible texts, spelled out here: the suite checks the product, not the constants the code uses.
 export const PLACEHOLDER = 'Your message here';
@@ -146,7 +138,7 @@ interface WorkerFixtures {
   mode: Mode;
   /** One fake provider per worker; each test gets it reset through `fake`. */
   provider: FakeProvider;
-  /** The app as built for `mode`, served locally, and the server's output (proxy mode). */
+  /** The production server serving the app as built for `mode`, and what it printed. */
   app: { url: string; output: string[] };
 }
 
@@ -177,15 +169,9 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
 
   app: [
     async ({ mode, provider }, use) => {
-      if (mode === 'direct') {
-        const server = await startStaticServer(DIRECT_CLIENT_DIR);
-        await use({ url: server.url, output: [] });
-        await server.close();
-      } else {
-        const server = await startProxyServer(provider.baseURL);
-        await use({ url: server.url, output: server.output });
-        await server.close();
-      }
+      const server = await startAppServer(mode, provider.baseURL);
+      await use({ url: server.url, output: server.output });
+      await server.close();
     },
     { scope: 'worker' },
   ],

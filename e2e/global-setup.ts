@@ -1,55 +1,61 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { cp, rm } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import {
   BUILD_DIR,
   CLIENT_TIMEOUT_MS,
+  clientDir,
   DIRECT_API_KEY,
-  DIRECT_CLIENT_DIR,
   DIRECT_PROVIDER_BASE_URL,
   E2E_MODEL,
-  PROXY_CLIENT_DIR,
-  PROXY_SERVER_ENTRY,
   ROOT_DIR,
+  serverDir,
+  serverEntry,
 } from './e2e-env';
 
 const run = promisify(execFile);
 
-/** Builds the client with exactly these `VITE_LLM_*` values, whatever the developer's shell or `.env` files say. */
-async function buildClient(outDir: string, llmEnv: Record<string, string>) {
-  // Vite lets variables already in the environment win over `.env` files, so an empty key really means "no key".
+/** `vite build` with the project's own config, as `npm run build` runs it, with exactly these `VITE_LLM_*` values. */
+async function viteBuild(args: string[], llmEnv: Record<string, string> = {}) {
+  // Vite lets variables already in the environment win over `.env` files, so an empty key really means "no key",
+  // whatever a developer's `.env` says.
   const env = {
     ...process.env,
+    NODE_ENV: 'production',
     VITE_LLM_API_KEY: '',
     VITE_LLM_BASE_URL: '',
     VITE_LLM_MODEL: '',
     VITE_LLM_TIMEOUT_MS: '',
     ...llmEnv,
   };
-  await run(process.execPath, ['node_modules/vite/bin/vite.js', 'build', '--outDir', outDir, '--emptyOutDir'], {
-    cwd: ROOT_DIR,
-    env,
-  }).catch((error: Error & { stdout?: string; stderr?: string }) => {
-    throw new Error(`vite build for ${outDir} failed:\n${error.stdout ?? ''}${error.stderr ?? ''}`);
-  });
+  await run(process.execPath, ['node_modules/vite/bin/vite.js', 'build', ...args], { cwd: ROOT_DIR, env }).catch(
+    (error: Error & { stdout?: string; stderr?: string }) => {
+      throw new Error(`vite build ${args.join(' ')} failed:\n${error.stdout ?? ''}${error.stderr ?? ''}`);
+    },
+  );
 }
 
-/** Builds the app once per mode, the way it ships, before any browser starts. */
+/** Builds the app once per mode, the way it ships (`npm run build`), before any browser starts. */
 export default async function globalSetup() {
-  // For a quick re-run while writing tests; a normal run always builds what is in the tree now.
-  if (process.env.E2E_REUSE_BUILD === '1' && existsSync(DIRECT_CLIENT_DIR) && existsSync(PROXY_SERVER_ENTRY)) {
+  // For quick re-runs while writing tests; a normal run always builds what is in the tree now.
+  if (process.env.E2E_REUSE_BUILD === '1' && existsSync(serverEntry('proxy')) && existsSync(serverEntry('direct'))) {
     console.log(`E2E_REUSE_BUILD=1: reusing the builds in ${BUILD_DIR}`);
     return;
   }
   const started = Date.now();
+  await rm(BUILD_DIR, { recursive: true, force: true });
   await Promise.all([
-    buildClient(DIRECT_CLIENT_DIR, {
+    viteBuild(['--outDir', clientDir('direct'), '--emptyOutDir'], {
       VITE_LLM_API_KEY: DIRECT_API_KEY,
       VITE_LLM_BASE_URL: DIRECT_PROVIDER_BASE_URL,
       VITE_LLM_MODEL: E2E_MODEL,
       VITE_LLM_TIMEOUT_MS: String(CLIENT_TIMEOUT_MS),
     }),
-    buildClient(PROXY_CLIENT_DIR, { VITE_LLM_TIMEOUT_MS: String(CLIENT_TIMEOUT_MS) }),
+    viteBuild(['--outDir', clientDir('proxy'), '--emptyOutDir'], { VITE_LLM_TIMEOUT_MS: String(CLIENT_TIMEOUT_MS) }),
+    viteBuild(['--ssr', 'server/main.ts', '--outDir', serverDir('proxy'), '--emptyOutDir']),
   ]);
+  // The same server serves both modes; each copy finds its own build at `../client`.
+  await cp(serverDir('proxy'), serverDir('direct'), { recursive: true });
   console.log(`Built the app for the browser tests in ${BUILD_DIR} (${Date.now() - started} ms)`);
 }

@@ -1,39 +1,8 @@
 // @vitest-environment node
 import { describe, expect, it, vi } from 'vitest';
-import { type Actor, createActor, fromPromise, waitFor } from 'xstate';
-import {
-  type ChatMessage,
-  chatMachine,
-  ERROR_MESSAGE,
-  type FetchReplyInput,
-  type FetchReplyOutput,
-  NO_CONTENT_MESSAGE,
-} from './chat-machine';
-
-/** One call of the fake reply actor, settled by the test. */
-interface ReplyCall {
-  input: FetchReplyInput;
-  signal: AbortSignal;
-  resolve: (output: FetchReplyOutput) => void;
-  reject: (error: unknown) => void;
-}
-
-/** A `fetchReply` whose every call waits until the test resolves or rejects it, recording its input and signal. */
-function createControllableFetchReply() {
-  const calls: ReplyCall[] = [];
-  const logic = fromPromise<FetchReplyOutput, FetchReplyInput>(
-    ({ input, signal }) =>
-      new Promise<FetchReplyOutput>((resolve, reject) => {
-        calls.push({ input, signal, resolve, reject });
-      }),
-  );
-  const latest = () => {
-    const call = calls.at(-1);
-    if (!call) throw new Error('fetchReply was never called');
-    return call;
-  };
-  return { logic, calls, latest };
-}
+import { type Actor, createActor, waitFor } from 'xstate';
+import { createControllableFetchReply } from '../testing/controllable-reply';
+import { type ChatMessage, chatMachine, ERROR_MESSAGE, NO_CONTENT_MESSAGE } from './chat-machine';
 
 type ChatActor = Actor<typeof chatMachine>;
 
@@ -185,6 +154,7 @@ describe('chat machine', () => {
   it.each([
     ['null', null],
     ['an empty string', ''],
+    ['only white space', ' \n\t '],
   ])('answers a reply of %s with "No response received"', async (_, output) => {
     const { actor, fake } = startChat();
     submit(actor, 'Hi');

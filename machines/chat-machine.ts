@@ -63,7 +63,8 @@ export const chatMachine = setup({
     appendReply: assign({
       messages: ({ context }, reply: FetchReplyOutput) => [
         ...context.messages,
-        { text: reply || NO_CONTENT_MESSAGE, sender: 'bot' },
+        // A reply of only white space would be an empty bubble: to the visitor that is no content either.
+        { text: reply?.trim() ? reply : NO_CONTENT_MESSAGE, sender: 'bot' },
       ],
     }),
     appendError: assign({

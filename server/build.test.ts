@@ -62,6 +62,8 @@ async function buildApp(name: string, dotenv: string) {
     mode: 'production',
     envDir,
     customLogger: logger,
+    // Warnings still reach the logger; this only silences the progress lines written straight to stdout.
+    logLevel: 'warn',
     build: { outDir, emptyOutDir: true },
   });
   const entries = await readdir(outDir, { recursive: true, withFileTypes: true });

@@ -75,6 +75,10 @@ export function llmServer(): Plugin[] {
   return [
     {
       name: 'llm-server:proxy',
+      config(_config, { isSsrBuild }) {
+        // The server bundle (dist/server) needs none of the browser's public files.
+        if (isSsrBuild) return { build: { copyPublicDir: false } };
+      },
       configResolved(resolved) {
         config = resolved;
         if (resolved.command === 'build' && !resolved.build.ssr && directModeBaseURL(resolved)) {

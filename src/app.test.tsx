@@ -1,15 +1,9 @@
 import { act, fireEvent, render, screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it, vi } from 'vitest';
-import { fromPromise } from 'xstate';
-import {
-  type ChatMessage,
-  chatMachine,
-  type FetchReplyInput,
-  type FetchReplyOutput,
-  type Sender,
-} from '../machines/chat-machine';
+import { type ChatMessage, chatMachine, type FetchReplyOutput, type Sender } from '../machines/chat-machine';
 import { getModelCoverage, getVisitorPaths, type VisitorPath } from '../machines/visitor-model';
+import { createControllableFetchReply } from '../testing/controllable-reply';
 import { App } from './app';
 
 // The spec's visible texts, spelled out: the tests check the product, not the constants the code happens to use.
@@ -17,31 +11,6 @@ const PLACEHOLDER = 'Your message here';
 const SENDING_PLACEHOLDER = 'Sending...';
 const NO_CONTENT = 'No response received';
 const ERROR = 'Error: Unable to get response';
-
-/** One call of the fake reply actor, settled by the test. */
-interface ReplyCall {
-  input: FetchReplyInput;
-  signal: AbortSignal;
-  resolve: (output: FetchReplyOutput) => void;
-  reject: (error: unknown) => void;
-}
-
-/** A `fetchReply` whose every call waits until the test resolves or rejects it, recording its input and signal. */
-function createControllableFetchReply() {
-  const calls: ReplyCall[] = [];
-  const logic = fromPromise<FetchReplyOutput, FetchReplyInput>(
-    ({ input, signal }) =>
-      new Promise<FetchReplyOutput>((resolve, reject) => {
-        calls.push({ input, signal, resolve, reject });
-      }),
-  );
-  const latest = () => {
-    const call = calls.at(-1);
-    if (!call) throw new Error('fetchReply was never called');
-    return call;
-  };
-  return { logic, calls, latest };
-}
 
 function renderChat() {
   const fake = createControllableFetchReply();

@@ -42,16 +42,25 @@ function clientFor(config: LlmConfig): OpenAI {
  * when the reply has none; rejects on any failure, including the whole exchange taking longer than the timeout.
  */
 export async function requestReply(text: string, signal: AbortSignal, config: LlmConfig): Promise<FetchReplyOutput> {
-  const completion = await clientFor(config).chat.completions.create(
-    {
-      model: config.model,
-      messages: [{ role: 'user', content: text }],
-      max_tokens: config.maxTokens,
-      temperature: config.temperature,
-    },
-    // The client's own timeout stops at the response headers; this one also covers a body that never ends.
-    { signal: AbortSignal.any([signal, AbortSignal.timeout(config.timeoutMs)]) },
-  );
-  const content: unknown = completion?.choices?.[0]?.message?.content;
-  return typeof content === 'string' && content !== '' ? content : null;
+  // The client's own timeout stops at the response headers; this deadline also covers a body that never ends.
+  const deadline = AbortSignal.timeout(config.timeoutMs);
+  try {
+    const completion = await clientFor(config).chat.completions.create(
+      {
+        model: config.model,
+        messages: [{ role: 'user', content: text }],
+        max_tokens: config.maxTokens,
+        temperature: config.temperature,
+      },
+      { signal: AbortSignal.any([signal, deadline]) },
+    );
+    const content: unknown = completion?.choices?.[0]?.message?.content;
+    return typeof content === 'string' && content !== '' ? content : null;
+  } catch (error) {
+    // Otherwise the console would say only "Request was aborted", which reads like the visitor's doing.
+    if (deadline.aborted && !signal.aborted) {
+      throw new Error(`No complete reply within ${config.timeoutMs} ms`, { cause: error });
+    }
+    throw error;
+  }
 }
