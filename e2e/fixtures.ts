@@ -88,7 +88,10 @@ export class ChatPage {
   }
 
   async expectTranscript(expected: ShownMessage[], timeout?: number) {
-    await expect.poll(() => this.transcript(), { message: 'the conversation shown', timeout }).toEqual(expected);
+    // Polled often, so that the time a test measures to a message is the app's, not the poll's.
+    await expect
+      .poll(() => this.transcript(), { message: 'the conversation shown', timeout, intervals: [50] })
+      .toEqual(expected);
   }
 
   /** The `console.error` lines the app wrote for failed chat calls. */

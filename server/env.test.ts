@@ -109,6 +109,11 @@ describe('readServerEnv', () => {
 
     expect(printed).toContain(DEFAULT_BASE_URL);
     expect(printed).not.toContain(KEY);
+    expect(problemsOf({ LLM_API_KEY: KEY, LLM_BASE_URL: 'https://user:secret@llm.example/v1' })).toEqual([
+      expect.stringContaining('must not contain credentials'),
+    ]);
+    const withQuery = readServerEnv({ LLM_API_KEY: KEY, LLM_BASE_URL: 'https://llm.example/v1/?account=123' });
+    expect(describeUpstream(withQuery.proxy.upstream)).toBe(`proxy to https://llm.example/v1 (model ${DEFAULT_MODEL})`);
   });
 });
 

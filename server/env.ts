@@ -66,6 +66,10 @@ function baseURL(env: Env, problems: string[]): string {
   try {
     const url = new URL(raw);
     if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error();
+    if (url.username || url.password) {
+      // fetch refuses such URLs, and they would be printed in the start-up line.
+      problems.push('LLM_BASE_URL must not contain credentials: put the token in LLM_API_KEY');
+    }
     return raw;
   } catch {
     problems.push(`LLM_BASE_URL must be an http(s) URL such as ${DEFAULT_BASE_URL} (got "${raw}")`);
@@ -134,11 +138,11 @@ function readTrustProxy(env: Env, problems: string[]): number {
   return integer(env, 'TRUST_PROXY', 0, 0, 10, problems);
 }
 
-/** One line that says what the server forwards to, without the token. */
+/** One line that says what the server forwards to: origin and path only, never the token. */
 export function describeUpstream(upstream: Upstream): string {
-  return upstream.kind === 'demo'
-    ? 'demo responder (no provider; replies are canned)'
-    : `proxy to ${upstream.baseURL} (model ${upstream.model})`;
+  if (upstream.kind === 'demo') return 'demo responder (no provider; replies are canned)';
+  const url = new URL(upstream.baseURL);
+  return `proxy to ${url.origin}${url.pathname.replace(/\/+$/, '')} (model ${upstream.model})`;
 }
 
 /**

@@ -167,6 +167,36 @@ describe('forwarding a chat request', () => {
     }
   });
 
+  it('aborts a streaming upstream request when the visitor goes away mid-stream', async () => {
+    let upstreamClosedEarly = false;
+    const slowProvider: Server = createServer((req, res) => {
+      req.resume();
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('data: {"choices":[{"index":0,"delta":{"content":"first"}}]}\n\n');
+      res.on('close', () => {
+        upstreamClosedEarly = !res.writableEnded;
+      });
+    });
+    await new Promise<void>((resolve) => slowProvider.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = slowProvider.address() as AddressInfo;
+      const { url } = await start({
+        upstream: { kind: 'provider', baseURL: `http://127.0.0.1:${port}/v1`, apiKey: TOKEN, model: PINNED_MODEL },
+        timeoutMs: 60_000,
+      });
+      const visitor = new AbortController();
+      const response = await postChat(url, chatBody('hi', { stream: true }), { signal: visitor.signal });
+      const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+      await reader.read();
+      visitor.abort();
+
+      await until(() => upstreamClosedEarly, 'the upstream stream to be closed');
+    } finally {
+      slowProvider.closeAllConnections();
+      await new Promise((resolve) => slowProvider.close(resolve));
+    }
+  });
+
   it('asks the provider for a stream only when the client asked for one', async () => {
     provider.respondWith({ stream: ['Hel', 'lo'] });
     const { url } = await start();

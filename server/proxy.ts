@@ -56,7 +56,8 @@ function apiError(c: Context, status: ContentfulStatusCode, code: ErrorCode, mes
   return c.json({ error: { message, type, code } }, status);
 }
 
-function describeUpstream(upstream: Upstream): string {
+/** For log lines: the provider's host only (its URL's path or query could carry an account id). */
+function upstreamLabel(upstream: Upstream): string {
   return upstream.kind === 'demo' ? 'demo' : new URL(upstream.baseURL).host;
 }
 
@@ -153,7 +154,7 @@ async function forwardChat(c: Context, options: ProxyOptions, log: (line: string
   const done = (response: Response, note: string) => {
     log(
       `[llm-proxy] POST ${CHAT_COMPLETIONS_PATH} ${response.status} ${Date.now() - started}ms ` +
-        `upstream=${describeUpstream(upstream)} ${note}`,
+        `upstream=${upstreamLabel(upstream)} ${note}`,
     );
     return response;
   };
@@ -208,7 +209,7 @@ async function forwardChat(c: Context, options: ProxyOptions, log: (line: string
     if (!response.body) return done(apiError(c, 502, 'upstream_invalid', 'Empty stream.'), 'invalid');
     // Passed through chunk by chunk as it arrives (no buffering), still under the same timeout and abort signal.
     return done(
-      new Response(response.body, {
+      new Response(relayStream(response.body, c.req.raw.signal, log), {
         status: 200,
         headers: {
           'Content-Type': response.headers.get('content-type') ?? 'text/event-stream',
@@ -230,12 +231,46 @@ async function forwardChat(c: Context, options: ProxyOptions, log: (line: string
   return done(c.json(completion as object, 200), 'ok');
 }
 
+/**
+ * The provider's stream, read only as fast as the client takes it. When the visitor leaves, the abort has already
+ * cancelled the upstream request; the stream then just ends, rather than surfacing as an error nobody can receive.
+ */
+function relayStream(
+  body: ReadableStream<Uint8Array>,
+  visitorSignal: AbortSignal,
+  log: (line: string) => void,
+): ReadableStream<Uint8Array> {
+  const reader = body.getReader();
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const { done, value } = await reader.read();
+        if (done) controller.close();
+        else controller.enqueue(value);
+      } catch (error) {
+        if (visitorSignal.aborted) {
+          controller.close();
+          return;
+        }
+        log(`[llm-proxy] stream from the provider broke off (${(error as Error).name})`);
+        controller.error(new Error('The provider stream broke off'));
+      }
+    },
+    cancel(reason) {
+      return reader.cancel(reason);
+    },
+  });
+}
+
 async function callProvider(
   upstream: Extract<Upstream, { kind: 'provider' }>,
   request: ChatRequest,
   signal: AbortSignal,
 ): Promise<Response> {
-  return fetch(`${upstream.baseURL.replace(/\/+$/, '')}/chat/completions`, {
+  // Appended to the path, so a query some providers need (e.g. `?api-version=`) stays a query.
+  const url = new URL(upstream.baseURL);
+  url.pathname = `${url.pathname.replace(/\/+$/, '')}/chat/completions`;
+  return fetch(url, {
     method: 'POST',
     // Only these headers: nothing from the visitor (cookies, their placeholder key, addresses) is passed on.
     headers: {

@@ -1,0 +1,68 @@
+// The app's job with no framework: plain DOM and `fetch`, the same request to the same same-origin proxy, the same
+// texts. The benchmark measures it next to the app, so the app's figures read as ratios to the practical limit.
+
+const ENDPOINT = '/api/llm/v1/chat/completions';
+const MODEL = 'Qwen/Qwen2.5-7B-Instruct';
+const TIMEOUT_MS = 30_000;
+
+const form = document.querySelector('form');
+const input = form.elements.namedItem('message');
+const button = form.querySelector('button');
+const log = document.querySelector('[role="log"]');
+
+function append(text, sender) {
+  const row = document.createElement('div');
+  row.className = sender === 'user' ? 'row user' : 'row';
+  const who = document.createElement('span');
+  who.className = 'visually-hidden';
+  who.textContent = sender === 'user' ? 'You:' : 'Assistant:';
+  const bubble = document.createElement('div');
+  bubble.className = 'bubble';
+  bubble.dataset.sender = sender;
+  bubble.textContent = text;
+  row.append(who, bubble);
+  log.append(row);
+  log.scrollTop = log.scrollHeight;
+}
+
+function setSending(sending) {
+  input.disabled = sending;
+  button.disabled = sending;
+  input.placeholder = sending ? 'Sending...' : 'Your message here';
+}
+
+async function requestReply(text) {
+  const response = await fetch(ENDPOINT, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json' },
+    body: JSON.stringify({ model: MODEL, messages: [{ role: 'user', content: text }], max_tokens: 250, temperature: 0.7 }),
+    signal: AbortSignal.timeout(TIMEOUT_MS),
+  });
+  if (!response.ok) throw new Error(`HTTP ${response.status}`);
+  const content = (await response.json())?.choices?.[0]?.message?.content;
+  return typeof content === 'string' && content !== '' ? content : 'No response received';
+}
+
+// Enter that confirms an IME composition chooses characters; it must not send the message.
+input.addEventListener('keydown', (event) => {
+  if (event.key === 'Enter' && (event.isComposing || event.keyCode === 229)) event.preventDefault();
+});
+
+form.addEventListener('submit', async (event) => {
+  event.preventDefault();
+  const text = input.value;
+  if (input.disabled || text.trim() === '') return;
+  append(text, 'user');
+  input.value = '';
+  setSending(true);
+  let reply;
+  try {
+    reply = await requestReply(text);
+  } catch (error) {
+    console.error('Chat request failed:', error);
+    reply = 'Error: Unable to get response';
+  }
+  append(reply, 'bot');
+  setSending(false);
+  input.focus();
+});

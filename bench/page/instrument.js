@@ -1,0 +1,230 @@
+// Injected by the benchmark into the app and the baseline page before their own scripts run (Playwright's
+// `addInitScript`), as plain JavaScript so that it reaches the page exactly as written. It only observes and drives
+// the page through the DOM a visitor uses (the message box, the form, the log); `window.__bench` is its interface.
+//
+// It also stands in for React DevTools' global hook, which production React DOM reports every commit to: that is
+// how the benchmark counts which message rows React rendered, in the production build, without shipping anything.
+
+(() => {
+  const INPUT = 'input[aria-label="Message"]';
+  const LOG = '[role="log"]';
+  // React's `PerformedWork` fiber flag: set on a component that rendered in this commit, clear on one that bailed
+  // out (a memoised row whose props did not change).
+  const PERFORMED_WORK = 1;
+
+  const input = () => document.querySelector(INPUT);
+  const log = () => document.querySelector(LOG);
+  const messageCount = () => log()?.children.length ?? 0;
+  const isIdle = () => {
+    const box = input();
+    return Boolean(box && !box.disabled && log());
+  };
+
+  const state = {
+    /** `performance.now()` when the message box first became enabled: the card accepts typing. */
+    ready: null,
+    commits: 0,
+    /** Message rows that rendered, summed over the commits since the last reset. */
+    renderedRows: 0,
+    /** Message rows in the list at the last commit. */
+    rows: 0,
+  };
+
+  // --- readiness: the first moment the message box is enabled (the static shell's is disabled) and the page's
+  // scripts have run (module scripts run before DOMContentLoaded; before that, Enter would submit a plain form) ---
+  const checkReady = () => {
+    if (state.ready === null && document.readyState !== 'loading' && isIdle()) {
+      state.ready = performance.now();
+      readiness.disconnect();
+    }
+  };
+  const readiness = new MutationObserver(checkReady);
+  readiness.observe(document, { subtree: true, childList: true, attributes: true });
+  document.addEventListener('DOMContentLoaded', checkReady);
+
+  // --- React commits: rows rendered per commit ---
+  function countRows(rootFiber) {
+    const list = log();
+    if (!list) return;
+    const stack = [rootFiber];
+    while (stack.length > 0) {
+      const fiber = stack.pop();
+      if (fiber.stateNode === list) {
+        let rows = 0;
+        let rendered = 0;
+        for (let row = fiber.child; row; row = row.sibling) {
+          rows += 1;
+          if (row.flags & PERFORMED_WORK) rendered += 1;
+        }
+        state.rows = rows;
+        state.renderedRows += rendered;
+        return;
+      }
+      for (let child = fiber.child; child; child = child.sibling) stack.push(child);
+    }
+  }
+  const noop = () => undefined;
+  window.__REACT_DEVTOOLS_GLOBAL_HOOK__ = {
+    supportsFiber: true,
+    renderers: new Map(),
+    inject: () => 1,
+    onCommitFiberRoot(_rendererId, root) {
+      state.commits += 1;
+      countRows(root.current);
+    },
+    onCommitFiberUnmount: noop,
+    onPostCommitFiberRoot: noop,
+    onScheduleFiberRoot: noop,
+    setStrictMode: noop,
+    checkDCE: noop,
+  };
+
+  // --- helpers ---
+  /** Resolves when `condition()` holds, checked after each change to the page (no polling). */
+  function until(condition) {
+    return new Promise((resolve) => {
+      if (condition()) {
+        resolve();
+        return;
+      }
+      const observer = new MutationObserver(() => {
+        if (condition()) {
+          observer.disconnect();
+          resolve();
+        }
+      });
+      observer.observe(document.body, { subtree: true, childList: true, attributes: true, characterData: true });
+    });
+  }
+
+  const nextFrame = () => new Promise((resolve) => requestAnimationFrame(() => resolve()));
+
+  /** Runs `callback` after the rendering work of the current frame (style, layout, paint) is done. */
+  function afterFrameWork(callback) {
+    const channel = new MessageChannel();
+    channel.port1.onmessage = () => {
+      channel.port1.close();
+      callback(performance.now());
+    };
+    channel.port2.postMessage(null);
+  }
+
+  /** Types `text` into the box as an `input` event does (React's onChange sees it too). */
+  function setDraft(text) {
+    const box = input();
+    const setValue = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value').set;
+    setValue.call(box, text);
+    box.dispatchEvent(new Event('input', { bubbles: true }));
+  }
+
+  /** Sends messages through the form until the list holds `target` messages (each send adds the message and its reply). */
+  async function fillTo(target, userText) {
+    let sent = 0;
+    while (messageCount() < target) {
+      await until(isIdle);
+      const before = messageCount();
+      setDraft(`${userText} #${before / 2 + 1}`);
+      input().form.requestSubmit();
+      await until(() => messageCount() >= before + 2 && isIdle());
+      sent += 1;
+      // Resource timing entries are not needed here; keep the buffer from filling up.
+      if (sent % 200 === 0) performance.clearResourceTimings();
+    }
+    performance.clearResourceTimings();
+    return messageCount();
+  }
+
+  /**
+   * One submit, timed from the submit (at the start of a frame) to the end of that frame's rendering work, with what
+   * changed in the log meanwhile. The caller makes the provider slow enough that the reply cannot land in between.
+   */
+  async function measureAppend(text) {
+    await until(isIdle);
+    setDraft(text);
+    await nextFrame();
+    const list = log();
+    const before = messageCount();
+    return new Promise((resolve) => {
+      requestAnimationFrame(() => {
+        let domAt = null;
+        const records = [];
+        const observer = new MutationObserver((batch) => {
+          if (domAt === null) domAt = performance.now();
+          records.push(...batch);
+        });
+        observer.observe(list, { subtree: true, childList: true, attributes: true, characterData: true });
+        state.renderedRows = 0;
+        state.commits = 0;
+        const start = performance.now();
+        input().form.requestSubmit();
+        afterFrameWork((end) => {
+          records.push(...observer.takeRecords());
+          observer.disconnect();
+          const added = records.filter((record) => record.target === list && record.type === 'childList');
+          resolve({
+            messagesBefore: before,
+            ms: end - start,
+            domMs: domAt === null ? null : domAt - start,
+            addedRows: added.reduce((sum, record) => sum + record.addedNodes.length, 0),
+            removedRows: added.reduce((sum, record) => sum + record.removedNodes.length, 0),
+            otherMutations: records.length - added.length,
+            commits: state.commits,
+            renderedRows: state.commits > 0 ? state.renderedRows : null,
+            rowsAfter: messageCount(),
+          });
+        });
+      });
+    });
+  }
+
+  // --- per-message overhead: Enter -> request leaves, response arrives -> bubble in the DOM and painted ---
+  let pendingSend = null;
+
+  /** Call before pressing Enter in the box; `sendResult()` then waits for the reply and returns the timings. */
+  function armSend() {
+    performance.clearResourceTimings();
+    const list = log();
+    const before = messageCount();
+    const send = { before, keydown: null, botInDom: null, botPainted: null };
+    const onKeydown = (event) => {
+      if (event.key === 'Enter' && send.keydown === null) send.keydown = event.timeStamp;
+    };
+    document.addEventListener('keydown', onKeydown, true);
+    const observer = new MutationObserver(() => {
+      if (send.botInDom === null && messageCount() >= before + 2) {
+        send.botInDom = performance.now();
+        observer.disconnect();
+        requestAnimationFrame(() => afterFrameWork((time) => (send.botPainted = time)));
+      }
+    });
+    observer.observe(list, { childList: true });
+    send.done = async () => {
+      await until(() => send.botPainted !== null && isIdle());
+      document.removeEventListener('keydown', onKeydown, true);
+      const entry = performance
+        .getEntriesByType('resource')
+        .find((resource) => resource.name.endsWith('/chat/completions') && resource.startTime >= send.keydown);
+      return {
+        enterToRequest: entry ? entry.startTime - send.keydown : null,
+        responseToDom: entry ? send.botInDom - entry.responseEnd : null,
+        responseToPaint: entry ? send.botPainted - entry.responseEnd : null,
+        requestToResponse: entry ? entry.responseEnd - entry.startTime : null,
+      };
+    };
+    pendingSend = send;
+  }
+
+  function sendResult() {
+    const send = pendingSend;
+    pendingSend = null;
+    return send.done();
+  }
+
+  /** The text the page holds in its messages: what memory per message is compared with. */
+  function textStats() {
+    const bubbles = [...log().querySelectorAll('[data-sender]')];
+    return { messages: bubbles.length, textChars: bubbles.reduce((sum, bubble) => sum + bubble.textContent.length, 0) };
+  }
+
+  window.__bench = { state, until, isIdle, messageCount, fillTo, measureAppend, armSend, sendResult, textStats };
+})();

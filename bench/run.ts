@@ -1,0 +1,164 @@
+// `npm run bench`: builds the app, serves it with the production server (against a fake provider on loopback that
+// answers at once) next to a no-framework baseline page, measures both in Chromium, prints a table and writes
+// bench/results/latest.json. Options: `--runs=N` Lighthouse runs per page and form factor (default 3, median kept).
+
+import { execFileSync } from 'node:child_process';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { cpus, loadavg } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { START_UP_BUDGET_BYTES } from '../build/size-budget.ts';
+import { type FakeBehaviour, startFakeProvider } from '../testing/fake-provider.ts';
+import {
+  CHROMIUM_PATH,
+  launchBrowser,
+  measureListSizes,
+  measureOverhead,
+  measureStartup,
+  type ProviderPace,
+} from './browser.ts';
+import { runLighthouse, startDebugChromium } from './lighthouse.ts';
+import { BASELINE_PATH, buildAll, CLIENT_DIR, ROOT_DIR, startServer } from './serve.ts';
+import { type BenchResults, renderTable } from './table.ts';
+
+const RESULTS_FILE = fileURLToPath(new URL('./results/latest.json', import.meta.url));
+const TABLE_FILE = fileURLToPath(new URL('./results/latest.md', import.meta.url));
+
+const LIST_SIZES = [10, 100, 1000, 2000] as const;
+const APPEND_SAMPLES = 9;
+const STARTUP_LOADS = 3;
+const OVERHEAD_WARM_UP = 3;
+const OVERHEAD_SENDS = 30;
+
+const USER_TEXT = 'How long does the delivery take to Lisbon, and can I change the address after ordering?';
+const REPLY_TEXT =
+  'Delivery to Lisbon usually takes two to four working days. You can change the address until the parcel ' +
+  'leaves the warehouse: open the order, choose "Change address" and confirm. After dispatch, contact the carrier.';
+const INSTANT: FakeBehaviour = { content: REPLY_TEXT };
+// While an append is timed, the reply must not land in the same frame: it waits this long.
+const SLOW: FakeBehaviour = { content: REPLY_TEXT, delayMs: 60 };
+
+function lighthouseRuns(): number {
+  const flag = process.argv.find((arg) => arg.startsWith('--runs='));
+  const runs = flag ? Number(flag.slice('--runs='.length)) : 3;
+  if (!Number.isInteger(runs) || runs < 1) throw new Error(`--runs must be a whole number from 1 (got ${flag})`);
+  return runs;
+}
+
+function describe(command: string, args: string[]): string {
+  try {
+    return execFileSync(command, args, { cwd: ROOT_DIR, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  } catch {
+    return 'unknown';
+  }
+}
+
+function step(message: string) {
+  console.log(`[bench] ${message}`);
+}
+
+async function main() {
+  const runs = lighthouseRuns();
+  const started = performance.now();
+  const loadBefore = loadavg();
+  const closers: (() => Promise<unknown>)[] = [];
+  const closeAll = async () => {
+    for (const close of closers.reverse()) await close().catch(() => undefined);
+    closers.length = 0;
+  };
+  // Ctrl-C must not leave a server or a browser behind either.
+  const interrupted = () => {
+    void closeAll().then(() => process.exit(130));
+  };
+  process.once('SIGINT', interrupted);
+  process.once('SIGTERM', interrupted);
+
+  try {
+    step('building the app (client with its size budget, then the server)');
+    await buildAll();
+
+    const provider = await startFakeProvider();
+    closers.push(() => provider.close());
+    provider.respondWith(INSTANT);
+    const pace: ProviderPace = { instant: () => provider.respondWith(INSTANT), slow: () => provider.respondWith(SLOW) };
+
+    const server = await startServer(provider.baseURL);
+    closers.push(() => server.close());
+    const pages = { app: `${server.url}/`, baseline: `${server.url}${BASELINE_PATH}` } as const;
+    step(`serving the app at ${pages.app} and the baseline at ${pages.baseline}`);
+
+    const browser = await launchBrowser();
+    closers.push(() => browser.close());
+    const fileFor = (path: string) => `${CLIENT_DIR}${path}`;
+
+    step(`start-up: ${STARTUP_LOADS} loads of each page`);
+    const startup = {
+      app: await measureStartup(browser, pages.app, fileFor, STARTUP_LOADS),
+      baseline: await measureStartup(browser, pages.baseline, fileFor, STARTUP_LOADS),
+    };
+
+    step(`per-message overhead: ${OVERHEAD_SENDS} sends on each page`);
+    const overhead = {
+      app: await measureOverhead(browser, pages.app, OVERHEAD_WARM_UP, OVERHEAD_SENDS, USER_TEXT),
+      baseline: await measureOverhead(browser, pages.baseline, OVERHEAD_WARM_UP, OVERHEAD_SENDS, USER_TEXT),
+    };
+
+    step(`long conversations: appends at ${LIST_SIZES.join(', ')} messages`);
+    const lists = {
+      app: await measureListSizes(browser, pages.app, LIST_SIZES, APPEND_SAMPLES, pace, USER_TEXT),
+      baseline: await measureListSizes(browser, pages.baseline, LIST_SIZES, APPEND_SAMPLES, pace, USER_TEXT),
+    };
+    await browser.close();
+
+    step(`Lighthouse: ${runs} run(s) per page and form factor, median kept`);
+    const chromium = await startDebugChromium(CHROMIUM_PATH);
+    closers.push(() => chromium.close());
+    const lighthouse = {
+      mobile: {
+        app: await runLighthouse(pages.app, chromium.port, 'mobile', runs),
+        baseline: await runLighthouse(pages.baseline, chromium.port, 'mobile', runs),
+      },
+      desktop: {
+        app: await runLighthouse(pages.app, chromium.port, 'desktop', runs),
+        baseline: await runLighthouse(pages.baseline, chromium.port, 'desktop', runs),
+      },
+    };
+
+    const results: BenchResults = {
+      date: new Date().toISOString(),
+      commit: describe('git', ['rev-parse', '--short', 'HEAD']),
+      treeChanged: describe('git', ['status', '--porcelain']) !== '',
+      environment: {
+        node: process.version,
+        chromium: describe(CHROMIUM_PATH, ['--version']),
+        cpus: cpus().length,
+        cpuModel: cpus()[0]?.model ?? 'unknown',
+        loadAverageBefore: loadBefore,
+        loadAverageAfter: loadavg(),
+        lighthouseRuns: runs,
+      },
+      budgetBytes: START_UP_BUDGET_BYTES,
+      startup,
+      lighthouse,
+      overhead,
+      lists,
+      wallSeconds: 0,
+    };
+    results.wallSeconds = Math.round((performance.now() - started) / 1000);
+
+    const table = renderTable(results);
+    console.log(`\n${table}\n`);
+    await mkdir(fileURLToPath(new URL('./results/', import.meta.url)), { recursive: true });
+    await writeFile(RESULTS_FILE, `${JSON.stringify(results, null, 2)}\n`);
+    await writeFile(TABLE_FILE, `${table}\n`);
+    step(`wrote ${RESULTS_FILE} and ${TABLE_FILE} (${results.wallSeconds} s)`);
+  } finally {
+    await closeAll();
+    process.off('SIGINT', interrupted);
+    process.off('SIGTERM', interrupted);
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(`[bench] failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  process.exitCode = 1;
+});

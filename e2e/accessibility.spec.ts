@@ -1,0 +1,134 @@
+import AxeBuilder from '@axe-core/playwright';
+import type { Page } from '@playwright/test';
+import { FAKE_REPLY } from '../testing/fake-provider';
+import { ERROR, expect, NO_CONTENT, test } from './fixtures';
+
+const WCAG_21_AA = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'];
+
+/** Runs axe on the whole page; a violation fails with its rule, its help text and the elements it found. */
+async function expectNoAxeViolations(page: Page, when: string) {
+  const t0 = Date.now();
+  const { violations } = await new AxeBuilder({ page }).withTags(WCAG_21_AA).analyze();
+  console.log('axe ms', Date.now() - t0);
+  const found = violations.map(
+    (violation) =>
+      `${violation.id} (${violation.impact}): ${violation.help}\n` +
+      violation.nodes.map((node) => `    ${node.target.join(' ')}: ${node.failureSummary}`).join('\n'),
+  );
+  expect(found, `axe WCAG 2.1 A/AA violations ${when}`).toEqual([]);
+}
+
+test.describe('axe finds no WCAG 2.1 A/AA violations', () => {
+  test('when idle and empty', async ({ chat, page }) => {
+    await expect(chat.input).toHaveAttribute('placeholder', 'Your message here');
+    await expectNoAxeViolations(page, 'when idle');
+  });
+
+  test('while sending', async ({ chat, fake, page }) => {
+    fake.respondWith({ hold: true });
+    await chat.sendWithEnter('Is this accessible?');
+    await expect.poll(() => fake.heldCount).toBe(1);
+    await chat.expectSending();
+    await expectNoAxeViolations(page, 'while sending');
+    // Still sending (no timeout fired meanwhile), so it was the sending screen that axe checked.
+    await expect(chat.bubbles('bot')).toHaveCount(0);
+    expect(fake.heldCount).toBe(1);
+    fake.release({ content: 'Yes.' });
+    await expect(chat.bubbles('bot')).toHaveText(['Yes.']);
+  });
+
+  test('with messages of both kinds, including the error and the no-content messages', async ({ chat, fake, page }) => {
+    fake.queue({ content: FAKE_REPLY }, { content: null }, { status: 500 });
+    for (const text of ['First', 'Second', 'Third']) {
+      await chat.sendWithEnter(text);
+      await chat.expectReadyAfterReply();
+    }
+    await expect(chat.bubbles('bot')).toHaveText([FAKE_REPLY, NO_CONTENT, ERROR]);
+    await expectNoAxeViolations(page, 'with messages');
+  });
+
+  test('on a 375 px wide screen with messages', async ({ chat, page }) => {
+    await page.setViewportSize({ width: 375, height: 667 });
+    await chat.sendWithEnter('Small screen');
+    await expect(chat.bubbles('bot')).toHaveText([FAKE_REPLY]);
+    await expectNoAxeViolations(page, 'at 375 px');
+  });
+});
+
+test('works with the keyboard alone: Tab order, Enter, Space on Send, focus back in the box', async ({
+  chat,
+  fake,
+  page,
+}) => {
+  fake.queue({ content: 'First reply', delayMs: 300 }, { content: 'Second reply', delayMs: 300 });
+
+  // From the top of the page: the conversation (focusable so it can be scrolled), the box, the button.
+  await page.keyboard.press('Tab');
+  await expect(chat.log).toBeFocused();
+  await page.keyboard.press('Tab');
+  await expect(chat.input).toBeFocused();
+  await page.keyboard.press('Tab');
+  await expect(chat.sendButton).toBeFocused();
+  await page.keyboard.press('Shift+Tab');
+  await expect(chat.input).toBeFocused();
+
+  await page.keyboard.type('Typed, sent with Enter');
+  await page.keyboard.press('Enter');
+  await chat.expectSending();
+  await expect(chat.bubbles('bot')).toHaveText(['First reply']);
+  await chat.expectReadyAfterReply();
+
+  await page.keyboard.type('Sent with the button');
+  await page.keyboard.press('Tab');
+  await expect(chat.sendButton).toBeFocused();
+  await page.keyboard.press('Space');
+  await expect(chat.bubbles('bot')).toHaveText(['First reply', 'Second reply']);
+  await chat.expectReadyAfterReply();
+
+  await chat.expectTranscript([
+    { sender: 'user', text: 'Typed, sent with Enter' },
+    { sender: 'bot', text: 'First reply' },
+    { sender: 'user', text: 'Sent with the button' },
+    { sender: 'bot', text: 'Second reply' },
+  ]);
+});
+
+test('the live region announces each new message once, complete, and nothing while typing', async ({
+  chat,
+  fake,
+  page,
+}) => {
+  // A screen reader announces what is added to a polite live region: record every change to the log.
+  await chat.log.evaluate((log) => {
+    const changes: string[] = [];
+    (window as unknown as { logChanges: string[] }).logChanges = changes;
+    new MutationObserver((records) => {
+      for (const record of records) {
+        if (record.type === 'characterData') changes.push(`text changed: ${record.target.textContent}`);
+        for (const node of record.removedNodes) changes.push(`removed: ${node.textContent}`);
+        for (const node of record.addedNodes) changes.push(`added: ${node.textContent}`);
+      }
+    }).observe(log, { childList: true, subtree: true, characterData: true });
+  });
+  const logChanges = () => page.evaluate(() => (window as unknown as { logChanges: string[] }).logChanges);
+  fake.respondWith({ hold: true });
+
+  await chat.input.pressSequentially('Hello, is anyone there?');
+  expect(await logChanges(), 'changes to the live region while typing').toEqual([]);
+
+  await page.keyboard.press('Enter');
+  await expect.poll(() => fake.heldCount).toBe(1);
+  await expect.poll(logChanges).toEqual(['added: You:Hello, is anyone there?']);
+
+  fake.release({ content: 'Yes, I am here.' });
+  await expect(chat.bubbles('bot')).toHaveText(['Yes, I am here.']);
+  await chat.expectReadyAfterReply();
+  await chat.input.pressSequentially('Typing again');
+  // Give a late re-render the chance to show up.
+  await page.waitForTimeout(200);
+  expect(await logChanges(), 'changes to the live region').toEqual([
+    'added: You:Hello, is anyone there?',
+    'added: Assistant:Yes, I am here.',
+  ]);
+  await expect(chat.log).toHaveAttribute('aria-live', 'polite');
+});
