@@ -87,6 +87,8 @@ describe('the production build', () => {
     expect(text).not.toContain(SERVER_TOKEN_IN_PROCESS);
     expect(text).not.toContain('server-only-provider');
     expect(warnings.join('\n')).not.toContain('Direct mode');
+    // The Stately inspector is for development only.
+    expect(text).not.toContain('stately.ai');
     // The production server's compressed copies were written too.
     expect(files.some((file) => /assets\/.+\.js\.br$/.test(file))).toBe(true);
     expect(files.some((file) => /assets\/.+\.js\.gz$/.test(file))).toBe(true);
