@@ -7,9 +7,7 @@ const WCAG_21_AA = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'];
 
 /** Runs axe on the whole page; a violation fails with its rule, its help text and the elements it found. */
 async function expectNoAxeViolations(page: Page, when: string) {
-  const t0 = Date.now();
   const { violations } = await new AxeBuilder({ page }).withTags(WCAG_21_AA).analyze();
-  console.log('axe ms', Date.now() - t0);
   const found = violations.map(
     (violation) =>
       `${violation.id} (${violation.impact}): ${violation.help}\n` +

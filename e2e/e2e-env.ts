@@ -41,11 +41,12 @@ export const PROXY_PLACEHOLDER_KEY = 'same-origin-proxy';
 export const E2E_MODEL = 'e2e/fake-7b-instruct';
 
 /**
- * The page's own timeout (`VITE_LLM_TIMEOUT_MS`), short so that a provider that never answers ends a test in seconds.
+ * The page's own timeout (`VITE_LLM_TIMEOUT_MS`), short so that a provider that never answers ends a test in seconds,
+ * yet long enough for a test to look at the sending screen (axe takes a second or two) while a request is held.
  * In proxy mode the server gives up first (`LLM_TIMEOUT_MS`), so its own timeout path is the one exercised.
  */
-export const CLIENT_TIMEOUT_MS = 3000;
-export const SERVER_TIMEOUT_MS = 2000;
+export const CLIENT_TIMEOUT_MS = 5000;
+export const SERVER_TIMEOUT_MS = 4000;
 
 /** How long the visitor waits at most for a fault to end, per mode: the timeout that fires first, plus slack. */
 export function faultDeadlineMs(mode: Mode): number {

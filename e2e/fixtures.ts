@@ -190,6 +190,7 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
     await attachServerOutput(testInfo, app.output, from);
   },
 
+  // Takes `fake` so that the provider is reset before the page opens.
   chat: async ({ page, fake: _fake }, use) => {
     const chat = new ChatPage(page);
     await chat.open();

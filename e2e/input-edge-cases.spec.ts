@@ -111,9 +111,9 @@ test('Enter during an IME composition does not send; Enter afterwards does', asy
   await cdp.send('Input.insertText', { text: '日本語' });
   // Some browsers send the confirming Enter just after the composition ends, still marked as the IME's.
   await imeEnter(cdp);
-  await expect(chat.input).toHaveValue('日本語');
+  await expect(chat.bubbles(), 'messages sent by the Enter of an IME').toHaveCount(0);
   await expect(chat.input).toBeEnabled();
-  await expect(chat.bubbles()).toHaveCount(0);
+  await expect(chat.input).toHaveValue('日本語');
 
   await page.keyboard.press('Enter');
 

@@ -13,7 +13,8 @@ function chromiumExecutable(): string | undefined {
   throw new Error(
     `The browser tests need Chromium, and there is none at ${wanted}.\n` +
       '  Debian/Ubuntu: apt-get install chromium\n' +
-      '  Elsewhere: set CHROMIUM_PATH to a Chromium or Chrome executable, or run `npx playwright install chromium`.',
+      '  Elsewhere: run `npx playwright install chromium` once (used when CHROMIUM_PATH is unset),\n' +
+      '  or set CHROMIUM_PATH to a Chromium or Chrome executable.',
   );
 }
 
@@ -45,8 +46,15 @@ export default defineConfig<{ mode: Mode }, { mode: Mode }>({
     screenshot: 'only-on-failure',
   },
   projects: [
+    // The direct build calls a provider on a port fixed at build time, so its tests share one fake provider and one
+    // worker. Listed first, so that the other worker runs proxy tests meanwhile rather than waiting for them at the end.
+    // The page's look and accessibility do not depend on how it reaches the model: checked once, in proxy mode.
+    {
+      name: 'direct',
+      use: { mode: 'direct' },
+      workers: 1,
+      testIgnore: ['**/layout.spec.ts', '**/accessibility.spec.ts'],
+    },
     { name: 'proxy', use: { mode: 'proxy' } },
-    // The direct build calls a provider on a port fixed at build time, so these tests share one fake provider.
-    { name: 'direct', use: { mode: 'direct' }, workers: 1 },
   ],
 });

@@ -130,6 +130,11 @@ describe('requestReply', () => {
     expect(provider.requests).toHaveLength(1);
   });
 
+  it('rejects on a streamed answer that was not asked for', async () => {
+    provider.queue({ stream: ['Hel', 'lo'] });
+    await expect(ask()).rejects.toThrow('not a chat completion');
+  });
+
   it('rejects on a body that is not JSON', async () => {
     provider.queue({ raw: '{"choices": [ this is not json' });
     await expect(ask()).rejects.toThrow();

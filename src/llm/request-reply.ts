@@ -54,7 +54,12 @@ export async function requestReply(text: string, signal: AbortSignal, config: Ll
       },
       { signal: AbortSignal.any([signal, deadline]) },
     );
-    const content: unknown = completion?.choices?.[0]?.message?.content;
+    // The client hands back a body it could not read as JSON (an event stream, an HTML error page) as text: that is
+    // a failed call, not a reply without content.
+    if (typeof completion !== 'object' || completion === null) {
+      throw new Error(`The provider's answer is not a chat completion (${typeof completion})`);
+    }
+    const content: unknown = completion.choices?.[0]?.message?.content;
     return typeof content === 'string' && content !== '' ? content : null;
   } catch (error) {
     // Otherwise the console would say only "Request was aborted", which reads like the visitor's doing.
