@@ -74,7 +74,10 @@ export async function startDebugChromium(executablePath: string): Promise<DebugC
   };
   try {
     const port = await new Promise<number>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`Chromium did not open its DevTools port:\n${stderr.join('')}`)), 30_000);
+      const timer = setTimeout(
+        () => reject(new Error(`Chromium did not open its DevTools port:\n${stderr.join('')}`)),
+        30_000,
+      );
       child.stderr?.on('data', (chunk: Buffer) => {
         stderr.push(chunk.toString('utf8'));
         const match = DEVTOOLS_LISTENING.exec(stderr.join(''));
@@ -135,7 +138,9 @@ export async function runLighthouse(
     const result = await lighthouse(url, flags, formFactor === 'desktop' ? desktopConfig : undefined);
     if (!result) throw new Error(`Lighthouse returned nothing for ${url}`);
     if (result.lhr.runtimeError) {
-      throw new Error(`Lighthouse failed on ${url}: ${result.lhr.runtimeError.code} ${result.lhr.runtimeError.message}`);
+      throw new Error(
+        `Lighthouse failed on ${url}: ${result.lhr.runtimeError.code} ${result.lhr.runtimeError.message}`,
+      );
     }
     results.push(figuresOf(result.lhr));
   }

@@ -3,6 +3,7 @@
 // bench/results/latest.json. Options: `--runs=N` Lighthouse runs per page and form factor (default 3, median kept).
 
 import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -18,13 +19,13 @@ import {
 } from './browser.ts';
 import { runLighthouse, startDebugChromium } from './lighthouse.ts';
 import { BASELINE_PATH, buildAll, CLIENT_DIR, ROOT_DIR, startServer } from './serve.ts';
-import { type BenchResults, renderTable } from './table.ts';
+import { type BenchResults, evaluate, renderTable } from './table.ts';
 
 const RESULTS_FILE = fileURLToPath(new URL('./results/latest.json', import.meta.url));
 const TABLE_FILE = fileURLToPath(new URL('./results/latest.md', import.meta.url));
 
 const LIST_SIZES = [10, 100, 1000, 2000] as const;
-const APPEND_SAMPLES = 9;
+const APPEND_SAMPLES = 15;
 const STARTUP_LOADS = 3;
 const OVERHEAD_WARM_UP = 3;
 const OVERHEAD_SENDS = 30;
@@ -44,7 +45,7 @@ function lighthouseRuns(): number {
   return runs;
 }
 
-function describe(command: string, args: string[]): string {
+function commandOutput(command: string, args: string[]): string {
   try {
     return execFileSync(command, args, { cwd: ROOT_DIR, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
   } catch {
@@ -73,6 +74,12 @@ async function main() {
   process.once('SIGTERM', interrupted);
 
   try {
+    if (!existsSync(CHROMIUM_PATH)) {
+      throw new Error(
+        `The benchmark needs Chromium, and there is none at ${CHROMIUM_PATH}: \`apt-get install chromium\` (Debian), ` +
+          'or set CHROMIUM_PATH to a Chromium or Chrome executable.',
+      );
+    }
     step('building the app (client with its size budget, then the server)');
     await buildAll();
 
@@ -125,11 +132,11 @@ async function main() {
 
     const results: BenchResults = {
       date: new Date().toISOString(),
-      commit: describe('git', ['rev-parse', '--short', 'HEAD']),
-      treeChanged: describe('git', ['status', '--porcelain']) !== '',
+      commit: commandOutput('git', ['rev-parse', '--short', 'HEAD']),
+      treeChanged: commandOutput('git', ['status', '--porcelain']) !== '',
       environment: {
         node: process.version,
-        chromium: describe(CHROMIUM_PATH, ['--version']),
+        chromium: commandOutput(CHROMIUM_PATH, ['--version']),
         cpus: cpus().length,
         cpuModel: cpus()[0]?.model ?? 'unknown',
         loadAverageBefore: loadBefore,
@@ -148,7 +155,7 @@ async function main() {
     const table = renderTable(results);
     console.log(`\n${table}\n`);
     await mkdir(fileURLToPath(new URL('./results/', import.meta.url)), { recursive: true });
-    await writeFile(RESULTS_FILE, `${JSON.stringify(results, null, 2)}\n`);
+    await writeFile(RESULTS_FILE, `${JSON.stringify({ ...results, verdicts: evaluate(results) }, null, 2)}\n`);
     await writeFile(TABLE_FILE, `${table}\n`);
     step(`wrote ${RESULTS_FILE} and ${TABLE_FILE} (${results.wallSeconds} s)`);
   } finally {

@@ -23,7 +23,13 @@ const MODEL = 'bench-model';
 
 async function vite(args: string[]): Promise<string> {
   // Vite lets variables already in the environment win over `.env` files: an empty key means proxy mode, as shipped.
-  const env = { ...process.env, VITE_LLM_API_KEY: '', VITE_LLM_BASE_URL: '', VITE_LLM_MODEL: '', VITE_LLM_TIMEOUT_MS: '' };
+  const env = {
+    ...process.env,
+    VITE_LLM_API_KEY: '',
+    VITE_LLM_BASE_URL: '',
+    VITE_LLM_MODEL: '',
+    VITE_LLM_TIMEOUT_MS: '',
+  };
   try {
     const { stdout, stderr } = await run(process.execPath, ['node_modules/vite/bin/vite.js', 'build', ...args], {
       cwd: ROOT_DIR,

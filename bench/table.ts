@@ -284,8 +284,7 @@ export function renderTable(results: BenchResults): string {
   };
   const columns: (keyof Row)[] = ['figure', 'app', 'baseline', 'ratio', 'target', 'met'];
   const widths = columns.map((column) => Math.max(...[header, ...rows].map((row) => row[column].length)));
-  const line = (row: Row) =>
-    `| ${columns.map((column, index) => row[column].padEnd(widths[index])).join(' | ')} |`;
+  const line = (row: Row) => `| ${columns.map((column, index) => row[column].padEnd(widths[index])).join(' | ')} |`;
   const rule = `|${widths.map((width, index) => (index === 0 ? '-'.repeat(width + 2) : `${'-'.repeat(width + 1)}:`)).join('|')}|`;
   const load = (values: number[]) => values.map((value) => value.toFixed(2)).join(' ');
   const context =

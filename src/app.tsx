@@ -3,7 +3,7 @@ import type { InspectionEvent, Observer } from 'xstate';
 import type { chatMachine } from '../machines/chat-machine';
 import { ChatActorContext } from './chat/chat-actor-context';
 import { ChatCard } from './chat/chat-card';
-import { system } from './system';
+import { getSystem } from './system';
 
 export interface AppProps {
   /** The chat machine with its `fetchReply` actor provided: the openai one in the app, a fake in tests. */
@@ -14,7 +14,7 @@ export interface AppProps {
 
 export function App({ logic, inspect }: AppProps) {
   return (
-    <ChakraProvider value={system}>
+    <ChakraProvider value={getSystem()}>
       <ChatActorContext.Provider logic={logic} options={{ inspect }}>
         <ChatCard />
       </ChatActorContext.Provider>

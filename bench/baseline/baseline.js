@@ -9,6 +9,11 @@ const form = document.querySelector('form');
 const input = form.elements.namedItem('message');
 const button = form.querySelector('button');
 const log = document.querySelector('[role="log"]');
+// Rows go into groups of 50 that the browser lays out and paints on their own (CSS containment), as in the app:
+// in one flat list of 2,000 rows, every append makes Chromium lay out and paint all of them again.
+const GROUP_SIZE = 50;
+let group = null;
+let rowsInGroup = 0;
 
 function append(text, sender) {
   const row = document.createElement('div');
@@ -21,7 +26,14 @@ function append(text, sender) {
   bubble.dataset.sender = sender;
   bubble.textContent = text;
   row.append(who, bubble);
-  log.append(row);
+  if (group === null || rowsInGroup === GROUP_SIZE) {
+    group = document.createElement('div');
+    group.className = 'group';
+    log.append(group);
+    rowsInGroup = 0;
+  }
+  group.append(row);
+  rowsInGroup += 1;
   log.scrollTop = log.scrollHeight;
 }
 
@@ -35,7 +47,12 @@ async function requestReply(text) {
   const response = await fetch(ENDPOINT, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/json' },
-    body: JSON.stringify({ model: MODEL, messages: [{ role: 'user', content: text }], max_tokens: 250, temperature: 0.7 }),
+    body: JSON.stringify({
+      model: MODEL,
+      messages: [{ role: 'user', content: text }],
+      max_tokens: 250,
+      temperature: 0.7,
+    }),
     signal: AbortSignal.timeout(TIMEOUT_MS),
   });
   if (!response.ok) throw new Error(`HTTP ${response.status}`);

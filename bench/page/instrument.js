@@ -14,7 +14,11 @@
 
   const input = () => document.querySelector(INPUT);
   const log = () => document.querySelector(LOG);
-  const messageCount = () => log()?.children.length ?? 0;
+  const BUBBLE = '[data-sender]';
+  // Rows may sit directly in the log (the baseline) or in groups of rows (the app): count the bubbles.
+  const messageCount = () => log()?.querySelectorAll(BUBBLE).length ?? 0;
+  const bubblesIn = (node) =>
+    node.nodeType === Node.ELEMENT_NODE ? (node.matches(BUBBLE) ? 1 : 0) + node.querySelectorAll(BUBBLE).length : 0;
   const isIdle = () => {
     const box = input();
     return Boolean(box && !box.disabled && log());
@@ -26,42 +30,46 @@
     commits: 0,
     /** Message rows that rendered, summed over the commits since the last reset. */
     renderedRows: 0,
-    /** Message rows in the list at the last commit. */
-    rows: 0,
   };
 
   // --- readiness: the first moment the message box is enabled (the static shell's is disabled) and the page's
   // scripts have run (module scripts run before DOMContentLoaded; before that, Enter would submit a plain form) ---
+  let markReady;
+  const whenReady = new Promise((resolve) => {
+    markReady = resolve;
+  });
   const checkReady = () => {
     if (state.ready === null && document.readyState !== 'loading' && isIdle()) {
       state.ready = performance.now();
       readiness.disconnect();
+      markReady(state.ready);
     }
   };
   const readiness = new MutationObserver(checkReady);
   readiness.observe(document, { subtree: true, childList: true, attributes: true });
   document.addEventListener('DOMContentLoaded', checkReady);
 
-  // --- React commits: rows rendered per commit ---
-  function countRows(rootFiber) {
-    const list = log();
-    if (!list) return;
+  // --- React commits: message rows rendered per commit ---
+  // A row is a memoised component (fiber tag 14 or 15) whose props are a message's `text` and `sender`. A memoised
+  // component that did not render this commit keeps its children from an earlier one, flags included, so the walk
+  // does not go below it: nothing under it rendered.
+  const MEMO_TAGS = new Set([14, 15]);
+  const isRow = (fiber) =>
+    MEMO_TAGS.has(fiber.tag) && fiber.memoizedProps && 'text' in fiber.memoizedProps && 'sender' in fiber.memoizedProps;
+  function countRenderedRows(rootFiber) {
+    let rendered = 0;
     const stack = [rootFiber];
     while (stack.length > 0) {
       const fiber = stack.pop();
-      if (fiber.stateNode === list) {
-        let rows = 0;
-        let rendered = 0;
-        for (let row = fiber.child; row; row = row.sibling) {
-          rows += 1;
-          if (row.flags & PERFORMED_WORK) rendered += 1;
-        }
-        state.rows = rows;
-        state.renderedRows += rendered;
-        return;
+      const performed = (fiber.flags & PERFORMED_WORK) !== 0;
+      if (isRow(fiber)) {
+        if (performed) rendered += 1;
+        continue;
       }
+      if (MEMO_TAGS.has(fiber.tag) && !performed) continue;
       for (let child = fiber.child; child; child = child.sibling) stack.push(child);
     }
+    return rendered;
   }
   const noop = () => undefined;
   window.__REACT_DEVTOOLS_GLOBAL_HOOK__ = {
@@ -70,7 +78,7 @@
     inject: () => 1,
     onCommitFiberRoot(_rendererId, root) {
       state.commits += 1;
-      countRows(root.current);
+      state.renderedRows += countRenderedRows(root.current);
     },
     onCommitFiberUnmount: noop,
     onPostCommitFiberRoot: noop,
@@ -160,13 +168,17 @@
         afterFrameWork((end) => {
           records.push(...observer.takeRecords());
           observer.disconnect();
-          const added = records.filter((record) => record.target === list && record.type === 'childList');
+          const addsRows = (record) =>
+            record.type === 'childList' && [...record.addedNodes].some((node) => bubblesIn(node) > 0);
+          const added = records.filter(addsRows);
+          const count = (key) =>
+            added.reduce((sum, record) => sum + [...record[key]].reduce((n, node) => n + bubblesIn(node), 0), 0);
           resolve({
             messagesBefore: before,
             ms: end - start,
             domMs: domAt === null ? null : domAt - start,
-            addedRows: added.reduce((sum, record) => sum + record.addedNodes.length, 0),
-            removedRows: added.reduce((sum, record) => sum + record.removedNodes.length, 0),
+            addedRows: count('addedNodes'),
+            removedRows: count('removedNodes'),
             otherMutations: records.length - added.length,
             commits: state.commits,
             renderedRows: state.commits > 0 ? state.renderedRows : null,
@@ -185,7 +197,10 @@
     performance.clearResourceTimings();
     const list = log();
     const before = messageCount();
-    const send = { before, keydown: null, botInDom: null, botPainted: null };
+    const send = { before, keydown: null, botInDom: null };
+    const painted = new Promise((resolve) => {
+      send.paint = resolve;
+    });
     const onKeydown = (event) => {
       if (event.key === 'Enter' && send.keydown === null) send.keydown = event.timeStamp;
     };
@@ -194,12 +209,13 @@
       if (send.botInDom === null && messageCount() >= before + 2) {
         send.botInDom = performance.now();
         observer.disconnect();
-        requestAnimationFrame(() => afterFrameWork((time) => (send.botPainted = time)));
+        requestAnimationFrame(() => afterFrameWork(send.paint));
       }
     });
-    observer.observe(list, { childList: true });
+    observer.observe(list, { childList: true, subtree: true });
     send.done = async () => {
-      await until(() => send.botPainted !== null && isIdle());
+      const botPainted = await painted;
+      await until(isIdle);
       document.removeEventListener('keydown', onKeydown, true);
       const entry = performance
         .getEntriesByType('resource')
@@ -207,7 +223,7 @@
       return {
         enterToRequest: entry ? entry.startTime - send.keydown : null,
         responseToDom: entry ? send.botInDom - entry.responseEnd : null,
-        responseToPaint: entry ? send.botPainted - entry.responseEnd : null,
+        responseToPaint: entry ? botPainted - entry.responseEnd : null,
         requestToResponse: entry ? entry.responseEnd - entry.startTime : null,
       };
     };
@@ -226,5 +242,17 @@
     return { messages: bubbles.length, textChars: bubbles.reduce((sum, bubble) => sum + bubble.textContent.length, 0) };
   }
 
-  window.__bench = { state, until, isIdle, messageCount, fillTo, measureAppend, armSend, sendResult, textStats };
+  window.__bench = {
+    state,
+    whenReady: () => whenReady,
+    idle: () => until(isIdle),
+    until,
+    isIdle,
+    messageCount,
+    fillTo,
+    measureAppend,
+    armSend,
+    sendResult,
+    textStats,
+  };
 })();

@@ -7,12 +7,20 @@ import type { LlmConfig } from './llm-config';
  * calls it when the page is idle, so the first message does not wait for the download; a failed download is tried
  * again on the next call.
  */
-export const loadRequestReply = () => import('./request-reply');
+export const loadRequestReply = () =>
+  import('./request-reply').then((module) => {
+    loaded = module;
+    return module;
+  });
+
+// Once the chunk is in, the request starts in the same task as the submit: awaiting `import()` again would put a
+// turn of the event loop (after React's render of the visitor's message) between Enter and the request.
+let loaded: typeof import('./request-reply') | undefined;
 
 /** The machine's `fetchReply` actor, bound to a configuration: `chatMachine.provide({ actors: { fetchReply } })`. */
 export function createFetchReply(config: LlmConfig) {
   return fromPromise<FetchReplyOutput, FetchReplyInput>(async ({ input, signal }) => {
-    const { requestReply } = await loadRequestReply();
+    const { requestReply } = loaded ?? (await loadRequestReply());
     return requestReply(input.text, signal, config);
   });
 }
