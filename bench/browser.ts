@@ -1,10 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { type Browser, type BrowserContext, type CDPSession, chromium, type Page } from '@playwright/test';
+import { CHROMIUM_ARGS, chromiumExecutable } from '../testing/chromium.ts';
 import { median, quantile } from './stats.ts';
-
-/** Debian's Chromium unless `CHROMIUM_PATH` names another (Playwright's own download is not reachable here). */
-export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 const INSTRUMENT = readFileSync(new URL('./page/instrument.js', import.meta.url), 'utf8');
 const INPUT = 'input[aria-label="Message"]';
@@ -13,16 +11,7 @@ const INPUT = 'input[aria-label="Message"]';
 const VIEWPORT = { width: 412, height: 823 };
 
 export function launchBrowser(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: CHROMIUM_PATH,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-dev-shm-usage',
-    ],
-  });
+  return chromium.launch({ executablePath: chromiumExecutable(), args: CHROMIUM_ARGS });
 }
 
 interface OpenPage {

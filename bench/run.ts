@@ -3,20 +3,14 @@
 // bench/results/latest.json. Options: `--runs=N` Lighthouse runs per page and form factor (default 3, median kept).
 
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { chromium as playwrightChromium } from '@playwright/test';
 import { START_UP_BUDGET_BYTES } from '../build/size-budget.ts';
+import { chromiumExecutable } from '../testing/chromium.ts';
 import { type FakeBehaviour, startFakeProvider } from '../testing/fake-provider.ts';
-import {
-  CHROMIUM_PATH,
-  launchBrowser,
-  measureListSizes,
-  measureOverhead,
-  measureStartup,
-  type ProviderPace,
-} from './browser.ts';
+import { launchBrowser, measureListSizes, measureOverhead, measureStartup, type ProviderPace } from './browser.ts';
 import { runLighthouse, startDebugChromium } from './lighthouse.ts';
 import { BASELINE_PATH, buildAll, CLIENT_DIR, ROOT_DIR, startServer } from './serve.ts';
 import { type BenchResults, evaluate, renderTable } from './table.ts';
@@ -74,12 +68,8 @@ async function main() {
   process.once('SIGTERM', interrupted);
 
   try {
-    if (!existsSync(CHROMIUM_PATH)) {
-      throw new Error(
-        `The benchmark needs Chromium, and there is none at ${CHROMIUM_PATH}: \`apt-get install chromium\` (Debian), ` +
-          'or set CHROMIUM_PATH to a Chromium or Chrome executable.',
-      );
-    }
+    // Throws with install advice when there is no Chromium; Lighthouse needs a path, Playwright's own if need be.
+    const chromiumPath = chromiumExecutable() ?? playwrightChromium.executablePath();
     step('building the app (client with its size budget, then the server)');
     await buildAll();
 
@@ -117,7 +107,7 @@ async function main() {
     await browser.close();
 
     step(`Lighthouse: ${runs} run(s) per page and form factor, median kept`);
-    const chromium = await startDebugChromium(CHROMIUM_PATH);
+    const chromium = await startDebugChromium(chromiumPath);
     closers.push(() => chromium.close());
     const lighthouse = {
       mobile: {
@@ -136,7 +126,7 @@ async function main() {
       treeChanged: commandOutput('git', ['status', '--porcelain']) !== '',
       environment: {
         node: process.version,
-        chromium: commandOutput(CHROMIUM_PATH, ['--version']),
+        chromium: commandOutput(chromiumPath, ['--version']),
         cpus: cpus().length,
         cpuModel: cpus()[0]?.model ?? 'unknown',
         loadAverageBefore: loadBefore,

@@ -51,7 +51,8 @@ export function sizeBudget(budget = START_UP_BUDGET_BYTES): Plugin {
   return {
     name: 'size-budget',
     apply: 'build',
-    generateBundle(_options, bundle) {
+    // At writeBundle the chunks hold their final code (Vite still rewrites them during generateBundle).
+    writeBundle(_options, bundle) {
       // Server (SSR) builds have no page to load.
       if (this.environment.name !== 'client') return;
       const { ok, report } = checkBudget(startUpChunks(bundle as Record<string, ChunkLike>), budget);

@@ -5,7 +5,6 @@ import { fileURLToPath } from 'node:url';
 /** Which way the page reaches the model: through the production server's proxy, or straight to the provider. */
 export type Mode = 'proxy' | 'direct';
 
-export const ROOT_DIR = fileURLToPath(new URL('..', import.meta.url));
 /** Builds made for the browser tests, apart from `dist/` so that they never end up deployed. */
 export const BUILD_DIR = fileURLToPath(new URL('../node_modules/.cache/e2e/', import.meta.url));
 

@@ -1,7 +1,6 @@
-import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { cp, rm } from 'node:fs/promises';
-import { promisify } from 'node:util';
+import { viteBuild } from '../testing/production-app';
 import {
   BUILD_DIR,
   CLIENT_TIMEOUT_MS,
@@ -9,32 +8,9 @@ import {
   DIRECT_API_KEY,
   DIRECT_PROVIDER_BASE_URL,
   E2E_MODEL,
-  ROOT_DIR,
   serverDir,
   serverEntry,
 } from './e2e-env';
-
-const run = promisify(execFile);
-
-/** `vite build` with the project's own config, as `npm run build` runs it, with exactly these `VITE_LLM_*` values. */
-async function viteBuild(args: string[], llmEnv: Record<string, string> = {}) {
-  // Vite lets variables already in the environment win over `.env` files, so an empty key really means "no key",
-  // whatever a developer's `.env` says.
-  const env = {
-    ...process.env,
-    NODE_ENV: 'production',
-    VITE_LLM_API_KEY: '',
-    VITE_LLM_BASE_URL: '',
-    VITE_LLM_MODEL: '',
-    VITE_LLM_TIMEOUT_MS: '',
-    ...llmEnv,
-  };
-  await run(process.execPath, ['node_modules/vite/bin/vite.js', 'build', ...args], { cwd: ROOT_DIR, env }).catch(
-    (error: Error & { stdout?: string; stderr?: string }) => {
-      throw new Error(`vite build ${args.join(' ')} failed:\n${error.stdout ?? ''}${error.stderr ?? ''}`);
-    },
-  );
-}
 
 /** Builds the app once per mode, the way it ships (`npm run build`), before any browser starts. */
 export default async function globalSetup() {

@@ -1,22 +1,6 @@
-import { existsSync } from 'node:fs';
-import { chromium, defineConfig } from '@playwright/test';
+import { defineConfig } from '@playwright/test';
+import { CHROMIUM_ARGS, chromiumExecutable } from '../testing/chromium';
 import type { Mode } from './e2e-env';
-
-/**
- * The browser: `CHROMIUM_PATH` if set, else Debian's `/usr/bin/chromium`, else a Chromium that
- * `npx playwright install chromium` downloaded (on a machine that can reach Playwright's CDN).
- */
-function chromiumExecutable(): string | undefined {
-  const wanted = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-  if (existsSync(wanted)) return wanted;
-  if (!process.env.CHROMIUM_PATH && existsSync(chromium.executablePath())) return undefined;
-  throw new Error(
-    `The browser tests need Chromium, and there is none at ${wanted}.\n` +
-      '  Debian/Ubuntu: apt-get install chromium\n' +
-      '  Elsewhere: run `npx playwright install chromium` once (used when CHROMIUM_PATH is unset),\n' +
-      '  or set CHROMIUM_PATH to a Chromium or Chrome executable.',
-  );
-}
 
 export default defineConfig<{ mode: Mode }, { mode: Mode }>({
   testDir: '.',
@@ -34,13 +18,7 @@ export default defineConfig<{ mode: Mode }, { mode: Mode }>({
     browserName: 'chromium',
     launchOptions: {
       executablePath: chromiumExecutable(),
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-dev-shm-usage',
-      ],
+      args: CHROMIUM_ARGS,
     },
     viewport: { width: 1280, height: 800 },
     screenshot: 'only-on-failure',

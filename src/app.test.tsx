@@ -1,4 +1,4 @@
-import { act, fireEvent, render, screen, within } from '@testing-library/react';
+import { act, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it, vi } from 'vitest';
 import { type ChatMessage, chatMachine, type FetchReplyOutput, type Sender } from '../machines/chat-machine';
@@ -279,10 +279,10 @@ describe('the chat screen', () => {
     expect(log.scrollTop).toBe(0);
 
     await user.type(ui.input(), 'Hello{Enter}');
-    expect(log.scrollTop).toBe(100);
+    await waitFor(() => expect(log.scrollTop).toBe(100));
 
     await act(async () => fake.latest().resolve('Hi there'));
-    expect(log.scrollTop).toBe(200);
+    await waitFor(() => expect(log.scrollTop).toBe(200));
   });
 
   it('does not send on the Enter that confirms an IME composition', () => {

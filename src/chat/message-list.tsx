@@ -17,11 +17,15 @@ export function MessageList() {
   const messages = ChatActorContext.useSelector((snapshot) => snapshot.context.messages);
   const listRef = useRef<HTMLDivElement>(null);
 
+  // In the next frame rather than straight after the commit: reading scrollHeight forces a layout, and right after a
+  // send that would hold up the request, which starts only once React has rendered the visitor's message.
   useEffect(() => {
     const list = listRef.current;
-    if (list && messages.length > 0) {
+    if (!list || messages.length === 0) return;
+    const frame = requestAnimationFrame(() => {
       list.scrollTop = list.scrollHeight;
-    }
+    });
+    return () => cancelAnimationFrame(frame);
   }, [messages.length]);
 
   const groups: number[] = [];

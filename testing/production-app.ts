@@ -1,0 +1,92 @@
+import { execFile, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+
+export const ROOT_DIR = fileURLToPath(new URL('..', import.meta.url));
+
+/**
+ * `vite build` with the project's own config, as `npm run build` runs it, with exactly these `VITE_LLM_*` values.
+ * Returns what the build printed (the size budget's report is in it).
+ */
+export async function viteBuild(args: string[], llmEnv: Record<string, string> = {}): Promise<string> {
+  // Vite lets variables already in the environment win over `.env` files, so an empty key really means "no key"
+  // (proxy mode), whatever a developer's `.env` says.
+  const env = {
+    ...process.env,
+    NODE_ENV: 'production',
+    VITE_LLM_API_KEY: '',
+    VITE_LLM_BASE_URL: '',
+    VITE_LLM_MODEL: '',
+    VITE_LLM_TIMEOUT_MS: '',
+    ...llmEnv,
+  };
+  try {
+    const { stdout, stderr } = await run(process.execPath, ['node_modules/vite/bin/vite.js', 'build', ...args], {
+      cwd: ROOT_DIR,
+      env,
+      maxBuffer: 16 * 1024 * 1024,
+    });
+    return stdout + stderr;
+  } catch (error) {
+    const failed = error as Error & { stdout?: string; stderr?: string };
+    throw new Error(`vite build ${args.join(' ')} failed:\n${failed.stdout ?? ''}${failed.stderr ?? ''}`);
+  }
+}
+
+export interface ProductionServer {
+  url: string;
+  /** Everything the server printed, line by line. */
+  output: string[];
+  close(): Promise<void>;
+}
+
+const STARTED = /AI Assistant on (http:\/\/\S+?):? /;
+
+/**
+ * Runs a build of the production server (`server/main.ts`, as `npm start` runs `dist/server/main.js`) on a free port
+ * of 127.0.0.1, configured only through `env`. It finds its client at `../client` from its own file.
+ */
+export async function startProductionServer(entry: string, env: Record<string, string>): Promise<ProductionServer> {
+  const output: string[] = [];
+  const child = spawn(process.execPath, [entry], {
+    // Not the project folder: the server reads `.env` files from its working directory, and a developer's must not
+    // change what is measured or tested.
+    cwd: dirname(entry),
+    env: { PATH: process.env.PATH, NODE_ENV: 'production', HOST: '127.0.0.1', PORT: '0', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const close = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = once(child, 'exit');
+    child.kill('SIGTERM');
+    const killer = setTimeout(() => child.kill('SIGKILL'), 5000);
+    await exited;
+    clearTimeout(killer);
+  };
+  try {
+    const url = await new Promise<string>((resolve, reject) => {
+      // The server logs every request: read it all, or a full pipe would stall it.
+      const onOutput = (chunk: Buffer) => {
+        for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) {
+          output.push(line);
+          const started = STARTED.exec(line);
+          if (started) resolve(started[1]);
+        }
+      };
+      child.stdout.on('data', onOutput);
+      child.stderr.on('data', onOutput);
+      child.once('error', reject);
+      child.once('exit', (code) =>
+        reject(new Error(`The production server exited (code ${code}) before listening:\n${output.join('\n')}`)),
+      );
+    });
+    return { url, output, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
