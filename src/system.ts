@@ -12,6 +12,17 @@ import {
   tokens,
 } from '@chakra-ui/react/theme';
 
+/**
+ * Chakra's default tokens minus those the card never resolves. Every token costs start-up work (the token dictionary,
+ * its CSS variables), which is most of what creating the system costs on a phone.
+ */
+const cardTokens = (() => {
+  const { aspectRatios, animations, blurs, zIndex, sizes, ...used } = tokens;
+  // Fractions (`1/2`) and viewport units (`dvh`) are not used; the numeric and named sizes are (recipes, `maxW`).
+  const usedSizes = Object.fromEntries(Object.entries(sizes ?? {}).filter(([name]) => !/\/|v[hw]$/.test(name)));
+  return { ...used, sizes: usedSizes };
+})();
+
 // Chakra's default theme minus the recipes this card does not use: `defaultSystem` carries all of them (about
 // 70 KB of gzip JavaScript), which would be most of the page's weight.
 const createCardSystem = () =>
@@ -24,9 +35,11 @@ const createCardSystem = () =>
       globalCss,
       theme: {
         breakpoints,
-        tokens,
+        tokens: cardTokens,
         semanticTokens,
         textStyles,
+        // Of the layer styles, the recipes here use only `disabled` (for disabled inputs and buttons).
+        layerStyles: { disabled: { value: { opacity: '0.5', cursor: 'not-allowed' } } },
         recipes: { button: buttonRecipe, heading: headingRecipe, input: inputRecipe },
       },
     }),
