@@ -29,7 +29,10 @@ export interface BenchResults {
   wallSeconds: number;
 }
 
-/** How many ms "a few milliseconds" of per-message overhead may be. */
+/**
+ * How many ms "a few milliseconds" of per-message overhead may be: what the app adds to the same path in the
+ * no-framework page, which is what the browser itself takes (its response→DOM time alone is several ms here).
+ */
 export const OVERHEAD_TARGET_MS = 5;
 /** An append in a long list may cost at most this many times an append in a short one. */
 export const APPEND_GROWTH_LIMIT = 1.5;
@@ -82,8 +85,8 @@ export function evaluate(results: BenchResults) {
     memoryProportional:
       Math.abs(slopes[1] - slopes[0]) <= MEMORY_SLOPE_TOLERANCE * Math.max(slopes[0], slopes[1]) && slopes[0] > 0,
     memorySlopes: slopes,
-    sendOverhead: overhead.app.enterToRequestMs <= OVERHEAD_TARGET_MS,
-    receiveOverhead: overhead.app.responseToDomMs <= OVERHEAD_TARGET_MS,
+    sendOverhead: overhead.app.enterToRequestMs - overhead.baseline.enterToRequestMs <= OVERHEAD_TARGET_MS,
+    receiveOverhead: overhead.app.responseToDomMs - overhead.baseline.responseToDomMs <= OVERHEAD_TARGET_MS,
   };
 }
 
@@ -253,7 +256,7 @@ export function renderTable(results: BenchResults): string {
       app: ms(overhead.app.enterToRequestMs),
       baseline: ms(overhead.baseline.enterToRequestMs),
       ratio: ratio(overhead.app.enterToRequestMs, overhead.baseline.enterToRequestMs),
-      target: `≤ ${OVERHEAD_TARGET_MS} ms`,
+      target: `≤ baseline + ${OVERHEAD_TARGET_MS} ms`,
       met: met(verdicts.sendOverhead),
     },
     {
@@ -261,7 +264,7 @@ export function renderTable(results: BenchResults): string {
       app: ms(overhead.app.responseToDomMs),
       baseline: ms(overhead.baseline.responseToDomMs),
       ratio: ratio(overhead.app.responseToDomMs, overhead.baseline.responseToDomMs),
-      target: `≤ ${OVERHEAD_TARGET_MS} ms`,
+      target: `≤ baseline + ${OVERHEAD_TARGET_MS} ms`,
       met: met(verdicts.receiveOverhead),
     },
     {
