@@ -134,15 +134,20 @@ export async function runLighthouse(
     onlyCategories: ['performance', 'accessibility', 'best-practices', 'seo'],
   };
   const results: Omit<LighthouseFigures, 'runs'>[] = [];
-  for (let run = 0; run < runs; run += 1) {
+  // Lighthouse's own trace recording now and then fails (NO_NAVSTART and the like): such a run measured nothing, so
+  // it is tried again, a few times at most, rather than ending a benchmark of several minutes.
+  let attemptsLeft = runs + 2;
+  while (results.length < runs) {
+    attemptsLeft -= 1;
     const result = await lighthouse(url, flags, formFactor === 'desktop' ? desktopConfig : undefined);
-    if (!result) throw new Error(`Lighthouse returned nothing for ${url}`);
-    if (result.lhr.runtimeError) {
-      throw new Error(
-        `Lighthouse failed on ${url}: ${result.lhr.runtimeError.code} ${result.lhr.runtimeError.message}`,
-      );
+    const failure = !result ? 'it returned nothing' : result.lhr.runtimeError;
+    if (!failure && result) {
+      results.push(figuresOf(result.lhr));
+      continue;
     }
-    results.push(figuresOf(result.lhr));
+    const reason = typeof failure === 'string' ? failure : `${failure?.code} ${failure?.message}`;
+    if (attemptsLeft <= 0) throw new Error(`Lighthouse failed on ${url}: ${reason}`);
+    console.warn(`[bench] Lighthouse failed on ${url} (${reason}); trying again`);
   }
   const mid = (pick: (figures: Omit<LighthouseFigures, 'runs'>) => number) => median(results.map(pick));
   return {
