@@ -10,4 +10,10 @@ export const TEMPERATURE = 0.7;
 /** Defaults: a hosted OpenAI-compatible provider and an instruct-tuned 7B open model it serves. */
 export const DEFAULT_BASE_URL = 'https://router.huggingface.co/v1';
 export const DEFAULT_MODEL = 'Qwen/Qwen2.5-7B-Instruct';
+/** The page's time limit for one reply, from the submit. */
 export const DEFAULT_TIMEOUT_MS = 30_000;
+/**
+ * The proxy's own upstream limit, shorter than the page's: the proxy then gives up first and answers 504 (and says so
+ * in its log), rather than the page abandoning the request and leaving the server a closed connection to explain.
+ */
+export const DEFAULT_PROXY_TIMEOUT_MS = 25_000;

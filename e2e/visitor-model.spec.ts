@@ -1,4 +1,4 @@
-import { getModelCoverage, getVisitorPaths, type VisitorPath } from '../machines/visitor-model';
+import { describeVisitorPath, getModelCoverage, getVisitorPaths, type VisitorPath } from '../machines/visitor-model';
 import type { FakeBehaviour, FakeProvider } from '../testing/fake-provider';
 import {
   type ChatPage,
@@ -135,13 +135,6 @@ async function runPath(path: VisitorPath, pathIndex: number, chat: ChatPage, fak
   });
 }
 
-function pathName(path: VisitorPath): string {
-  const [start, ...steps] = path.steps;
-  return [String(start.state.value), ...steps.map((step) => `${step.event.type} → ${String(step.state.value)}`)].join(
-    ' → ',
-  );
-}
-
 test.describe('the visitor model, driven in the browser', () => {
   const paths = getVisitorPaths();
 
@@ -153,7 +146,7 @@ test.describe('the visitor model, driven in the browser', () => {
   });
 
   paths.forEach((path, index) => {
-    test(pathName(path), async ({ chat, fake }) => {
+    test(describeVisitorPath(path), async ({ chat, fake }) => {
       await runPath(path, index, chat, fake);
     });
   });

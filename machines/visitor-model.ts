@@ -156,6 +156,14 @@ export function getVisitorPaths(model: typeof visitorModel = visitorModel): Visi
   return kept.reverse().flatMap((events) => model.getPathsFromEvents(events));
 }
 
+/** A path as a readable name, e.g. `empty → text.type → typed → message.submit → sending`. */
+export function describeVisitorPath(path: VisitorPath): string {
+  const [start, ...steps] = path.steps;
+  return [String(start.state.value), ...steps.map((step) => `${step.event.type} → ${String(step.state.value)}`)].join(
+    ' → ',
+  );
+}
+
 /** How much of the model a set of paths exercises: the states and transitions declared but never reached. */
 export interface ModelCoverage {
   states: { total: number; uncovered: string[] };

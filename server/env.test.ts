@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_BASE_URL, DEFAULT_MODEL, DEFAULT_TIMEOUT_MS } from '../contract/llm.ts';
+import { DEFAULT_BASE_URL, DEFAULT_MODEL, DEFAULT_PROXY_TIMEOUT_MS } from '../contract/llm.ts';
 import { clientAddress, clientKey } from './client-key.ts';
 import { describeUpstream, type Env, EnvError, loadDotEnvFiles, readServerEnv } from './env.ts';
 import { securityHeaders } from './security-headers.ts';
@@ -28,7 +28,7 @@ describe('readServerEnv', () => {
     expect(config.host).toBe('0.0.0.0');
     expect(config.proxy).toEqual({
       upstream: { kind: 'provider', baseURL: DEFAULT_BASE_URL, apiKey: KEY, model: DEFAULT_MODEL },
-      timeoutMs: DEFAULT_TIMEOUT_MS,
+      timeoutMs: DEFAULT_PROXY_TIMEOUT_MS,
       rateLimitPerMinute: 20,
       trustProxyHops: 0,
       security: { frameAncestors: ["'self'"], connectSrc: [] },

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseEnv } from 'node:util';
-import { DEFAULT_BASE_URL, DEFAULT_MODEL, DEFAULT_TIMEOUT_MS } from '../contract/llm.ts';
+import { DEFAULT_BASE_URL, DEFAULT_MODEL, DEFAULT_PROXY_TIMEOUT_MS } from '../contract/llm.ts';
 import type { ProxyOptions, Upstream } from './proxy.ts';
 import { DEFAULT_FRAME_ANCESTORS, parseSourceList } from './security-headers.ts';
 
@@ -115,7 +115,7 @@ export function readServerEnv(env: Env, { demoFallback = false }: { demoFallback
     host: env.HOST?.trim() || DEFAULT_HOST,
     proxy: {
       upstream,
-      timeoutMs: integer(env, 'LLM_TIMEOUT_MS', DEFAULT_TIMEOUT_MS, 1, 600_000, problems),
+      timeoutMs: integer(env, 'LLM_TIMEOUT_MS', DEFAULT_PROXY_TIMEOUT_MS, 1, 600_000, problems),
       rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', DEFAULT_RATE_LIMIT_PER_MINUTE, 0, 1_000_000, problems),
       trustProxyHops: readTrustProxy(env, problems),
       security: {

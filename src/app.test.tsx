@@ -2,7 +2,7 @@ import { act, fireEvent, render, screen, waitFor, within } from '@testing-librar
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it, vi } from 'vitest';
 import { type ChatMessage, chatMachine, type FetchReplyOutput, type Sender } from '../machines/chat-machine';
-import { getModelCoverage, getVisitorPaths, type VisitorPath } from '../machines/visitor-model';
+import { describeVisitorPath, getModelCoverage, getVisitorPaths, type VisitorPath } from '../machines/visitor-model';
 import { createControllableFetchReply } from '../testing/controllable-reply';
 import { App } from './app';
 
@@ -175,13 +175,6 @@ async function runPath(path: VisitorPath, pathIndex: number) {
   });
 }
 
-function pathName(path: VisitorPath): string {
-  const [start, ...steps] = path.steps;
-  return [String(start.state.value), ...steps.map((step) => `${step.event.type} → ${String(step.state.value)}`)].join(
-    ' → ',
-  );
-}
-
 describe('the chat as a visitor uses it (model-based)', () => {
   const paths = getVisitorPaths();
 
@@ -194,7 +187,7 @@ describe('the chat as a visitor uses it (model-based)', () => {
 
   it('has a coverage check that notices a path left out', () => {
     const blankSubmit = paths.find(
-      (path) => pathName(path) === 'empty → whitespace.type → blank → message.submit → blank',
+      (path) => describeVisitorPath(path) === 'empty → whitespace.type → blank → message.submit → blank',
     );
     expect(blankSubmit).toBeDefined();
     expect(getModelCoverage(paths.filter((path) => path !== blankSubmit))).toEqual({
@@ -205,7 +198,7 @@ describe('the chat as a visitor uses it (model-based)', () => {
   });
 
   paths.forEach((path, index) => {
-    it(pathName(path), () => runPath(path, index));
+    it(describeVisitorPath(path), () => runPath(path, index));
   });
 });
 
@@ -285,7 +278,18 @@ describe('the chat screen', () => {
     await waitFor(() => expect(log.scrollTop).toBe(200));
   });
 
-  it('does not send on the Enter that confirms an IME composition', () => {
+  it('leaves the focus where the visitor put it while waiting, rather than pulling it back to the box', async () => {
+    const { user, fake } = renderChat();
+    await user.type(ui.input(), 'Hello{Enter}');
+    act(() => ui.log().focus());
+
+    await act(async () => fake.latest().resolve('Hi there'));
+
+    expect(ui.input()).toBeEnabled();
+    expect(ui.log()).toHaveFocus();
+  });
+
+  it('cancels the Enter that confirms an IME composition (a browser then does not submit), not a plain Enter', () => {
     renderChat();
     fireEvent.change(ui.input(), { target: { value: 'にほん' } });
 

@@ -26,7 +26,7 @@ export function ChatCard() {
       shadow="md"
     >
       <Heading as="h1" size="lg" display="flex" alignItems="center" gap="2">
-        <RobotIcon boxSize="6" />
+        <RobotIcon />
         AI Assistant
       </Heading>
       <MessageList />

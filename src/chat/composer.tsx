@@ -7,12 +7,16 @@ export function Composer() {
   const actorRef = ChatActorContext.useActorRef();
   const draft = ChatActorContext.useSelector((snapshot) => snapshot.context.draft);
   const sending = ChatActorContext.useSelector((snapshot) => snapshot.matches('sending'));
+  const formRef = useRef<HTMLFormElement>(null);
   const inputRef = useRef<HTMLInputElement>(null);
   const wasSending = useRef(false);
 
-  // The input was disabled (and so lost focus) while sending: give it back when the reply arrives.
+  // The input was disabled (and so lost focus) while sending: give it back when the reply arrives, unless the
+  // visitor has meanwhile put the focus somewhere else (say, on the conversation, to read back).
   useEffect(() => {
-    if (wasSending.current && !sending) {
+    const focused = document.activeElement;
+    const focusWasOurs = !focused || focused === document.body || formRef.current?.contains(focused);
+    if (wasSending.current && !sending && focusWasOurs) {
       inputRef.current?.focus();
     }
     wasSending.current = sending;
@@ -31,7 +35,7 @@ export function Composer() {
   };
 
   return (
-    <form onSubmit={submit} style={{ display: 'flex', gap: '0.5rem', width: '100%' }}>
+    <form ref={formRef} onSubmit={submit} style={{ display: 'flex', gap: '0.5rem', width: '100%' }}>
       <TextInput
         ref={inputRef}
         name="message"

@@ -1,4 +1,4 @@
-import { Box, Flex, VisuallyHidden } from '@chakra-ui/react';
+import { Box, Flex } from '@chakra-ui/react';
 import { memo } from 'react';
 import type { ChatMessage } from '../../machines/chat-machine';
 
@@ -10,7 +10,9 @@ export const MessageBubble = memo(function MessageBubble({ text, sender }: ChatM
   const fromUser = sender === 'user';
   return (
     <Flex justify={fromUser ? 'flex-end' : 'flex-start'}>
-      <VisuallyHidden>{fromUser ? 'You:' : 'Assistant:'}</VisuallyHidden>
+      <Box as="span" srOnly>
+        {fromUser ? 'You:' : 'Assistant:'}
+      </Box>
       <Box
         data-sender={sender}
         maxW="xs"

@@ -92,7 +92,6 @@ describe('requestReply', () => {
 
   it.each([
     ['null content', { content: null }],
-    ['empty content', { content: '' }],
     ['no choices', { json: { choices: [] } }],
     ['an empty object', { json: {} }],
     ['a choice without a message', { json: { choices: [{ index: 0 }] } }],
@@ -100,6 +99,11 @@ describe('requestReply', () => {
   ])('returns null for %s', async (_, behaviour) => {
     provider.queue(behaviour);
     await expect(ask()).resolves.toBeNull();
+  });
+
+  it('returns empty content as it is, for the chat machine to answer with "No response received"', async () => {
+    provider.queue({ content: '' });
+    await expect(ask()).resolves.toBe('');
   });
 
   it.each([

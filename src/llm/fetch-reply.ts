@@ -4,8 +4,7 @@ import type { LlmConfig } from './llm-config';
 
 /**
  * Loads the request code and the openai client (about 85 KB of gzip) as one chunk, off the first paint. The app
- * calls it when the page is idle, so the first message does not wait for the download; a failed download is tried
- * again on the next call.
+ * calls it when the page is idle, so the first message does not wait for the download.
  */
 export const loadRequestReply = () =>
   import('./request-reply').then((module) => {
@@ -20,7 +19,16 @@ let loaded: typeof import('./request-reply') | undefined;
 /** The machine's `fetchReply` actor, bound to a configuration: `chatMachine.provide({ actors: { fetchReply } })`. */
 export function createFetchReply(config: LlmConfig) {
   return fromPromise<FetchReplyOutput, FetchReplyInput>(async ({ input, signal }) => {
-    const { requestReply } = loaded ?? (await loadRequestReply());
-    return requestReply(input.text, signal, config);
+    // The timeout runs from the submit: a chunk download that stalls on a poor connection counts too.
+    const deadline = AbortSignal.timeout(config.timeoutMs);
+    const { requestReply } =
+      loaded ??
+      (await Promise.race([
+        loadRequestReply(),
+        new Promise<never>((_, reject) => {
+          deadline.addEventListener('abort', () => reject(new Error('The request code did not load in time')));
+        }),
+      ]));
+    return requestReply(input.text, signal, config, deadline);
   });
 }

@@ -37,13 +37,33 @@ function clientFor(config: LlmConfig): OpenAI {
   return client;
 }
 
+/** Aborts when either signal does. (`AbortSignal.any` is missing from Safari before 17.4 and Chrome before 116.) */
+function eitherSignal(first: AbortSignal, second: AbortSignal): { signal: AbortSignal; release: () => void } {
+  const controller = new AbortController();
+  const abort = () => controller.abort();
+  for (const source of [first, second]) {
+    if (source.aborted) abort();
+    else source.addEventListener('abort', abort, { once: true });
+  }
+  const release = () => {
+    for (const source of [first, second]) source.removeEventListener('abort', abort);
+  };
+  return { signal: controller.signal, release };
+}
+
 /**
  * One chat-completion request for the visitor's latest message. Resolves with the first choice's content, or `null`
- * when the reply has none; rejects on any failure, including the whole exchange taking longer than the timeout.
+ * when the reply has none; rejects on any failure, including `deadline` passing before the whole answer is in (the
+ * caller starts it before loading this chunk, so that the download counts too).
  */
-export async function requestReply(text: string, signal: AbortSignal, config: LlmConfig): Promise<FetchReplyOutput> {
-  // The client's own timeout stops at the response headers; this deadline also covers a body that never ends.
-  const deadline = AbortSignal.timeout(config.timeoutMs);
+export async function requestReply(
+  text: string,
+  signal: AbortSignal,
+  config: LlmConfig,
+  deadline: AbortSignal = AbortSignal.timeout(config.timeoutMs),
+): Promise<FetchReplyOutput> {
+  // The client's own timeout stops at the response headers; the deadline also covers a body that never ends.
+  const stop = eitherSignal(signal, deadline);
   try {
     const completion = await clientFor(config).chat.completions.create(
       {
@@ -52,20 +72,23 @@ export async function requestReply(text: string, signal: AbortSignal, config: Ll
         max_tokens: config.maxTokens,
         temperature: config.temperature,
       },
-      { signal: AbortSignal.any([signal, deadline]) },
+      { signal: stop.signal },
     );
     // The client hands back a body it could not read as JSON (an event stream, an HTML error page) as text: that is
     // a failed call, not a reply without content.
     if (typeof completion !== 'object' || completion === null) {
       throw new Error(`The provider's answer is not a chat completion (${typeof completion})`);
     }
+    // Whether a string is worth showing (empty, only white space) is the chat machine's decision.
     const content: unknown = completion.choices?.[0]?.message?.content;
-    return typeof content === 'string' && content !== '' ? content : null;
+    return typeof content === 'string' ? content : null;
   } catch (error) {
     // Otherwise the console would say only "Request was aborted", which reads like the visitor's doing.
     if (deadline.aborted && !signal.aborted) {
       throw new Error(`No complete reply within ${config.timeoutMs} ms`, { cause: error });
     }
     throw error;
+  } finally {
+    stop.release();
   }
 }
