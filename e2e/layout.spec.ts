@@ -91,12 +91,16 @@ test('the conversation follows the newest message', async ({ chat, fake }) => {
   for (let i = 1; i <= 6; i++) {
     fake.queue({ content: `${i}: ${paragraph.repeat(3)}` });
     await exchange(chat, `Message ${i}`);
-    const scroll = await chat.log.evaluate((log) => ({
-      fromBottom: log.scrollHeight - log.clientHeight - log.scrollTop,
-      overflowing: log.scrollHeight > log.clientHeight,
-    }));
-    expect(scroll.fromBottom, `after reply ${i}, distance from the bottom of the list`).toBeLessThanOrEqual(1);
-    if (i === 6) expect(scroll.overflowing, 'the list overflows by now').toBe(true);
+    // The list scrolls in the frame after the reply is rendered, so the distance is polled rather than read once.
+    await expect
+      .poll(() => chat.log.evaluate((log) => log.scrollHeight - log.clientHeight - log.scrollTop), {
+        message: `after reply ${i}, distance from the bottom of the list`,
+      })
+      .toBeLessThanOrEqual(1);
+    if (i === 6) {
+      const overflowing = await chat.log.evaluate((log) => log.scrollHeight > log.clientHeight);
+      expect(overflowing, 'the list overflows by now').toBe(true);
+    }
     await expect(chat.bubbles('bot').last()).toBeInViewport();
   }
   await expect(chat.bubbles('user').first()).not.toBeInViewport();
