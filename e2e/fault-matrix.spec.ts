@@ -18,11 +18,16 @@ interface Fault {
   browserMayResend?: true;
 }
 
+/**
+ * A reply this late leaves the test ample time to see the page in "Sending..." first, even on a busy CI machine.
+ */
+const SLOW_REPLY_MS = 1500;
+
 /** Every way the provider can answer, and what the visitor must see. The README's fault matrix is this table. */
 const FAULTS: Fault[] = [
   {
     name: 'a reply after a delay',
-    behaviour: { content: 'Sorry to keep you waiting.', delayMs: 700 },
+    behaviour: { content: 'Sorry to keep you waiting.', delayMs: SLOW_REPLY_MS },
     shows: 'Sorry to keep you waiting.',
   },
   { name: 'null content', behaviour: { content: null }, shows: NO_CONTENT },
@@ -57,7 +62,7 @@ for (const fault of FAULTS) {
   test(`${fault.name}: the visitor sees the spec's message, then can chat on`, async ({ chat, fake, mode }) => {
     const { shows } = fault;
     const failure = shows === ERROR;
-    const slow = 'hang' in fault.behaviour || (fault.behaviour.delayMs ?? 0) >= 700;
+    const slow = 'hang' in fault.behaviour || (fault.behaviour.delayMs ?? 0) >= SLOW_REPLY_MS;
     // Every request of this message meets the fault, even one the browser sends again by itself.
     fake.respondWith(fault.behaviour);
 
