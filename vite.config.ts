@@ -6,6 +6,17 @@ import { llmServer } from './server/vite-plugin.ts';
 
 export default defineConfig({
   plugins: [react(), chakraPalette(), sizeBudget(), llmServer()],
+  resolve: {
+    alias: [
+      // @xstate/react imports the shims that give React 17 and older a useSyncExternalStore; React 19 has its own,
+      // which the shim would only look up at run time.
+      {
+        find: /^use-sync-external-store\/shim\/with-selector$/,
+        replacement: 'use-sync-external-store/with-selector',
+      },
+      { find: /^use-sync-external-store\/shim$/, replacement: 'react' },
+    ],
+  },
   build: {
     outDir: 'dist/client',
     emptyOutDir: true,
@@ -13,6 +24,9 @@ export default defineConfig({
     modulePreload: { polyfill: false },
     rolldownOptions: {
       treeshake: {
+        // @emotion/react imports hoist-non-react-statics (CommonJS, which pulls in react-is) for its side effects
+        // only, to keep a dependency that its own `withTheme` no longer uses; neither has any. About 1 KB of gzip.
+        moduleSideEffects: (id) => (/node_modules\/(hoist-non-react-statics|react-is)\//.test(id) ? false : undefined),
         // Chakra's theme module builds its full default config (every recipe) at import time through these identity
         // helpers; declaring them pure lets the bundler drop the recipes the card does not use.
         manualPureFunctions: [

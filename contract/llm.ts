@@ -10,8 +10,13 @@ export const TEMPERATURE = 0.7;
 /** Defaults: a hosted OpenAI-compatible provider and an instruct-tuned 7B open model it serves. */
 export const DEFAULT_BASE_URL = 'https://router.huggingface.co/v1';
 export const DEFAULT_MODEL = 'Qwen/Qwen2.5-7B-Instruct';
-/** The page's time limit for one reply, from the submit. */
+/**
+ * The page's time limit for a reply: from the submit to the first piece (or to the whole reply, when it is not
+ * streamed), and then between two pieces of a streamed reply.
+ */
 export const DEFAULT_TIMEOUT_MS = 30_000;
+/** How long the page waits for a first piece before telling the visitor that the model is still working. */
+export const DEFAULT_SLOW_MS = 8_000;
 /**
  * The proxy's own upstream limit, shorter than the page's: the proxy then gives up first and answers 504 (and says so
  * in its log), rather than the page abandoning the request and leaving the server a closed connection to explain.

@@ -45,6 +45,8 @@ export const E2E_MODEL = 'e2e/fake-7b-instruct';
  * In proxy mode the server gives up first (`LLM_TIMEOUT_MS`), so its own timeout path is the one exercised.
  */
 export const CLIENT_TIMEOUT_MS = 5000;
+/** The page's slow-reply hint (`VITE_LLM_SLOW_MS`): soon enough for a test to wait for it. */
+export const CLIENT_SLOW_MS = 1000;
 export const SERVER_TIMEOUT_MS = 4000;
 
 /** How long the visitor waits at most for a fault to end, per mode: the timeout that fires first, plus slack. */

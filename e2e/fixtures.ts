@@ -44,6 +44,14 @@ export class ChatPage {
   readonly input: Locator;
   readonly sendButton: Locator;
   readonly log: Locator;
+  readonly stopButton: Locator;
+  readonly retryButton: Locator;
+  /** The dots shown while the first piece of a reply is awaited (decoration, hidden from screen readers). */
+  readonly typingIndicator: Locator;
+  /** The status shown when the first piece is late. */
+  readonly slowHint: Locator;
+  /** The notes on replies the visitor stopped. */
+  readonly stoppedNotes: Locator;
   /** Every console message of type `error`, as text. */
   readonly consoleErrors: string[] = [];
   /** Uncaught exceptions in the page; any of them fails the test. */
@@ -55,6 +63,11 @@ export class ChatPage {
     this.input = page.getByRole('textbox', { name: 'Message' });
     this.sendButton = page.getByRole('button', { name: 'Send' });
     this.log = page.getByRole('log', { name: 'Conversation' });
+    this.stopButton = page.getByRole('button', { name: 'Stop', exact: true });
+    this.retryButton = page.getByRole('button', { name: 'Retry', exact: true });
+    this.typingIndicator = page.getByTestId('typing-indicator');
+    this.slowHint = this.log.getByText(/^Still working on a reply/);
+    this.stoppedNotes = this.log.getByText('Reply stopped', { exact: true });
     page.on('console', (message) => {
       if (message.type() === 'error') this.consoleErrors.push(message.text());
     });

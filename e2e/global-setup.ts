@@ -3,6 +3,7 @@ import { cp, rm } from 'node:fs/promises';
 import { viteBuild } from '../testing/production-app';
 import {
   BUILD_DIR,
+  CLIENT_SLOW_MS,
   CLIENT_TIMEOUT_MS,
   clientDir,
   DIRECT_API_KEY,
@@ -20,15 +21,16 @@ export default async function globalSetup() {
     return;
   }
   const started = Date.now();
+  const clientTimes = { VITE_LLM_TIMEOUT_MS: String(CLIENT_TIMEOUT_MS), VITE_LLM_SLOW_MS: String(CLIENT_SLOW_MS) };
   await rm(BUILD_DIR, { recursive: true, force: true });
   await Promise.all([
     viteBuild(['--outDir', clientDir('direct'), '--emptyOutDir'], {
       VITE_LLM_API_KEY: DIRECT_API_KEY,
       VITE_LLM_BASE_URL: DIRECT_PROVIDER_BASE_URL,
       VITE_LLM_MODEL: E2E_MODEL,
-      VITE_LLM_TIMEOUT_MS: String(CLIENT_TIMEOUT_MS),
+      ...clientTimes,
     }),
-    viteBuild(['--outDir', clientDir('proxy'), '--emptyOutDir'], { VITE_LLM_TIMEOUT_MS: String(CLIENT_TIMEOUT_MS) }),
+    viteBuild(['--outDir', clientDir('proxy'), '--emptyOutDir'], clientTimes),
     viteBuild(['--ssr', 'server/main.ts', '--outDir', serverDir('proxy'), '--emptyOutDir']),
   ]);
   // The same server serves both modes; each copy finds its own build at `../client`.

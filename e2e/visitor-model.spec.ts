@@ -1,5 +1,12 @@
-import { describeVisitorPath, getModelCoverage, getVisitorPaths, type VisitorPath } from '../machines/visitor-model';
-import type { FakeBehaviour, FakeProvider } from '../testing/fake-provider';
+import {
+  createVisitorMachine,
+  createVisitorModel,
+  describeVisitorPath,
+  getModelCoverage,
+  getVisitorPaths,
+  type VisitorPath,
+} from '../machines/visitor-model';
+import type { FakeBehaviour, FakeProvider, OpenStream, StreamEnd } from '../testing/fake-provider';
 import {
   type ChatPage,
   ERROR,
@@ -19,53 +26,89 @@ const EMPTY_REPLIES: FakeBehaviour[] = [{ content: null }, { content: '' }, { js
 // No dropped connection here: Chromium may send such a request again by itself (see the fault matrix).
 const FAILURES: FakeBehaviour[] = [{ status: 500 }, { status: 429 }, { raw: 'not json' }, { status: 401 }];
 
+const PIECES = ['Once', ' upon', ' a time 🤖', ' <b>there</b>'];
+const STREAM_BREAKS = ['drop', 'error'] as const;
+
 type Step = VisitorPath['steps'][number];
 
 /**
  * Drives the built app in Chromium along one generated path of the visitor model (the same model the component
- * tests run). The provider holds every request until the path says how it answers, so the sending screen can be
- * checked for as long as needed. The driver keeps the transcript the visitor should see, and every state checks the
- * whole screen against it, and the provider's requests against the messages sent.
+ * tests run). The provider holds every request until the path says how it answers, so the pending screen can be
+ * checked for as long as needed; a streamed reply is then written piece by piece. The driver keeps the transcript
+ * the visitor should see, and every state checks the whole screen against it, and the provider's requests against
+ * the messages sent and asked for again.
  */
-async function runPath(path: VisitorPath, pathIndex: number, chat: ChatPage, fake: FakeProvider) {
+async function runPath(path: VisitorPath, pathIndex: number, chat: ChatPage, fake: FakeProvider, streaming: boolean) {
   fake.respondWith({ hold: true });
   const transcript: ShownMessage[] = [];
+  const asked: string[] = [];
   let box = '';
+  let sent = '';
+  let partial = '';
+  let lastReply = '';
+  let retryable = false;
   let failures = 0;
   let lastEvent = '';
-  // Alternate Enter and the Send button, starting differently on alternate paths.
+  let stream: OpenStream | undefined;
+  // Alternate the ways of doing one thing (Enter and Send, Stop and Escape, click and keyboard on Retry), starting
+  // differently on alternate paths.
   let submits = pathIndex;
-  const counters = { texts: 0, blanks: 0, replies: 0, empty: 0, failures: 0 };
-  const next = <T>(list: T[], key: keyof typeof counters) => list[counters[key]++ % list.length];
+  let stops = pathIndex;
+  let retries = pathIndex;
+  const counters = { texts: 0, blanks: 0, replies: 0, empty: 0, failures: 0, pieces: 0, breaks: 0 };
+  const next = <T>(list: readonly T[], key: keyof typeof counters) => list[counters[key]++ % list.length];
 
   /** The conversation, the requests the provider got, and the errors logged all match what happened so far. */
-  const expectHistory = async () => {
-    await chat.expectTranscript(transcript);
-    const sent = transcript.filter((message) => message.sender === 'user').map((message) => message.text);
+  const expectHistory = async (streamed: ShownMessage[] = []) => {
+    await chat.expectTranscript([...transcript, ...streamed]);
     expect(
       fake.requests.map((request) => request.body),
       'what the provider received',
-    ).toEqual(sent.map(expectedPayload));
+    ).toEqual(asked.map((text) => ({ ...expectedPayload(text), ...(streaming ? { stream: true } : {}) })));
     await expect.poll(() => chat.chatErrors().length, { message: 'errors logged for failed calls' }).toBe(failures);
   };
+
+  const pendingAtProvider = () => fake.heldCount + (stream && !stream.closed ? 1 : 0);
 
   const expectIdle = async (value: string) => {
     await chat.expectIdle();
     await expect(chat.input).toHaveValue(value);
-    expect(fake.heldCount, 'requests pending').toBe(0);
+    await expect(chat.stopButton).toHaveCount(0);
+    await expect(chat.retryButton).toHaveCount(retryable ? 1 : 0);
+    await expect(chat.typingIndicator).toHaveCount(0);
+    await expect(chat.log).toHaveAttribute('aria-busy', 'false');
+    await expect.poll(pendingAtProvider, { message: 'requests pending at the provider' }).toBe(0);
   };
 
-  const expectReplied = async (last: string) => {
+  const expectSettled = async (last: string | null) => {
     await expectHistory();
     await expectIdle('');
-    expect(transcript.at(-1)).toEqual({ sender: 'bot', text: last });
-    // Right after a reply the box has the focus again, so the visitor can type on.
+    if (last !== null) expect(transcript.at(-1)).toEqual({ sender: 'bot', text: last });
+    // Right after a reply (or a stop) the box has the focus again, so the visitor can type on.
     if (lastEvent.startsWith('reply.')) await expect(chat.input).toBeFocused();
   };
 
-  const answer = async (behaviour: FakeBehaviour, shown: string) => {
-    fake.release(behaviour);
-    transcript.push({ sender: 'bot', text: shown });
+  const expectPending = async (streamed: ShownMessage[]) => {
+    await expect.poll(pendingAtProvider, { message: 'requests pending at the provider' }).toBe(1);
+    await expectHistory(streamed);
+    await chat.expectSending();
+    await expect(chat.stopButton).toBeEnabled();
+    await expect(chat.retryButton).toHaveCount(0);
+  };
+
+  const expectWaiting = async () => {
+    await expectPending([]);
+    expect(transcript.at(-1)).toEqual({ sender: 'user', text: sent });
+    await expect(chat.typingIndicator).toBeVisible();
+    await expect(chat.log).toHaveAttribute('aria-busy', 'false');
+  };
+
+  /** Ends the pending reply as `behaviour` says (a held request) or as `ending` says (a stream already open). */
+  const settle = async (outcome: { behaviour: FakeBehaviour } | { ending: StreamEnd }, shown: ShownMessage[]) => {
+    if ('behaviour' in outcome) fake.release(outcome.behaviour);
+    else stream?.end(outcome.ending);
+    transcript.push(...shown);
+    partial = '';
     await expect(chat.bubbles()).toHaveCount(transcript.length);
   };
 
@@ -86,15 +129,27 @@ async function runPath(path: VisitorPath, pathIndex: number, chat: ChatPage, fak
         await expectHistory();
         await expectIdle(box);
       },
-      sending: async () => {
-        await expect.poll(() => fake.heldCount, { message: 'requests held at the provider' }).toBe(1);
-        await expectHistory();
-        await chat.expectSending();
-        expect(transcript.at(-1)?.sender).toBe('user');
+      waiting: expectWaiting,
+      slow: async () => {
+        await expectWaiting();
+        await expect(chat.slowHint).toContainText('Stop');
       },
-      answered: () => expectReplied(REPLIES[(counters.replies - 1) % REPLIES.length]),
-      unanswered: () => expectReplied(NO_CONTENT),
-      failed: () => expectReplied(ERROR),
+      streaming: async () => {
+        await expectPending([{ sender: 'bot', text: partial }]);
+        await expect(chat.typingIndicator).toHaveCount(0);
+        await expect(chat.log).toHaveAttribute('aria-busy', 'true');
+      },
+      answered: () => expectSettled(lastReply),
+      unanswered: () => expectSettled(NO_CONTENT),
+      failed: () => expectSettled(ERROR),
+      stopped: async () => {
+        await expectSettled(null);
+        await expect(chat.stoppedNotes.last()).toBeVisible();
+        // Stop reaches the provider: its request is closed, so it stops generating (and billing).
+        await expect
+          .poll(() => fake.requests.at(-1)?.aborted, { message: 'the provider saw the request end' })
+          .toBe(true);
+      },
     },
     events: {
       'text.type': async () => {
@@ -111,43 +166,103 @@ async function runPath(path: VisitorPath, pathIndex: number, chat: ChatPage, fak
         if (submits++ % 2 === 0) await chat.input.press('Enter');
         else await chat.sendButton.click();
         // The model says whether this submit sends; if it does not, the next state's checks prove nothing was sent.
-        if (state.matches('sending')) {
-          transcript.push({ sender: 'user', text: box });
+        if (state.value === 'waiting') {
+          sent = box;
+          transcript.push({ sender: 'user', text: sent });
+          asked.push(sent);
           box = '';
+          retryable = false;
+          stream = undefined;
         }
         lastEvent = 'message.submit';
       },
+      'reply.slow': async () => {
+        await expect(chat.slowHint).toBeVisible({ timeout: 10_000 });
+        lastEvent = 'reply.slow';
+      },
+      'reply.piece': async () => {
+        if (!stream) {
+          fake.release({ openStream: true });
+          await expect.poll(() => fake.streams.length, { message: 'streams opened' }).toBeGreaterThan(0);
+          stream = fake.streams.at(-1);
+        }
+        const piece = next(PIECES, 'pieces');
+        stream?.piece(piece);
+        partial += piece;
+        lastEvent = 'reply.piece';
+      },
       'reply.content': async () => {
-        const reply = next(REPLIES, 'replies');
-        await answer({ content: reply }, reply);
+        if (stream) {
+          lastReply = partial;
+          await settle({ ending: 'done' }, [{ sender: 'bot', text: partial }]);
+        } else {
+          lastReply = next(REPLIES, 'replies');
+          const behaviour = streaming ? { stream: [lastReply] } : { content: lastReply };
+          await settle({ behaviour }, [{ sender: 'bot', text: lastReply }]);
+        }
         lastEvent = 'reply.content';
       },
       'reply.empty': async () => {
-        await answer(next(EMPTY_REPLIES, 'empty'), NO_CONTENT);
+        await settle({ behaviour: streaming ? { stream: [] } : next(EMPTY_REPLIES, 'empty') }, [
+          { sender: 'bot', text: NO_CONTENT },
+        ]);
         lastEvent = 'reply.empty';
       },
       'reply.fail': async () => {
         failures++;
-        await answer(next(FAILURES, 'failures'), ERROR);
+        const kept: ShownMessage[] = partial ? [{ sender: 'bot', text: partial }] : [];
+        const outcome = stream ? { ending: next(STREAM_BREAKS, 'breaks') } : { behaviour: next(FAILURES, 'failures') };
+        await settle(outcome, [...kept, { sender: 'bot', text: ERROR }]);
+        retryable = true;
         lastEvent = 'reply.fail';
+      },
+      'reply.stop': async () => {
+        if (stops++ % 2 === 0) await chat.stopButton.click();
+        else await chat.page.keyboard.press('Escape');
+        if (partial) transcript.push({ sender: 'bot', text: partial });
+        partial = '';
+        retryable = true;
+        lastEvent = 'reply.stop';
+      },
+      'reply.retry': async () => {
+        if (retries++ % 2 === 0) {
+          await chat.retryButton.click();
+        } else {
+          await chat.retryButton.focus();
+          await chat.page.keyboard.press('Enter');
+        }
+        // The failed attempt's messages give way; the visitor's message is not repeated.
+        transcript.splice(transcript.findLastIndex((message) => message.sender === 'user') + 1);
+        asked.push(sent);
+        retryable = false;
+        stream = undefined;
+        lastEvent = 'reply.retry';
       },
     },
   });
 }
 
-test.describe('the visitor model, driven in the browser', () => {
-  const paths = getVisitorPaths();
+// A proxy-mode build streams by default; a direct-mode build asks for whole replies (the specification's request).
+for (const { streaming, mode, states, transitions } of [
+  { streaming: true, mode: 'proxy', states: 10, transitions: 38 },
+  { streaming: false, mode: 'direct', states: 9, transitions: 32 },
+] as const) {
+  test.describe(`the visitor model, driven in the browser (${mode} mode, streaming: ${streaming})`, () => {
+    test.skip(({ mode: running }) => running !== mode, `this build is the ${mode}-mode one`);
+    const model = createVisitorModel({ streaming });
+    const paths = getVisitorPaths(model);
 
-  test('the paths cover every state and every transition of the visitor model', () => {
-    expect(getModelCoverage(paths)).toEqual({
-      states: { total: 7, uncovered: [] },
-      transitions: { total: 21, uncovered: [] },
+    test('the paths cover every state and every transition of the visitor model', () => {
+      expect(getModelCoverage(paths, createVisitorMachine({ streaming }))).toEqual({
+        states: { total: states, uncovered: [] },
+        transitions: { total: transitions, uncovered: [] },
+      });
+    });
+
+    paths.forEach((path, index) => {
+      test(describeVisitorPath(path), async ({ chat, fake }) => {
+        await runPath(path, index, chat, fake, streaming);
+      });
     });
   });
-
-  paths.forEach((path, index) => {
-    test(describeVisitorPath(path), async ({ chat, fake }) => {
-      await runPath(path, index, chat, fake);
-    });
-  });
-});
+}

@@ -2,13 +2,13 @@
 import { describe, expect, it, vi } from 'vitest';
 import { type Actor, createActor, waitFor } from 'xstate';
 import { createControllableFetchReply } from '../testing/controllable-reply';
-import { type ChatMessage, chatMachine, ERROR_MESSAGE, NO_CONTENT_MESSAGE } from './chat-machine';
+import { type ChatMessage, chatMachine, ERROR_MESSAGE, NO_CONTENT_MESSAGE, ReplyTimeoutError } from './chat-machine';
 
 type ChatActor = Actor<typeof chatMachine>;
 
-function startChat() {
+function startChat(delays: { slowHint?: number; replyTimeout?: number } = {}) {
   const fake = createControllableFetchReply();
-  const actor: ChatActor = createActor(chatMachine.provide({ actors: { fetchReply: fake.logic } }));
+  const actor: ChatActor = createActor(chatMachine.provide({ actors: { fetchReply: fake.logic }, delays }));
   actor.start();
   return { actor, fake };
 }
@@ -28,8 +28,8 @@ describe('chat machine', () => {
   it('starts idle with an empty conversation and an empty draft', () => {
     const { actor } = startChat();
     const snapshot = actor.getSnapshot();
-    expect(snapshot.value).toBe('idle');
-    expect(snapshot.context).toEqual({ messages: [], draft: '' });
+    expect(snapshot.value).toEqual({ idle: 'ready' });
+    expect(snapshot.context).toEqual({ messages: [], draft: '', reply: '' });
   });
 
   it("exports the spec's texts", () => {
@@ -42,7 +42,7 @@ describe('chat machine', () => {
     actor.send({ type: 'draft.change', text: 'Hel' });
     actor.send({ type: 'draft.change', text: 'Hello' });
     expect(actor.getSnapshot().context.draft).toBe('Hello');
-    expect(actor.getSnapshot().value).toBe('idle');
+    expect(actor.getSnapshot().matches('idle')).toBe(true);
     expect(actor.getSnapshot().context.messages).toEqual([]);
   });
 
@@ -60,7 +60,7 @@ describe('chat machine', () => {
       actor.send({ type: 'message.submit' });
 
       const snapshot = actor.getSnapshot();
-      expect(snapshot.value).toBe('idle');
+      expect(snapshot.matches('idle')).toBe(true);
       expect(snapshot.context.messages).toEqual([]);
       expect(snapshot.context.draft).toBe(text);
       expect(fake.calls).toHaveLength(0);
@@ -82,11 +82,11 @@ describe('chat machine', () => {
       actor.send({ type: 'message.submit' });
 
       const snapshot = actor.getSnapshot();
-      expect(snapshot.value).toBe('sending');
+      expect(snapshot.value).toEqual({ sending: { waiting: 'quiet' } });
       expect(snapshot.context.messages).toEqual([{ text, sender: 'user' }]);
       expect(snapshot.context.draft).toBe('');
       expect(fake.calls).toHaveLength(1);
-      expect(fake.latest().input).toEqual({ text });
+      expect(fake.latest().input.text).toBe(text);
     });
 
     it('keeps all 50 000 characters, untrimmed', () => {
@@ -97,7 +97,7 @@ describe('chat machine', () => {
       submit(actor, text);
 
       expect(actor.getSnapshot().context.messages).toEqual([{ text, sender: 'user' }]);
-      expect(fake.latest().input).toEqual({ text });
+      expect(fake.latest().input.text).toBe(text);
     });
   });
 
@@ -110,7 +110,7 @@ describe('chat machine', () => {
     submit(actor, 'second question');
 
     expect(fake.calls).toHaveLength(2);
-    expect(fake.calls[1].input).toEqual({ text: 'second question' });
+    expect(fake.calls[1].input.text).toBe('second question');
     expect(actor.getSnapshot().context.messages).toEqual<ChatMessage[]>([
       { text: 'first question', sender: 'user' },
       { text: 'first answer', sender: 'bot' },
@@ -127,7 +127,7 @@ describe('chat machine', () => {
     actor.send({ type: 'message.submit' });
 
     const snapshot = actor.getSnapshot();
-    expect(snapshot.value).toBe('sending');
+    expect(snapshot.matches('sending')).toBe(true);
     expect(snapshot.can({ type: 'message.submit' })).toBe(false);
     expect(snapshot.can({ type: 'draft.change', text: 'x' })).toBe(false);
     expect(snapshot.context.draft).toBe('');
@@ -142,8 +142,10 @@ describe('chat machine', () => {
 
     await backToIdle(actor);
 
+    expect(actor.getSnapshot().value).toEqual({ idle: 'ready' });
     expect(actor.getSnapshot().context).toEqual({
       draft: '',
+      reply: '',
       messages: [
         { text: 'Hi', sender: 'user' },
         { text: '  Hello! <i>How</i> can I help? 🤖 ', sender: 'bot' },
@@ -185,8 +187,9 @@ describe('chat machine', () => {
       { text: ERROR, sender: 'bot' },
     ]);
 
+    expect(actor.getSnapshot().value).toEqual({ idle: 'retryable' });
     submit(actor, 'Again');
-    expect(actor.getSnapshot().value).toBe('sending');
+    expect(actor.getSnapshot().matches('sending')).toBe(true);
     expect(fake.calls).toHaveLength(2);
   });
 
@@ -228,5 +231,207 @@ describe('chat machine', () => {
       expect.anything(),
       expect.objectContaining({ message: expect.stringContaining('not provided') }),
     );
+  });
+
+  describe('streaming', () => {
+    it('shows each piece as it arrives, and the whole reply as one message at the end', async () => {
+      const { actor, fake } = startChat();
+      submit(actor, 'Tell me a story');
+      expect(actor.getSnapshot().matches({ sending: 'waiting' })).toBe(true);
+
+      fake.latest().delta('Once');
+      expect(actor.getSnapshot().value).toEqual({ sending: 'streaming' });
+      expect(actor.getSnapshot().context.reply).toBe('Once');
+      fake.latest().delta(' upon a time');
+      expect(actor.getSnapshot().context.reply).toBe('Once upon a time');
+      expect(actor.getSnapshot().context.messages).toEqual([{ text: 'Tell me a story', sender: 'user' }]);
+
+      fake.latest().resolve('Once upon a time');
+      await backToIdle(actor);
+
+      expect(actor.getSnapshot().value).toEqual({ idle: 'ready' });
+      expect(actor.getSnapshot().context).toMatchObject({
+        reply: '',
+        messages: [
+          { text: 'Tell me a story', sender: 'user' },
+          { text: 'Once upon a time', sender: 'bot' },
+        ],
+      });
+    });
+
+    it('keeps the text received so far when the stream fails, and follows it with the error message', async () => {
+      const consoleError = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+      const { actor, fake } = startChat();
+      submit(actor, 'Hi');
+      fake.latest().delta('Half a rep');
+      const failure = new Error('stream broke off');
+
+      fake.latest().reject(failure);
+      await backToIdle(actor);
+
+      expect(actor.getSnapshot().value).toEqual({ idle: 'retryable' });
+      expect(actor.getSnapshot().context.messages).toEqual([
+        { text: 'Hi', sender: 'user' },
+        { text: 'Half a rep', sender: 'bot' },
+        { text: ERROR, sender: 'bot' },
+      ]);
+      expect(consoleError).toHaveBeenCalledWith('Chat request failed:', failure);
+    });
+
+    it('ignores a piece that arrives after the reply ended', async () => {
+      const { actor, fake } = startChat();
+      submit(actor, 'Hi');
+      const call = fake.latest();
+      call.resolve('Done');
+      await backToIdle(actor);
+
+      call.delta('late');
+
+      expect(actor.getSnapshot().context.reply).toBe('');
+      expect(actor.getSnapshot().context.messages.at(-1)).toEqual({ text: 'Done', sender: 'bot' });
+    });
+  });
+
+  describe('the wait', () => {
+    it('says the reply is slow after slowHint without a first piece, and not once one has arrived', async () => {
+      const { actor, fake } = startChat({ slowHint: 30 });
+      submit(actor, 'Hi');
+      expect(actor.getSnapshot().value).toEqual({ sending: { waiting: 'quiet' } });
+
+      await waitFor(actor, (snapshot) => snapshot.matches({ sending: { waiting: 'slow' } }), { timeout: 1000 });
+      fake.latest().delta('Hello');
+
+      expect(actor.getSnapshot().value).toEqual({ sending: 'streaming' });
+    });
+
+    it('fails with the error message when no first piece comes within replyTimeout, and abandons the request', async () => {
+      const consoleError = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+      const { actor, fake } = startChat({ replyTimeout: 40 });
+      submit(actor, 'Hi');
+
+      await backToIdle(actor);
+
+      expect(actor.getSnapshot().value).toEqual({ idle: 'retryable' });
+      expect(actor.getSnapshot().context.messages.at(-1)).toEqual({ text: ERROR, sender: 'bot' });
+      expect(fake.latest().signal.aborted).toBe(true);
+      expect(consoleError).toHaveBeenCalledWith('Chat request failed:', expect.any(ReplyTimeoutError));
+    });
+
+    it('restarts the deadline with each piece, and fails a stream that stalls, keeping what came', async () => {
+      vi.spyOn(console, 'error').mockImplementation(() => undefined);
+      const { actor, fake } = startChat({ replyTimeout: 60 });
+      submit(actor, 'Hi');
+      // Pieces 40 ms apart: more than the deadline in all, less between any two.
+      for (const piece of ['a', 'b', 'c']) {
+        await new Promise((resolve) => setTimeout(resolve, 40));
+        fake.latest().delta(piece);
+        expect(actor.getSnapshot().matches({ sending: 'streaming' })).toBe(true);
+      }
+
+      await backToIdle(actor);
+
+      expect(actor.getSnapshot().context.messages).toEqual([
+        { text: 'Hi', sender: 'user' },
+        { text: 'abc', sender: 'bot' },
+        { text: ERROR, sender: 'bot' },
+      ]);
+      expect(fake.latest().signal.aborted).toBe(true);
+    });
+  });
+
+  describe('Stop', () => {
+    it('ends a streaming reply at once, keeps its text marked as stopped, and abandons the request', () => {
+      const { actor, fake } = startChat();
+      submit(actor, 'Hi');
+      fake.latest().delta('Partial');
+
+      actor.send({ type: 'reply.stop' });
+
+      expect(actor.getSnapshot().value).toEqual({ idle: 'retryable' });
+      expect(actor.getSnapshot().context.messages).toEqual([
+        { text: 'Hi', sender: 'user' },
+        { text: 'Partial', sender: 'bot', stopped: true },
+      ]);
+      expect(fake.latest().signal.aborted).toBe(true);
+    });
+
+    it('ends a reply still awaited, with an empty stopped reply', () => {
+      const { actor, fake } = startChat();
+      submit(actor, 'Hi');
+
+      actor.send({ type: 'reply.stop' });
+
+      expect(actor.getSnapshot().context.messages.at(-1)).toEqual({ text: '', sender: 'bot', stopped: true });
+      expect(fake.latest().signal.aborted).toBe(true);
+    });
+
+    it('is not possible while idle', () => {
+      const { actor } = startChat();
+      expect(actor.getSnapshot().can({ type: 'reply.stop' })).toBe(false);
+    });
+  });
+
+  describe('Retry', () => {
+    it('asks again for the same message in one new request, replacing the failed attempt', async () => {
+      vi.spyOn(console, 'error').mockImplementation(() => undefined);
+      const { actor, fake } = startChat();
+      submit(actor, 'Hi');
+      fake.latest().delta('Hal');
+      fake.latest().reject(new Error('broke off'));
+      await backToIdle(actor);
+      actor.send({ type: 'draft.change', text: 'a draft in progress' });
+
+      actor.send({ type: 'reply.retry' });
+
+      expect(fake.calls).toHaveLength(2);
+      expect(fake.latest().input.text).toBe('Hi');
+      expect(actor.getSnapshot().context.messages).toEqual([{ text: 'Hi', sender: 'user' }]);
+      expect(actor.getSnapshot().context.draft).toBe('a draft in progress');
+      expect(actor.getSnapshot().can({ type: 'reply.retry' })).toBe(false);
+
+      fake.latest().resolve('Hello');
+      await backToIdle(actor);
+      expect(actor.getSnapshot().context.messages).toEqual([
+        { text: 'Hi', sender: 'user' },
+        { text: 'Hello', sender: 'bot' },
+      ]);
+      expect(actor.getSnapshot().can({ type: 'reply.retry' })).toBe(false);
+    });
+
+    it('asks again after a stop', () => {
+      const { actor, fake } = startChat();
+      submit(actor, 'Hi');
+      actor.send({ type: 'reply.stop' });
+
+      actor.send({ type: 'reply.retry' });
+
+      expect(fake.calls.map((call) => call.input.text)).toEqual(['Hi', 'Hi']);
+      expect(actor.getSnapshot().context.messages).toEqual([{ text: 'Hi', sender: 'user' }]);
+    });
+
+    it.each([
+      ['before anything was sent', () => startChat().actor],
+      [
+        'after a reply',
+        () => {
+          const { actor, fake } = startChat();
+          submit(actor, 'Hi');
+          fake.latest().resolve('Hello');
+          return actor;
+        },
+      ],
+      [
+        'while a reply is pending',
+        () => {
+          const { actor } = startChat();
+          submit(actor, 'Hi');
+          return actor;
+        },
+      ],
+    ])('is not offered %s', async (_, start) => {
+      const actor = start();
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      expect(actor.getSnapshot().can({ type: 'reply.retry' })).toBe(false);
+    });
   });
 });

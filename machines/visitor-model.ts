@@ -2,8 +2,8 @@ import { setup } from 'xstate';
 import { adjacencyMapToArray, createTestModel, type StatePath, type TestPath } from 'xstate/graph';
 
 /**
- * What a visitor can do to the chat, and what the provider can do in answer. The events carry no data: the test
- * that drives the real system picks the text and the reply.
+ * What a visitor can do to the chat, and what the provider (or time) can do in answer. The events carry no data: the
+ * test that drives the real system picks the text and the reply.
  *
  * - `text.type`: the visitor puts a non-empty message in the message box, replacing what was there (the test picks
  *   the text; it may have leading or trailing spaces, markup or emoji, but not only whitespace).
@@ -11,34 +11,62 @@ import { adjacencyMapToArray, createTestModel, type StatePath, type TestPath } f
  *   there.
  * - `message.submit`: the visitor sends the box's contents, by pressing Enter in the box or clicking Send (either
  *   one: the test may alternate). Only possible while the box and the button are enabled, i.e. not while sending.
- * - `reply.content`: the provider answers the pending request with content (the test picks it).
- * - `reply.empty`: the provider answers the pending request without content (`null` or `''`).
- * - `reply.fail`: the pending request fails (an error, an HTTP error status, a dropped connection, a timeout…).
+ * - `reply.slow`: the slow-reply time passes without a first piece of the reply.
+ * - `reply.piece`: a piece of a streamed reply arrives (only when replies stream).
+ * - `reply.content`: the reply completes with content: a whole answer, or the end of the stream.
+ * - `reply.empty`: the reply completes without content (`null`, `''`, or a stream with no content).
+ * - `reply.fail`: the pending request fails (an error, an HTTP error status, a dropped connection, a stream that
+ *   breaks off, a timeout…).
+ * - `reply.stop`: the visitor stops the pending reply (the Stop button or Escape, alternately).
+ * - `reply.retry`: the visitor asks again for the reply that failed or was stopped (the Retry button, by mouse or
+ *   keyboard).
  */
 export type VisitorEvent =
   | { type: 'text.type' }
   | { type: 'whitespace.type' }
   | { type: 'message.submit' }
+  | { type: 'reply.slow' }
+  | { type: 'reply.piece' }
   | { type: 'reply.content' }
   | { type: 'reply.empty' }
-  | { type: 'reply.fail' };
+  | { type: 'reply.fail' }
+  | { type: 'reply.stop' }
+  | { type: 'reply.retry' };
 
 /**
  * What the visitor sees, one state each. In every state the conversation shows all the messages exchanged so far,
- * oldest first; a driver keeps that transcript itself, since the model does not count messages.
+ * oldest first; a driver keeps that transcript itself, since the model does not count messages. Retry is offered
+ * exactly while the last reply failed or was stopped and nothing has been sent since (a driver tracks that too, as
+ * typing keeps it offered).
  *
  * - `empty`: nothing typed yet; the box is empty, enabled, with the placeholder 'Your message here'.
  * - `blank`: the box holds only whitespace; submitting sends nothing and adds no message.
  * - `typed`: the box holds a non-empty message; submitting sends it.
- * - `sending`: the visitor's message is the last in the conversation, exactly as typed; the box is empty and
- *   disabled with the placeholder 'Sending...', the Send button is disabled; exactly one request is pending, for
- *   that message alone.
- * - `answered`: the reply's content is the last message, from the bot; the box is empty, enabled and focused.
- * - `unanswered`: the last message is the bot's 'No response received'; the box is empty, enabled and focused.
- * - `failed`: the last message is the bot's 'Error: Unable to get response' (and the error was logged); the box is
- *   empty, enabled and focused, so the visitor can type again.
+ * - `waiting`: a request is pending and no piece of the reply has arrived: the visitor's message is the last in the
+ *   conversation, exactly as typed, with a typing indicator after it; the box is empty and disabled with the
+ *   placeholder 'Sending...', the Send button is disabled, Stop is offered, Retry is not; exactly one request is
+ *   pending, for that message alone.
+ * - `slow`: as `waiting`, and a status says that the model is still working and that Stop is there.
+ * - `streaming`: as `waiting`, but the reply so far shows in a bot bubble that grows, instead of the typing
+ *   indicator, and the conversation is busy (`aria-busy`) so that it is announced once, complete.
+ * - `answered`: the reply's content is the last message, from the bot; the box is enabled and focused.
+ * - `unanswered`: the last message is the bot's 'No response received'; the box is enabled and focused.
+ * - `failed`: the last message is the bot's 'Error: Unable to get response' (and the error was logged), after the
+ *   text that had streamed in, if any; the box is enabled and focused; Retry is offered.
+ * - `stopped`: the reply shows what had arrived and says it was stopped; the box is enabled and focused; Retry is
+ *   offered.
  */
-export type VisitorState = 'empty' | 'blank' | 'typed' | 'sending' | 'answered' | 'unanswered' | 'failed';
+export type VisitorState =
+  | 'empty'
+  | 'blank'
+  | 'typed'
+  | 'waiting'
+  | 'slow'
+  | 'streaming'
+  | 'answered'
+  | 'unanswered'
+  | 'failed'
+  | 'stopped';
 
 // Every idle state offers the same three moves. Submitting an empty or whitespace-only box is a self-loop: nothing
 // is sent and nothing appears. It names its own state as target because xstate/graph skips a transition with neither
@@ -50,55 +78,86 @@ const typing = {
 function submitNothing<TState extends VisitorState>(state: TState) {
   return { 'message.submit': { target: state, description: 'Nothing is sent and no message appears.' } } as const;
 }
+// How a pending reply can end, from any of the sending states.
+const ending = {
+  'reply.content': { target: 'answered' },
+  'reply.fail': { target: 'failed' },
+  'reply.stop': { target: 'stopped' },
+} as const;
+const retry = { 'reply.retry': { target: 'waiting' } } as const;
 
 /**
  * The invoke-free model of the chat as a visitor experiences it, for `createTestModel` from `xstate/graph` (which
  * refuses `invoke` and `after`). It is not the app's machine (`chat-machine.ts`): it names what can be observed, so
  * the same paths can drive the rendered app with a fake reply actor and the built app against a fake provider.
+ * Without `streaming` (a build whose replies come whole) no piece arrives on its own, so the model has no
+ * `streaming` state.
  */
-export const visitorMachine = setup({
-  types: { events: {} as VisitorEvent },
-}).createMachine({
-  id: 'visitor',
-  initial: 'empty',
-  states: {
-    empty: {
-      description: 'Nothing typed yet: the box is empty and enabled.',
-      on: { ...typing, ...submitNothing('empty') },
-    },
-    blank: {
-      description: 'The box holds only whitespace.',
-      on: { ...typing, ...submitNothing('blank') },
-    },
-    typed: {
-      description: 'The box holds a non-empty message.',
-      on: { ...typing, 'message.submit': { target: 'sending' } },
-    },
-    sending: {
-      description: "The visitor's message is shown; the box and the button are disabled until the reply.",
-      on: {
-        'reply.content': { target: 'answered' },
-        'reply.empty': { target: 'unanswered' },
-        'reply.fail': { target: 'failed' },
+export function createVisitorMachine({ streaming }: { streaming: boolean }) {
+  const firstPiece = streaming ? ({ 'reply.piece': { target: 'streaming' } } as const) : {};
+  return setup({
+    types: { events: {} as VisitorEvent },
+  }).createMachine({
+    id: 'visitor',
+    initial: 'empty',
+    states: {
+      empty: {
+        description: 'Nothing typed yet: the box is empty and enabled.',
+        on: { ...typing, ...submitNothing('empty') },
+      },
+      blank: {
+        description: 'The box holds only whitespace.',
+        on: { ...typing, ...submitNothing('blank') },
+      },
+      typed: {
+        description: 'The box holds a non-empty message.',
+        on: { ...typing, 'message.submit': { target: 'waiting' } },
+      },
+      waiting: {
+        description: "The visitor's message is shown with a typing indicator; the controls are disabled; Stop.",
+        on: { 'reply.slow': { target: 'slow' }, ...firstPiece, ...ending, 'reply.empty': { target: 'unanswered' } },
+      },
+      slow: {
+        description: 'Still waiting for a first piece: a status says the model is working and that Stop is there.',
+        on: { ...firstPiece, ...ending, 'reply.empty': { target: 'unanswered' } },
+      },
+      ...(streaming
+        ? {
+            streaming: {
+              description: 'The reply grows in its bubble as pieces arrive; Stop.',
+              on: { 'reply.piece': { target: 'streaming' }, ...ending },
+            },
+          }
+        : {}),
+      answered: {
+        description: "The reply's content is the last message.",
+        on: { ...typing, ...submitNothing('answered') },
+      },
+      unanswered: {
+        description: "The last message is 'No response received'.",
+        on: { ...typing, ...submitNothing('unanswered') },
+      },
+      failed: {
+        description: "The last message is 'Error: Unable to get response'; Retry.",
+        on: { ...typing, ...submitNothing('failed'), ...retry },
+      },
+      stopped: {
+        description: 'The reply so far is shown as stopped; Retry.',
+        on: { ...typing, ...submitNothing('stopped'), ...retry },
       },
     },
-    answered: {
-      description: "The reply's content is the last message.",
-      on: { ...typing, ...submitNothing('answered') },
-    },
-    unanswered: {
-      description: "The last message is 'No response received'.",
-      on: { ...typing, ...submitNothing('unanswered') },
-    },
-    failed: {
-      description: "The last message is 'Error: Unable to get response'.",
-      on: { ...typing, ...submitNothing('failed') },
-    },
-  },
-});
+  });
+}
 
-/** The test model: `visitorModel.testPath(path, { states, events })`, or `path.test({ states, events })`. */
-export const visitorModel = createTestModel(visitorMachine);
+/** The model of a build whose replies stream (the proxy's default). */
+export const visitorMachine = createVisitorMachine({ streaming: true });
+export type VisitorMachine = typeof visitorMachine;
+
+/** A test model: `createVisitorModel({ streaming }).testPath(path, { states, events })`, or `path.test(...)`. */
+export function createVisitorModel(options: { streaming: boolean }) {
+  return createTestModel(createVisitorMachine(options));
+}
+export type VisitorModel = ReturnType<typeof createVisitorModel>;
 
 export type VisitorSnapshot = ReturnType<typeof visitorMachine.getInitialSnapshot>;
 export type VisitorPath = TestPath<VisitorSnapshot, VisitorEvent>;
@@ -129,7 +188,7 @@ function isPrefix(short: readonly VisitorEvent[], long: readonly VisitorEvent[])
  * its event; then it drops every path that is the beginning of another one, since running the longer one checks
  * each state along the way anyway.
  */
-export function getVisitorPaths(model: typeof visitorModel = visitorModel): VisitorPath[] {
+export function getVisitorPaths(model: VisitorModel): VisitorPath[] {
   const shortest = new Map<VisitorState, VisitorEvent[]>();
   for (const path of model.getShortestPaths({ allowDuplicatePaths: true })) {
     const state = stateOf(path.state);
@@ -174,11 +233,11 @@ export interface ModelCoverage {
 /**
  * Checks paths against the machine's own declaration (each state node and each transition in its `on`), so that a
  * state or a transition that no path reaches shows up here whatever generated the paths. Pure: reads its arguments
- * only. Works for flat machines without guards, like `visitorMachine`.
+ * only. Works for flat machines without guards, like the visitor models.
  */
 export function getModelCoverage(
   paths: readonly StatePath<VisitorSnapshot, VisitorEvent>[],
-  machine: typeof visitorMachine = visitorMachine,
+  machine: VisitorMachine,
 ): ModelCoverage {
   const declaredStates = Object.keys(machine.root.states);
   const declaredTransitions = Object.values(machine.root.states).flatMap((node) =>

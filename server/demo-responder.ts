@@ -4,6 +4,8 @@ import type { ChatRequest } from './chat-request.ts';
 export const DEMO_MODEL = 'demo-responder';
 
 const QUOTE_LIMIT = 80;
+/** The pause between two words of a streamed demo reply. */
+export const DEMO_PIECE_MS = 40;
 
 /** The demo's reply: says plainly that no model answered, and how to configure one. */
 export function demoReplyText(userText: string): string {
@@ -40,30 +42,22 @@ export function demoResponse(request: ChatRequest): Response {
   const event = (data: unknown) =>
     encoder.encode(`data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`);
   const words = text.match(/\S+\s*/g) ?? [];
+  const chunks = [
+    completionChunk({ object: 'chat.completion.chunk', choices: [{ index: 0, delta: { role: 'assistant' } }] }),
+    ...words.map((word) =>
+      completionChunk({ object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content: word } }] }),
+    ),
+    completionChunk({ object: 'chat.completion.chunk', choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] }),
+    '[DONE]',
+  ];
+  // Paced like a model writing, so that `npm run dev` shows a reply streaming in, with Stop and the typing indicator.
+  let next = 0;
   const body = new ReadableStream<Uint8Array>({
-    start(controller) {
-      controller.enqueue(
-        event(
-          completionChunk({ object: 'chat.completion.chunk', choices: [{ index: 0, delta: { role: 'assistant' } }] }),
-        ),
-      );
-      for (const word of words) {
-        controller.enqueue(
-          event(
-            completionChunk({ object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content: word } }] }),
-          ),
-        );
-      }
-      controller.enqueue(
-        event(
-          completionChunk({
-            object: 'chat.completion.chunk',
-            choices: [{ index: 0, delta: {}, finish_reason: 'stop' }],
-          }),
-        ),
-      );
-      controller.enqueue(event('[DONE]'));
-      controller.close();
+    async pull(controller) {
+      if (next > 0) await new Promise((resolve) => setTimeout(resolve, DEMO_PIECE_MS));
+      controller.enqueue(event(chunks[next]));
+      next += 1;
+      if (next === chunks.length) controller.close();
     },
   });
   return new Response(body, { headers: { 'content-type': 'text/event-stream; charset=utf-8' } });

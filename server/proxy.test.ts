@@ -208,6 +208,30 @@ describe('forwarding a chat request', () => {
     expect(text).toContain('"lo"');
     expect(text).toContain('data: [DONE]');
   });
+
+  it('lets a stream run past the time limit while its pieces keep coming', async () => {
+    // Eight pieces 60 ms apart: about 480 ms in all, with a limit of 200 ms between two pieces.
+    provider.respondWith({ stream: Array.from({ length: 8 }, (_, index) => `p${index} `), pieceDelayMs: 60 });
+    const { url } = await start({ timeoutMs: 200 });
+    const text = await (await postChat(url, chatBody('hi', { stream: true }))).text();
+
+    expect(text).toContain('"p7 "');
+    expect(text.trim().endsWith('data: [DONE]')).toBe(true);
+    expect(provider.requests[0].aborted).toBe(false);
+  });
+
+  it('cuts a stream that stalls for the time limit, and abandons the upstream request', async () => {
+    provider.respondWith({ stream: ['Some '], ending: 'stall' });
+    const { url, logs } = await start({ timeoutMs: 200 });
+    const response = await postChat(url, chatBody('hi', { stream: true }));
+    const started = Date.now();
+
+    await expect(response.text()).rejects.toThrow();
+
+    expect(Date.now() - started).toBeLessThan(2_000);
+    await until(() => provider.requests[0]?.aborted === true, 'the upstream request to be aborted');
+    expect(logs.join('\n')).toMatch(/stream from the provider broke off/);
+  });
 });
 
 describe('refusing requests', () => {

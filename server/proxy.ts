@@ -174,12 +174,19 @@ async function forwardChat(c: Context, options: ProxyOptions, log: (line: string
   const request = parsed.request;
 
   // One signal for both reasons to stop: the visitor went away (no one would read the answer, so no provider work
-  // is left running for nobody) or the provider took too long.
-  const timeout = AbortSignal.timeout(options.timeoutMs);
-  const signal = AbortSignal.any([c.req.raw.signal, timeout]);
+  // is left running for nobody) or the provider took too long. A stream's deadline restarts with each chunk, as the
+  // page's does: a long reply that keeps coming is not late, one that stops coming is.
+  const deadline = new AbortController();
+  let timer = setTimeout(() => deadline.abort(), options.timeoutMs);
+  const stillComing = () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => deadline.abort(), options.timeoutMs);
+  };
+  const signal = AbortSignal.any([c.req.raw.signal, deadline.signal]);
   const failed = () => {
+    clearTimeout(timer);
     if (c.req.raw.signal.aborted) return done(apiError(c, 502, 'upstream_unavailable', 'Aborted.'), 'client-closed');
-    if (timeout.aborted) {
+    if (deadline.signal.aborted) {
       return done(apiError(c, 504, 'upstream_timeout', 'The language model did not answer in time.'), 'timeout');
     }
     return done(apiError(c, 502, 'upstream_unavailable', 'The language model could not be reached.'), 'unreachable');
@@ -193,6 +200,7 @@ async function forwardChat(c: Context, options: ProxyOptions, log: (line: string
   }
 
   if (!response.ok) {
+    clearTimeout(timer);
     // Cancel rather than read: the provider's error text may quote the request or describe the account.
     await response.body?.cancel().catch(() => undefined);
     if (response.status === 401 || response.status === 403) {
@@ -206,10 +214,18 @@ async function forwardChat(c: Context, options: ProxyOptions, log: (line: string
   }
 
   if (request.stream) {
-    if (!response.body) return done(apiError(c, 502, 'upstream_invalid', 'Empty stream.'), 'invalid');
-    // Passed through chunk by chunk as it arrives (no buffering), still under the same timeout and abort signal.
+    if (!response.body) {
+      clearTimeout(timer);
+      return done(apiError(c, 502, 'upstream_invalid', 'Empty stream.'), 'invalid');
+    }
+    // Passed through chunk by chunk as it arrives (no buffering), under the same abort signal and a deadline that
+    // each chunk restarts.
+    const relayed = relayStream(response.body, c.req.raw.signal, log, {
+      onChunk: stillComing,
+      onEnd: () => clearTimeout(timer),
+    });
     return done(
-      new Response(relayStream(response.body, c.req.raw.signal, log), {
+      new Response(relayed, {
         status: 200,
         headers: {
           'Content-Type': response.headers.get('content-type') ?? 'text/event-stream',
@@ -226,8 +242,10 @@ async function forwardChat(c: Context, options: ProxyOptions, log: (line: string
     completion = await response.json();
   } catch {
     if (signal.aborted) return failed();
+    clearTimeout(timer);
     return done(apiError(c, 502, 'upstream_invalid', 'The language model sent an unreadable answer.'), 'invalid');
   }
+  clearTimeout(timer);
   return done(c.json(completion as object, 200), 'ok');
 }
 
@@ -239,15 +257,22 @@ function relayStream(
   body: ReadableStream<Uint8Array>,
   visitorSignal: AbortSignal,
   log: (line: string) => void,
+  { onChunk, onEnd }: { onChunk: () => void; onEnd: () => void },
 ): ReadableStream<Uint8Array> {
   const reader = body.getReader();
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
       try {
         const { done, value } = await reader.read();
-        if (done) controller.close();
-        else controller.enqueue(value);
+        if (done) {
+          onEnd();
+          controller.close();
+        } else {
+          onChunk();
+          controller.enqueue(value);
+        }
       } catch (error) {
+        onEnd();
         if (visitorSignal.aborted) {
           controller.close();
           return;
@@ -257,6 +282,7 @@ function relayStream(
       }
     },
     cancel(reason) {
+      onEnd();
       return reader.cancel(reason);
     },
   });

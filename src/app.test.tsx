@@ -2,7 +2,14 @@ import { act, fireEvent, render, screen, waitFor, within } from '@testing-librar
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it, vi } from 'vitest';
 import { type ChatMessage, chatMachine, type FetchReplyOutput, type Sender } from '../machines/chat-machine';
-import { describeVisitorPath, getModelCoverage, getVisitorPaths, type VisitorPath } from '../machines/visitor-model';
+import {
+  createVisitorMachine,
+  createVisitorModel,
+  describeVisitorPath,
+  getModelCoverage,
+  getVisitorPaths,
+  type VisitorPath,
+} from '../machines/visitor-model';
 import { createControllableFetchReply } from '../testing/controllable-reply';
 import { App } from './app';
 
@@ -12,11 +19,16 @@ const SENDING_PLACEHOLDER = 'Sending...';
 const NO_CONTENT = 'No response received';
 const ERROR = 'Error: Unable to get response';
 
-function renderChat() {
+/** Delays short enough for tests to wait for, long enough for a state to be looked at first. */
+const TEST_DELAYS = { slowHint: 150, replyTimeout: 60_000 };
+
+function renderChat(delays: Partial<typeof TEST_DELAYS> = {}) {
   const fake = createControllableFetchReply();
   // No delay between keystrokes: nothing in the app depends on typing speed, and it keeps the suite fast.
   const user = userEvent.setup({ delay: null });
-  render(<App logic={chatMachine.provide({ actors: { fetchReply: fake.logic } })} />);
+  render(
+    <App logic={chatMachine.provide({ actors: { fetchReply: fake.logic }, delays: { ...TEST_DELAYS, ...delays } })} />,
+  );
   return { user, fake };
 }
 
@@ -24,6 +36,11 @@ const ui = {
   log: () => screen.getByRole('log', { name: 'Conversation' }),
   input: () => screen.getByRole('textbox', { name: 'Message' }),
   send: () => screen.getByRole('button', { name: 'Send' }),
+  stop: () => screen.queryByRole('button', { name: 'Stop' }),
+  retry: () => screen.queryByRole('button', { name: 'Retry' }),
+  typing: () => screen.queryByTestId('typing-indicator'),
+  slowHint: () => screen.queryByText(/^Still working on a reply/),
+  stoppedNote: () => screen.queryAllByText('Reply stopped'),
 };
 
 /** The bubbles in the conversation, in order, with their text exactly as rendered. */
@@ -34,10 +51,15 @@ function shownMessages(): ChatMessage[] {
   }));
 }
 
+/** What the requests were for, in order. */
+const requestedTexts = (fake: ReturnType<typeof createControllableFetchReply>) =>
+  fake.calls.map((call) => call.input.text);
+
 function expectComposerIdle() {
   expect(ui.input()).toBeEnabled();
   expect(ui.input()).toHaveAttribute('placeholder', PLACEHOLDER);
   expect(ui.send()).toBeEnabled();
+  expect(ui.stop()).toBeNull();
 }
 
 // What the model's `text.type`, `whitespace.type` and replies use, in turn. No `{` or `[`: user-event reads those
@@ -45,6 +67,7 @@ function expectComposerIdle() {
 const TEXTS = ['Hello there', '  spaced out  ', '<b>bold</b> & <script>alert(1)</script>', 'Grüße 👋 naïve café'];
 const BLANKS = ['   ', ' \u00a0 '];
 const REPLIES = ['Hi! How can I help?', ' <i>markup</i> in a reply 🤖 '];
+const PIECES = ['Once', ' upon', ' a time 🤖', ' <b>there</b>'];
 const EMPTY_REPLIES: FetchReplyOutput[] = [null, ''];
 
 /**
@@ -56,15 +79,24 @@ async function runPath(path: VisitorPath, pathIndex: number) {
   // Every console.error must be one of the failures the path caused: React's warnings fail the test too.
   const consoleError = vi.spyOn(console, 'error').mockImplementation(() => undefined);
   const transcript: ChatMessage[] = [];
+  const requests: string[] = [];
   const failures: Error[] = [];
   let box = '';
   let sent = '';
+  let partial = '';
+  let lastReply = '';
+  let retryable = false;
+  let stoppedLast = false;
   let lastEvent = '';
-  // Alternate Enter and the Send button, starting differently on alternate paths, so both send real messages.
+  // Alternate Enter and the Send button (Stop and Escape, a click and a keypress on Retry), starting differently on
+  // alternate paths, so that every way is taken.
   let submits = pathIndex;
+  let stops = pathIndex;
+  let retries = pathIndex;
   let texts = 0;
   let blanks = 0;
   let replies = 0;
+  let pieces = 0;
   let emptyReplies = 0;
 
   const replace = async (text: string) => {
@@ -73,59 +105,96 @@ async function runPath(path: VisitorPath, pathIndex: number) {
     box = text;
   };
 
-  const expectConversation = () => {
-    expect(shownMessages()).toEqual(transcript);
-    expect(fake.calls.map((call) => call.input)).toEqual(
-      transcript.filter((message) => message.sender === 'user').map(({ text }) => ({ text })),
-    );
+  const expectConversation = (streamed: ChatMessage[] = []) => {
+    expect(shownMessages()).toEqual([...transcript, ...streamed]);
+    expect(requestedTexts(fake)).toEqual(requests);
     expect(consoleError.mock.calls).toEqual(failures.map((failure) => expect.arrayContaining([failure])));
   };
 
-  const expectIdleWithEmptyBox = () => {
+  const expectIdle = () => {
     expectConversation();
     expectComposerIdle();
-    expect(ui.input()).toHaveValue('');
+    expect(ui.typing()).toBeNull();
+    expect(ui.log()).toHaveAttribute('aria-busy', 'false');
+    if (retryable) expect(ui.retry()).toBeEnabled();
+    else expect(ui.retry()).toBeNull();
   };
 
-  const expectReplied = (last: string) => {
-    expectIdleWithEmptyBox();
-    expect(shownMessages().at(-1)).toEqual({ text: last, sender: 'bot' });
+  const expectReplied = (last: string | null) => {
+    expectIdle();
+    expect(ui.input()).toHaveValue('');
+    if (last !== null) expect(shownMessages().at(-1)).toEqual({ text: last, sender: 'bot' });
     // Right after a reply the box has focus again, so the visitor can type on.
     if (lastEvent.startsWith('reply.')) expect(ui.input()).toHaveFocus();
+    // A stopped request is abandoned (the real actor's fetch is aborted); the others ended by themselves.
+    expect(fake.latest().signal.aborted).toBe(stoppedLast);
+  };
+
+  const expectPending = (streamed: ChatMessage[]) => {
+    expectConversation(streamed);
+    expect(ui.input()).toBeDisabled();
+    expect(ui.input()).toHaveValue('');
+    expect(ui.input()).toHaveAttribute('placeholder', SENDING_PLACEHOLDER);
+    expect(ui.send()).toBeDisabled();
+    expect(ui.stop()).toBeEnabled();
+    expect(ui.retry()).toBeNull();
+    expect(fake.latest().input.text).toBe(sent);
+    expect(fake.latest().signal.aborted).toBe(false);
+  };
+
+  const expectWaiting = () => {
+    expectPending([]);
+    expect(shownMessages().at(-1)).toEqual({ text: sent, sender: 'user' });
+    expect(ui.typing()).toBeInTheDocument();
+    expect(ui.log()).toHaveAttribute('aria-busy', 'false');
+  };
+
+  const settle = async (outcome: () => void, shown: ChatMessage[], nowRetryable: boolean) => {
+    await act(async () => outcome());
+    stoppedLast = false;
+    transcript.push(...shown);
+    partial = '';
+    retryable = nowRetryable;
   };
 
   await path.test({
     states: {
       empty: () => {
-        expectIdleWithEmptyBox();
+        expectIdle();
+        expect(ui.input()).toHaveValue('');
         expect(shownMessages()).toEqual([]);
       },
       blank: () => {
-        expectConversation();
-        expectComposerIdle();
+        expectIdle();
         expect(ui.input()).toHaveValue(box);
         expect(box.trim()).toBe('');
       },
       typed: () => {
-        expectConversation();
-        expectComposerIdle();
+        expectIdle();
         expect(ui.input()).toHaveValue(box);
       },
-      sending: () => {
-        expectConversation();
-        expect(shownMessages().at(-1)).toEqual({ text: sent, sender: 'user' });
-        expect(ui.input()).toBeDisabled();
-        expect(ui.input()).toHaveValue('');
-        expect(ui.input()).toHaveAttribute('placeholder', SENDING_PLACEHOLDER);
-        expect(ui.send()).toBeDisabled();
-        expect(fake.latest().input).toEqual({ text: sent });
-        expect(fake.latest().signal.aborted).toBe(false);
+      waiting: expectWaiting,
+      slow: () => {
+        expectWaiting();
+        expect(ui.slowHint()).toHaveTextContent('Stop');
       },
-      answered: () => expectReplied(REPLIES[(replies - 1) % REPLIES.length]),
+      streaming: () => {
+        expectPending([{ text: partial, sender: 'bot' }]);
+        expect(ui.typing()).toBeNull();
+        expect(ui.slowHint()).toBeNull();
+        expect(ui.log()).toHaveAttribute('aria-busy', 'true');
+      },
+      answered: () => expectReplied(lastReply),
       unanswered: () => expectReplied(NO_CONTENT),
       failed: () => {
         expectReplied(ERROR);
         expect(consoleError.mock.lastCall).toContain(failures.at(-1));
+      },
+      stopped: () => {
+        expectReplied(null);
+        // The note is on the last reply, which keeps whatever had arrived.
+        const lastRow = ui.log().lastElementChild?.lastElementChild;
+        expect(lastRow).toContainElement(ui.stoppedNote().at(-1) ?? null);
       },
     },
     events: {
@@ -145,43 +214,83 @@ async function runPath(path: VisitorPath, pathIndex: number) {
           await user.click(ui.send());
         }
         // The model says whether this submit sends; if it does not, the checks in its state prove nothing was sent.
-        if (state.matches('sending')) {
+        if (state.value === 'waiting') {
           sent = box;
           transcript.push({ text: sent, sender: 'user' });
+          requests.push(sent);
           box = '';
+          retryable = false;
         }
         lastEvent = 'message.submit';
       },
+      'reply.slow': async () => {
+        await waitFor(() => expect(ui.slowHint()).toBeInTheDocument());
+        lastEvent = 'reply.slow';
+      },
+      'reply.piece': async () => {
+        const piece = PIECES[pieces++ % PIECES.length];
+        await act(async () => fake.latest().delta(piece));
+        partial += piece;
+        lastEvent = 'reply.piece';
+      },
       'reply.content': async () => {
-        const reply = REPLIES[replies++ % REPLIES.length];
-        await act(async () => fake.latest().resolve(reply));
-        transcript.push({ text: reply, sender: 'bot' });
+        // After pieces, the actor resolves with all of them joined, as the real one does at the end of a stream.
+        const reply = partial || REPLIES[replies++ % REPLIES.length];
+        lastReply = reply;
+        await settle(() => fake.latest().resolve(reply), [{ text: reply, sender: 'bot' }], false);
         lastEvent = 'reply.content';
       },
       'reply.empty': async () => {
         const reply = EMPTY_REPLIES[emptyReplies++ % EMPTY_REPLIES.length];
-        await act(async () => fake.latest().resolve(reply));
-        transcript.push({ text: NO_CONTENT, sender: 'bot' });
+        await settle(() => fake.latest().resolve(reply), [{ text: NO_CONTENT, sender: 'bot' }], false);
         lastEvent = 'reply.empty';
       },
       'reply.fail': async () => {
         const failure = new Error(`provider failure ${failures.length + 1}`);
         failures.push(failure);
-        await act(async () => fake.latest().reject(failure));
-        transcript.push({ text: ERROR, sender: 'bot' });
+        const kept: ChatMessage[] = partial ? [{ text: partial, sender: 'bot' }] : [];
+        await settle(() => fake.latest().reject(failure), [...kept, { text: ERROR, sender: 'bot' }], true);
         lastEvent = 'reply.fail';
+      },
+      'reply.stop': async () => {
+        const kept: ChatMessage[] = partial ? [{ text: partial, sender: 'bot' }] : [];
+        if (stops++ % 2 === 0) await user.click(ui.stop() as HTMLElement);
+        else await user.keyboard('{Escape}');
+        transcript.push(...kept);
+        partial = '';
+        retryable = true;
+        stoppedLast = true;
+        lastEvent = 'reply.stop';
+      },
+      'reply.retry': async () => {
+        if (retries++ % 2 === 0) {
+          await user.click(ui.retry() as HTMLElement);
+        } else {
+          act(() => (ui.retry() as HTMLElement).focus());
+          await user.keyboard('{Enter}');
+        }
+        // The failed attempt's messages give way; the visitor's message is not repeated.
+        transcript.splice(transcript.findLastIndex((message) => message.sender === 'user') + 1);
+        requests.push(sent);
+        retryable = false;
+        lastEvent = 'reply.retry';
       },
     },
   });
 }
 
-describe('the chat as a visitor uses it (model-based)', () => {
-  const paths = getVisitorPaths();
+describe.each([
+  { streaming: true, states: 10, transitions: 38 },
+  { streaming: false, states: 9, transitions: 32 },
+])('the chat as a visitor uses it (model-based, streaming: $streaming)', ({ streaming, states, transitions }) => {
+  const model = createVisitorModel({ streaming });
+  const machine = createVisitorMachine({ streaming });
+  const paths = getVisitorPaths(model);
 
   it('runs paths that cover every state and every transition of the visitor model', () => {
-    expect(getModelCoverage(paths)).toEqual({
-      states: { total: 7, uncovered: [] },
-      transitions: { total: 21, uncovered: [] },
+    expect(getModelCoverage(paths, machine)).toEqual({
+      states: { total: states, uncovered: [] },
+      transitions: { total: transitions, uncovered: [] },
     });
   });
 
@@ -190,11 +299,16 @@ describe('the chat as a visitor uses it (model-based)', () => {
       (path) => describeVisitorPath(path) === 'empty → whitespace.type → blank → message.submit → blank',
     );
     expect(blankSubmit).toBeDefined();
-    expect(getModelCoverage(paths.filter((path) => path !== blankSubmit))).toEqual({
-      states: { total: 7, uncovered: [] },
-      transitions: { total: 21, uncovered: ['blank --message.submit--> blank'] },
+    expect(
+      getModelCoverage(
+        paths.filter((path) => path !== blankSubmit),
+        machine,
+      ),
+    ).toEqual({
+      states: { total: states, uncovered: [] },
+      transitions: { total: transitions, uncovered: ['blank --message.submit--> blank'] },
     });
-    expect(getModelCoverage([]).states.uncovered).toHaveLength(7);
+    expect(getModelCoverage([], machine).states.uncovered).toHaveLength(states);
   });
 
   paths.forEach((path, index) => {
@@ -224,7 +338,7 @@ describe('the chat screen', () => {
     await user.click(ui.send());
 
     expect(shownMessages()).toEqual([{ text: 'Sent by click', sender: 'user' }]);
-    expect(fake.calls.map((call) => call.input)).toEqual([{ text: 'Sent by click' }]);
+    expect(requestedTexts(fake)).toEqual(['Sent by click']);
     expect(ui.input()).toBeDisabled();
     expect(ui.input()).toHaveValue('');
   });
@@ -253,7 +367,7 @@ describe('the chat screen', () => {
     await act(async () => fake.latest().resolve('first answer'));
     await user.type(ui.input(), 'second{Enter}');
 
-    expect(fake.calls.map((call) => call.input)).toEqual([{ text: 'first' }, { text: 'second' }]);
+    expect(requestedTexts(fake)).toEqual(['first', 'second']);
     expect(shownMessages()).toEqual([
       { text: 'first', sender: 'user' },
       { text: 'first answer', sender: 'bot' },

@@ -3,11 +3,11 @@ import { createRoot } from 'react-dom/client';
 import { chatMachine } from '../machines/chat-machine';
 import { App } from './app';
 import { inspectIfAsked } from './inspector';
-import { createFetchReply, loadRequestReply } from './llm/fetch-reply';
+import { createFetchReply, loadRequestReply, replyDelays } from './llm/fetch-reply';
 import { readLlmConfig } from './llm/llm-config';
 
 const config = readLlmConfig(import.meta.env, window.location.origin);
-const logic = chatMachine.provide({ actors: { fetchReply: createFetchReply(config) } });
+const logic = chatMachine.provide({ actors: { fetchReply: createFetchReply(config) }, delays: replyDelays(config) });
 
 const root = document.getElementById('root');
 if (!root) {

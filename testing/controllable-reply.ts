@@ -5,20 +5,28 @@ import type { FetchReplyInput, FetchReplyOutput } from '../machines/chat-machine
 export interface ReplyCall {
   input: FetchReplyInput;
   signal: AbortSignal;
+  /** Hands the machine a streamed piece of the reply, as the real actor does. */
+  delta: (text: string) => void;
   resolve: (output: FetchReplyOutput) => void;
   reject: (error: unknown) => void;
 }
 
 /**
- * A `fetchReply` for `chatMachine.provide()` whose every call waits until the test resolves or rejects it,
- * recording its input and abort signal.
+ * A `fetchReply` for `chatMachine.provide()` whose every call waits until the test streams pieces to it, resolves or
+ * rejects it, recording its input and abort signal.
  */
 export function createControllableFetchReply() {
   const calls: ReplyCall[] = [];
   const logic = fromPromise<FetchReplyOutput, FetchReplyInput>(
     ({ input, signal }) =>
       new Promise<FetchReplyOutput>((resolve, reject) => {
-        calls.push({ input, signal, resolve, reject });
+        calls.push({
+          input,
+          signal,
+          delta: (text) => input.parent.send({ type: 'reply.delta', text }),
+          resolve,
+          reject,
+        });
       }),
   );
   const latest = () => {

@@ -9,7 +9,10 @@ import type { AddressInfo } from 'node:net';
  * - `raw`: this text as an `application/json` body (e.g. invalid JSON).
  * - `drop`: the connection is destroyed without an answer.
  * - `hang`: the request is never answered (until the client goes away or the provider closes).
- * - `stream`: a server-sent-events stream of these content deltas.
+ * - `stream`: a server-sent-events stream: a role chunk, then these content deltas (`pieceDelayMs` apart), then how
+ *   it ends (`ending`): `done` (a finish chunk and `[DONE]`, the default), `stall` (nothing more, the connection stays
+ *   open), `drop` (the connection closes mid-body) or `error` (an OpenAI-style error event, then the end).
+ * - `openStream`: the stream's headers and role chunk, then whatever the test writes through `streams`, piece by piece.
  * - `hold`: the request waits until the test answers it with `release(behaviour)`, so that a test can look at the
  *   page while exactly one request is pending, for as long as it needs.
  */
@@ -20,9 +23,23 @@ export type FakeBehaviour = { delayMs?: number } & (
   | { raw: string }
   | { drop: true }
   | { hang: true }
-  | { stream: string[] }
+  | { stream: string[]; pieceDelayMs?: number; ending?: StreamEnd }
+  | { openStream: true }
   | { hold: true }
 );
+
+/** How a scripted stream ends. */
+export type StreamEnd = 'done' | 'stall' | 'drop' | 'error';
+
+/** A stream opened by `{ openStream: true }`, written by the test. */
+export interface OpenStream {
+  /** Sends one content delta. */
+  piece(text: string): void;
+  /** Ends the stream as `end` says. */
+  end(how?: StreamEnd): void;
+  /** Whether the client has gone away (or the stream has ended). */
+  readonly closed: boolean;
+}
 
 /** One request the provider received, as it arrived. */
 export interface RecordedRequest {
@@ -48,10 +65,12 @@ export interface FakeProvider {
    * request still waiting for an answer.
    */
   reset(): void;
-  /** How many requests a `{ hold: true }` behaviour is holding. */
+  /** How many requests a `{ hold: true }` behaviour is holding (a request whose client went away is let go). */
   readonly heldCount: number;
   /** Answers the oldest held request with this behaviour. Throws if no request is held. */
   release(behaviour: FakeBehaviour): void;
+  /** The streams opened by `{ openStream: true }`, oldest first. */
+  readonly streams: OpenStream[];
   close(): Promise<void>;
 }
 
@@ -64,6 +83,43 @@ function completion(content: string | null) {
     created: 0,
     model: 'fake-model',
     choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content } }],
+  };
+}
+
+function streamChunk(delta: Record<string, unknown>, finishReason: string | null = null) {
+  return {
+    ...completion(null),
+    object: 'chat.completion.chunk',
+    choices: [{ index: 0, delta, finish_reason: finishReason }],
+  };
+}
+
+/** Writes an event stream to `res` under the test's control. */
+function openEventStream(req: IncomingMessage, res: ServerResponse): OpenStream {
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  const event = (data: unknown) => {
+    if (!res.writableEnded && !res.destroyed) res.write(`data: ${JSON.stringify(data)}\n\n`);
+  };
+  event(streamChunk({ role: 'assistant' }));
+  return {
+    piece: (text) => event(streamChunk({ content: text })),
+    end(how = 'done') {
+      if (res.writableEnded || res.destroyed) return;
+      if (how === 'done') {
+        event(streamChunk({}, 'stop'));
+        res.end('data: [DONE]\n\n');
+      } else if (how === 'drop') {
+        // Closed after what was written has gone out, without the end of the chunked body: a connection lost
+        // mid-answer, as the client sees it.
+        req.socket.end();
+      } else if (how === 'error') {
+        event({ error: { message: 'fake provider stream error', type: 'server_error' } });
+        res.end();
+      }
+    },
+    get closed() {
+      return res.writableEnded || res.destroyed;
+    },
   };
 }
 
@@ -82,7 +138,8 @@ export async function startFakeProvider(options: { port?: number } = {}): Promis
   const queued: FakeBehaviour[] = [];
   const requests: RecordedRequest[] = [];
   const waiting = new Set<ServerResponse>();
-  const held: ((behaviour: FakeBehaviour) => void)[] = [];
+  const held: { res: ServerResponse; answer: (behaviour: FakeBehaviour) => void }[] = [];
+  const streams: OpenStream[] = [];
 
   async function answer(req: IncomingMessage, res: ServerResponse, behaviour: FakeBehaviour): Promise<void> {
     if (behaviour.delayMs) await new Promise((resolve) => setTimeout(resolve, behaviour.delayMs));
@@ -100,18 +157,22 @@ export async function startFakeProvider(options: { port?: number } = {}): Promis
     else if ('raw' in behaviour) send(res, 200, behaviour.raw);
     else if ('drop' in behaviour) req.socket.destroy();
     else if ('stream' in behaviour) {
-      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+      const stream = openEventStream(req, res);
       for (const delta of behaviour.stream) {
-        const chunk = {
-          ...completion(null),
-          object: 'chat.completion.chunk',
-          choices: [{ index: 0, delta: { content: delta } }],
-        };
-        res.write(`data: ${JSON.stringify(chunk)}\n\n`);
+        if (behaviour.pieceDelayMs) await new Promise((resolve) => setTimeout(resolve, behaviour.pieceDelayMs));
+        stream.piece(delta);
       }
-      res.end('data: [DONE]\n\n');
+      stream.end(behaviour.ending);
+    } else if ('openStream' in behaviour) {
+      streams.push(openEventStream(req, res));
     } else if ('hold' in behaviour) {
-      held.push((next) => void answer(req, res, next));
+      const entry = { res, answer: (next: FakeBehaviour) => void answer(req, res, next) };
+      held.push(entry);
+      // A client that goes away takes its request with it: nothing is left to answer.
+      res.on('close', () => {
+        const index = held.indexOf(entry);
+        if (index >= 0) held.splice(index, 1);
+      });
     }
     // `hang`: no answer at all.
   }
@@ -179,15 +240,17 @@ export async function startFakeProvider(options: { port?: number } = {}): Promis
       requests.length = 0;
       queued.length = 0;
       held.length = 0;
+      streams.length = 0;
       standing = { content: FAKE_REPLY };
     },
     get heldCount() {
       return held.length;
     },
+    streams,
     release(behaviour) {
       const next = held.shift();
       if (!next) throw new Error('The fake provider holds no request to release');
-      next(behaviour);
+      next.answer(behaviour);
     },
     close: () =>
       new Promise<void>((resolve) => {

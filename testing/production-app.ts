@@ -22,6 +22,8 @@ export async function viteBuild(args: string[], llmEnv: Record<string, string> =
     VITE_LLM_BASE_URL: '',
     VITE_LLM_MODEL: '',
     VITE_LLM_TIMEOUT_MS: '',
+    VITE_LLM_SLOW_MS: '',
+    VITE_LLM_STREAM: '',
     ...llmEnv,
   };
   try {

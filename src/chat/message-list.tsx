@@ -1,8 +1,10 @@
-import { Flex } from '@chakra-ui/react';
-import { memo, useEffect, useRef } from 'react';
+import { Box, Flex } from '@chakra-ui/react';
+import { memo, useEffect, useLayoutEffect, useRef, useState } from 'react';
 import type { ChatMessage } from '../../machines/chat-machine';
 import { ChatActorContext } from './chat-actor-context';
+import { RecipeButton } from './controls';
 import { MessageBubble } from './message-bubble';
+import { TypingIndicator } from './typing-indicator';
 
 /**
  * Messages per group. Each group is laid out and painted on its own (CSS containment), so that one more message
@@ -12,51 +14,110 @@ import { MessageBubble } from './message-bubble';
  */
 const GROUP_SIZE = 50;
 
-/** The conversation: a polite live region that scrolls itself to the newest message. */
+/** How close to the end (in CSS pixels) still counts as "at the newest message": a rounding step, not a gesture. */
+const AT_END_SLACK_PX = 8;
+
+function isAtEnd(list: HTMLElement): boolean {
+  return list.scrollHeight - list.scrollTop - list.clientHeight <= AT_END_SLACK_PX;
+}
+
+/**
+ * The conversation: a polite live region that follows the newest text while the visitor is at the end of it. A
+ * visitor who scrolls back stays where they are, with a "Jump to latest" button, until they return to the end or send.
+ */
 export function MessageList() {
   const messages = ChatActorContext.useSelector((snapshot) => snapshot.context.messages);
+  const reply = ChatActorContext.useSelector((snapshot) => snapshot.context.reply);
+  const streaming = ChatActorContext.useSelector((snapshot) => snapshot.matches({ sending: 'streaming' }));
   const listRef = useRef<HTMLDivElement>(null);
+  // Whether the list follows new text. Decided only by where the list is when it scrolls: the app's own scrolling
+  // lands at the end (so it keeps following), the visitor's scrolling back does not.
+  const following = useRef(true);
+  const [behind, setBehind] = useState(false);
+
+  // The visitor's own message (sent, or asked for again) always brings the end into view: they have just acted there.
+  useLayoutEffect(() => {
+    if (messages.at(-1)?.sender === 'user') following.current = true;
+  }, [messages]);
 
   // In the next frame rather than straight after the commit: reading scrollHeight forces a layout, and right after a
   // send that would hold up the request, which starts only once React has rendered the visitor's message.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: runs each time the content grows, a message or a piece.
   useEffect(() => {
     const list = listRef.current;
     if (!list || messages.length === 0) return;
     const frame = requestAnimationFrame(() => {
-      list.scrollTop = list.scrollHeight;
+      if (following.current) list.scrollTop = list.scrollHeight;
+      else setBehind(!isAtEnd(list));
     });
     return () => cancelAnimationFrame(frame);
-  }, [messages.length]);
+  }, [messages.length, reply]);
+
+  const onScroll = () => {
+    const list = listRef.current;
+    if (!list) return;
+    following.current = isAtEnd(list);
+    setBehind(!following.current);
+  };
+
+  const jumpToLatest = () => {
+    const list = listRef.current;
+    if (!list) return;
+    following.current = true;
+    list.scrollTop = list.scrollHeight;
+    setBehind(false);
+  };
 
   const groups: number[] = [];
   for (let start = 0; start < messages.length; start += GROUP_SIZE) groups.push(start);
 
   return (
-    <Flex
-      ref={listRef}
-      role="log"
-      aria-live="polite"
-      aria-label="Conversation"
-      // Focusable so that keyboard users can scroll back through the conversation.
-      tabIndex={0}
-      direction="column"
-      gap="3"
-      h="80vh"
-      overflowY="auto"
-      p="3"
-      rounded="md"
-      borderWidth="1px"
-    >
-      {groups.map((start) => (
-        // The list only ever grows at its end, so a group's first index is a stable identity.
-        <MessageGroup
-          key={start}
-          messages={messages}
-          start={start}
-          end={Math.min(start + GROUP_SIZE, messages.length)}
-        />
-      ))}
-    </Flex>
+    <Box position="relative">
+      <Flex
+        ref={listRef}
+        role="log"
+        aria-live="polite"
+        aria-label="Conversation"
+        // While a reply streams in, screen readers wait and announce it once, complete, rather than piece by piece.
+        aria-busy={streaming}
+        // Focusable so that keyboard users can scroll back through the conversation.
+        tabIndex={0}
+        direction="column"
+        gap="3"
+        h="80vh"
+        overflowY="auto"
+        p="3"
+        rounded="md"
+        borderWidth="1px"
+        onScroll={onScroll}
+      >
+        {groups.map((start) => (
+          // The list only ever grows at its end, so a group's first index is a stable identity.
+          <MessageGroup
+            key={start}
+            messages={messages}
+            start={start}
+            end={Math.min(start + GROUP_SIZE, messages.length)}
+          />
+        ))}
+        {streaming && <MessageBubble text={reply} sender="bot" />}
+        <TypingIndicator />
+      </Flex>
+      {behind && (
+        <RecipeButton
+          size="xs"
+          variant="surface"
+          position="absolute"
+          bottom="3"
+          left="50%"
+          transform="translateX(-50%)"
+          shadow="sm"
+          onClick={jumpToLatest}
+        >
+          Jump to latest
+        </RecipeButton>
+      )}
+    </Box>
   );
 }
 
@@ -80,8 +141,8 @@ const MessageGroup = memo(function MessageGroup({ messages, start, end }: Messag
   const bubbles = [];
   for (let index = start; index < end; index += 1) {
     const message = messages[index];
-    // Append-only, so a message's index is a stable identity.
-    bubbles.push(<MessageBubble key={index} text={message.text} sender={message.sender} />);
+    // Append-only between retries (a retry drops only the last messages), so an index is a stable identity.
+    bubbles.push(<MessageBubble key={index} text={message.text} sender={message.sender} stopped={message.stopped} />);
   }
   return (
     <Flex direction="column" gap="3" css={{ contain: 'content' }}>

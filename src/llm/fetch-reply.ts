@@ -16,19 +16,19 @@ export const loadRequestReply = () =>
 // turn of the event loop (after React's render of the visitor's message) between Enter and the request.
 let loaded: typeof import('./request-reply') | undefined;
 
-/** The machine's `fetchReply` actor, bound to a configuration: `chatMachine.provide({ actors: { fetchReply } })`. */
+/**
+ * The machine's `fetchReply` actor, bound to a configuration: `chatMachine.provide({ actors: { fetchReply } })`.
+ * A streamed reply's pieces go to the invoking machine as `reply.delta` events. The machine's deadline covers the
+ * chunk download too: a download that stalls on a poor connection ends in its timeout like a silent provider.
+ */
 export function createFetchReply(config: LlmConfig) {
   return fromPromise<FetchReplyOutput, FetchReplyInput>(async ({ input, signal }) => {
-    // The timeout runs from the submit: a chunk download that stalls on a poor connection counts too.
-    const deadline = AbortSignal.timeout(config.timeoutMs);
-    const { requestReply } =
-      loaded ??
-      (await Promise.race([
-        loadRequestReply(),
-        new Promise<never>((_, reject) => {
-          deadline.addEventListener('abort', () => reject(new Error('The request code did not load in time')));
-        }),
-      ]));
-    return requestReply(input.text, signal, config, deadline);
+    const { requestReply } = loaded ?? (await loadRequestReply());
+    return requestReply(input.text, signal, config, (text) => input.parent.send({ type: 'reply.delta', text }));
   });
+}
+
+/** The machine's delays from the configuration: `chatMachine.provide({ delays: replyDelays(config) })`. */
+export function replyDelays(config: LlmConfig) {
+  return { slowHint: config.slowMs, replyTimeout: config.timeoutMs };
 }

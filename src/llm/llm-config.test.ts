@@ -15,7 +15,9 @@ describe('readLlmConfig', () => {
       baseURL: 'https://chat.example.test/api/llm/v1',
       apiKey: 'same-origin-proxy',
       model: 'Qwen/Qwen2.5-7B-Instruct',
+      stream: true,
       timeoutMs: 30_000,
+      slowMs: 8_000,
       maxTokens: 250,
       temperature: 0.7,
     });
@@ -35,7 +37,9 @@ describe('readLlmConfig', () => {
       baseURL: 'https://router.huggingface.co/v1',
       apiKey: 'test-key-not-real',
       model: 'Qwen/Qwen2.5-7B-Instruct',
+      stream: false,
       timeoutMs: 30_000,
+      slowMs: 8_000,
       maxTokens: 250,
       temperature: 0.7,
     });
@@ -83,5 +87,31 @@ describe('readLlmConfig', () => {
 
   it('accepts the longest timeout a timer can wait', () => {
     expect(readLlmConfig(env({ VITE_LLM_TIMEOUT_MS: '2147483647' }), ORIGIN).timeoutMs).toBe(2_147_483_647);
+  });
+
+  it("streams by default through the proxy, and not in direct mode, where the request stays the spec's", () => {
+    expect(readLlmConfig(env(), ORIGIN).stream).toBe(true);
+    expect(readLlmConfig(env({ VITE_LLM_API_KEY: 'test-key-not-real' }), ORIGIN).stream).toBe(false);
+  });
+
+  it.each([
+    ['true', 'direct', true],
+    [' TRUE ', 'direct', true],
+    ['false', 'proxy', false],
+    ['False', 'proxy', false],
+    ['yes', 'proxy', true],
+    ['1', 'direct', false],
+    ['', 'proxy', true],
+  ] as const)(
+    'reads VITE_LLM_STREAM=%j in %s mode as %s (anything but true/false keeps the default)',
+    (value, mode, expected) => {
+      const key = mode === 'direct' ? { VITE_LLM_API_KEY: 'test-key-not-real' } : {};
+      expect(readLlmConfig(env({ ...key, VITE_LLM_STREAM: value }), ORIGIN).stream).toBe(expected);
+    },
+  );
+
+  it('takes the slow-reply hint delay from VITE_LLM_SLOW_MS, falling back to 8 s on a bad value', () => {
+    expect(readLlmConfig(env({ VITE_LLM_SLOW_MS: '2500' }), ORIGIN).slowMs).toBe(2_500);
+    expect(readLlmConfig(env({ VITE_LLM_SLOW_MS: 'soon' }), ORIGIN).slowMs).toBe(8_000);
   });
 });

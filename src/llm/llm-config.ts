@@ -1,6 +1,7 @@
 import {
   DEFAULT_BASE_URL,
   DEFAULT_MODEL,
+  DEFAULT_SLOW_MS,
   DEFAULT_TIMEOUT_MS,
   MAX_TOKENS,
   PROXY_BASE_PATH,
@@ -14,7 +15,12 @@ export interface LlmConfig {
   baseURL: string;
   apiKey: string;
   model: string;
+  /** Whether the reply is asked for as a stream (`stream: true`) and shown as it is written. */
+  stream: boolean;
+  /** The reply's deadline: to the first piece (or the whole reply when not streamed), then between pieces. */
   timeoutMs: number;
+  /** How long without a first piece before the visitor is told the model is still working. */
+  slowMs: number;
   /** The spec's fixed request parameters. */
   maxTokens: number;
   temperature: number;
@@ -32,12 +38,26 @@ function timerMs(value: string | undefined, fallback: number): number {
   return Number.isInteger(parsed) && parsed > 0 && parsed <= MAX_TIMER_MS ? parsed : fallback;
 }
 
-/** Reads the build-time `VITE_LLM_*` variables; without `VITE_LLM_API_KEY` the app uses the same-origin proxy. */
+function flag(value: string | undefined, fallback: boolean): boolean {
+  const normalised = value?.trim().toLowerCase();
+  if (normalised === 'true') return true;
+  if (normalised === 'false') return false;
+  return fallback;
+}
+
+/**
+ * Reads the build-time `VITE_LLM_*` variables; without `VITE_LLM_API_KEY` the app uses the same-origin proxy.
+ * Streaming (`VITE_LLM_STREAM`) is on by default through the proxy and off in direct mode, where the request stays
+ * exactly the specification's.
+ */
 export function readLlmConfig(env: ImportMetaEnv, origin: string): LlmConfig {
   const apiKey = env.VITE_LLM_API_KEY?.trim();
+  const mode = apiKey ? 'direct' : 'proxy';
   const shared = {
     model: env.VITE_LLM_MODEL?.trim() || DEFAULT_MODEL,
+    stream: flag(env.VITE_LLM_STREAM, mode === 'proxy'),
     timeoutMs: timerMs(env.VITE_LLM_TIMEOUT_MS, DEFAULT_TIMEOUT_MS),
+    slowMs: timerMs(env.VITE_LLM_SLOW_MS, DEFAULT_SLOW_MS),
     maxTokens: MAX_TOKENS,
     temperature: TEMPERATURE,
   };

@@ -37,43 +37,27 @@ function clientFor(config: LlmConfig): OpenAI {
   return client;
 }
 
-/** Aborts when either signal does. (`AbortSignal.any` is missing from Safari before 17.4 and Chrome before 116.) */
-function eitherSignal(first: AbortSignal, second: AbortSignal): { signal: AbortSignal; release: () => void } {
-  const controller = new AbortController();
-  const abort = () => controller.abort();
-  for (const source of [first, second]) {
-    if (source.aborted) abort();
-    else source.addEventListener('abort', abort, { once: true });
-  }
-  const release = () => {
-    for (const source of [first, second]) source.removeEventListener('abort', abort);
-  };
-  return { signal: controller.signal, release };
-}
-
 /**
  * One chat-completion request for the visitor's latest message. Resolves with the first choice's content, or `null`
- * when the reply has none; rejects on any failure, including `deadline` passing before the whole answer is in (the
- * caller starts it before loading this chunk, so that the download counts too).
+ * when the reply has none; rejects on any failure. With `config.stream` the reply is asked for as a stream, each
+ * piece of content is handed to `onDelta` as it arrives, and the whole text is the result. Deadlines are the chat
+ * machine's: it aborts `signal` when one passes.
  */
 export async function requestReply(
   text: string,
   signal: AbortSignal,
   config: LlmConfig,
-  deadline: AbortSignal = AbortSignal.timeout(config.timeoutMs),
+  onDelta: (text: string) => void = () => undefined,
 ): Promise<FetchReplyOutput> {
-  // The client's own timeout stops at the response headers; the deadline also covers a body that never ends.
-  const stop = eitherSignal(signal, deadline);
-  try {
-    const completion = await clientFor(config).chat.completions.create(
-      {
-        model: config.model,
-        messages: [{ role: 'user', content: text }],
-        max_tokens: config.maxTokens,
-        temperature: config.temperature,
-      },
-      { signal: stop.signal },
-    );
+  const body = {
+    model: config.model,
+    messages: [{ role: 'user' as const, content: text }],
+    max_tokens: config.maxTokens,
+    temperature: config.temperature,
+  };
+  const client = clientFor(config);
+  if (!config.stream) {
+    const completion = await client.chat.completions.create(body, { signal });
     // The client hands back a body it could not read as JSON (an event stream, an HTML error page) as text: that is
     // a failed call, not a reply without content.
     if (typeof completion !== 'object' || completion === null) {
@@ -82,13 +66,18 @@ export async function requestReply(
     // Whether a string is worth showing (empty, only white space) is the chat machine's decision.
     const content: unknown = completion.choices?.[0]?.message?.content;
     return typeof content === 'string' ? content : null;
-  } catch (error) {
-    // Otherwise the console would say only "Request was aborted", which reads like the visitor's doing.
-    if (deadline.aborted && !signal.aborted) {
-      throw new Error(`No complete reply within ${config.timeoutMs} ms`, { cause: error });
-    }
-    throw error;
-  } finally {
-    stop.release();
   }
+
+  const stream = await client.chat.completions.create({ ...body, stream: true }, { signal });
+  let reply = '';
+  for await (const chunk of stream) {
+    const piece: unknown = chunk.choices?.[0]?.delta?.content;
+    if (typeof piece === 'string' && piece !== '') {
+      reply += piece;
+      onDelta(piece);
+    }
+  }
+  // An abort ends the loop quietly, as if the stream had ended: that is not a complete reply.
+  signal.throwIfAborted();
+  return reply === '' ? null : reply;
 }

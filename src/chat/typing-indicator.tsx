@@ -1,0 +1,40 @@
+import { Box, Flex } from '@chakra-ui/react';
+
+import { ChatActorContext } from './chat-actor-context';
+
+/** The text shown once the first piece of a reply is late (the machine's `sending.waiting.slow`). */
+export const SLOW_HINT = 'Still working on a reply… You can stop it with Stop or Escape.';
+
+/**
+ * While the first piece of a reply is awaited: three dots on the bot's side of the conversation, and once the wait
+ * is long, a short status saying that the model is still working and that Stop is there. The dots are decoration
+ * (the disabled box already says "Sending..."); the status is text, announced by the conversation's live region.
+ */
+export function TypingIndicator() {
+  const waiting = ChatActorContext.useSelector((snapshot) => snapshot.matches({ sending: 'waiting' }));
+  const slow = ChatActorContext.useSelector((snapshot) => snapshot.matches({ sending: { waiting: 'slow' } }));
+  if (!waiting) return null;
+  return (
+    <Flex direction="column" align="flex-start" gap="1">
+      <Flex data-testid="typing-indicator" aria-hidden="true" gap="1" px="3" py="3" rounded="lg" bg="gray.100">
+        {[0, 1, 2].map((dot) => (
+          <Box
+            key={dot}
+            boxSize="2"
+            rounded="full"
+            bg="gray.600"
+            css={{
+              animation: `typing-dot 1.2s ease-in-out ${dot * 0.2}s infinite`,
+              '@media (prefers-reduced-motion: reduce)': { animation: 'none' },
+            }}
+          />
+        ))}
+      </Flex>
+      {slow && (
+        <Box as="p" fontSize="sm" color="gray.700">
+          {SLOW_HINT}
+        </Box>
+      )}
+    </Flex>
+  );
+}
