@@ -3,8 +3,10 @@ import type { AddressInfo } from 'node:net';
 
 /**
  * What the fake provider does with the next chat request. `delayMs` waits before answering.
- * - `content`: a normal completion whose first choice carries this content (`null` and `''` allowed).
- * - `json`: this exact JSON body with status 200 (e.g. `{ choices: [] }`).
+ * - `content`: a normal completion whose first choice carries this content (`null` and `''` allowed). Asked for a
+ *   stream (`stream: true`), it streams that content instead, as a real provider would: one piece per word.
+ * - `json`: this exact JSON body with status 200 (e.g. `{ choices: [] }`); asked for a stream, the same object as
+ *   the stream's only chunk.
  * - `status`: an HTTP error with an OpenAI-style error body.
  * - `raw`: this text as an `application/json` body (e.g. invalid JSON).
  * - `drop`: the connection is destroyed without an answer.
@@ -94,13 +96,17 @@ function streamChunk(delta: Record<string, unknown>, finishReason: string | null
   };
 }
 
-/** Writes an event stream to `res` under the test's control. */
-function openEventStream(req: IncomingMessage, res: ServerResponse): OpenStream {
+/** Writes an event stream to `res` under the test's control, starting with `first` (a role chunk by default). */
+function openEventStream(
+  req: IncomingMessage,
+  res: ServerResponse,
+  first: unknown = streamChunk({ role: 'assistant' }),
+): OpenStream {
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   const event = (data: unknown) => {
     if (!res.writableEnded && !res.destroyed) res.write(`data: ${JSON.stringify(data)}\n\n`);
   };
-  event(streamChunk({ role: 'assistant' }));
+  event(first);
   return {
     piece: (text) => event(streamChunk({ content: text })),
     end(how = 'done') {
@@ -122,6 +128,9 @@ function openEventStream(req: IncomingMessage, res: ServerResponse): OpenStream 
     },
   };
 }
+
+/** The requests whose body asked for a streamed reply (`stream: true`). */
+const streamRequests = new WeakSet<IncomingMessage>();
 
 function send(res: ServerResponse, status: number, body: string, headers: Record<string, string> = {}) {
   res.writeHead(status, { 'content-type': 'application/json', ...headers });
@@ -145,8 +154,16 @@ export async function startFakeProvider(options: { port?: number } = {}): Promis
     if (behaviour.delayMs) await new Promise((resolve) => setTimeout(resolve, behaviour.delayMs));
     if (res.destroyed) return;
 
-    if ('content' in behaviour) send(res, 200, JSON.stringify(completion(behaviour.content)));
-    else if ('json' in behaviour) send(res, 200, JSON.stringify(behaviour.json));
+    const streamAsked = streamRequests.has(req);
+    if ('content' in behaviour && streamAsked) {
+      const stream = openEventStream(req, res);
+      for (const word of behaviour.content?.match(/\S+\s*|\s+/g) ?? []) stream.piece(word);
+      stream.end();
+    } else if ('content' in behaviour) send(res, 200, JSON.stringify(completion(behaviour.content)));
+    else if ('json' in behaviour && streamAsked) {
+      const stream = openEventStream(req, res, behaviour.json);
+      stream.end();
+    } else if ('json' in behaviour) send(res, 200, JSON.stringify(behaviour.json));
     else if ('status' in behaviour)
       send(
         res,
@@ -205,6 +222,7 @@ export async function startFakeProvider(options: { port?: number } = {}): Promis
       aborted: false,
     };
     requests.push(recorded);
+    if ((body as { stream?: unknown } | null)?.stream === true) streamRequests.add(req);
     waiting.add(res);
     res.on('close', () => {
       waiting.delete(res);
