@@ -205,6 +205,8 @@ export interface ListSizeFigures {
 export interface ProviderPace {
   instant(): void;
   slow(): void;
+  /** A reply of `pieces` pieces, `pieceDelayMs` apart. */
+  pieces(pieces: number, pieceDelayMs: number): void;
 }
 
 interface HeapUsage {
@@ -282,9 +284,9 @@ export async function measureListSizes(
 
 export interface OverheadSample {
   enterToRequest: number | null;
-  responseToDom: number | null;
-  responseToPaint: number | null;
-  requestToResponse: number | null;
+  enterToFirstPaint: number | null;
+  firstByteToDom: number | null;
+  requestToFirstByte: number | null;
 }
 
 export interface OverheadFigures {
@@ -292,12 +294,13 @@ export interface OverheadFigures {
   /** Medians (and 90th percentiles) in ms. */
   enterToRequestMs: number;
   enterToRequestP90Ms: number;
-  responseToDomMs: number;
-  responseToDomP90Ms: number;
-  /** Includes waiting for the next frame (up to 16.7 ms at 60 Hz). */
-  responseToPaintMs: number;
+  /** From the Enter keydown to the end of the frame that first paints a piece of the reply: what the visitor waits. */
+  enterToFirstPaintMs: number;
+  /** From the response's first byte to the reply's bubble in the DOM: the page's own work on the first piece. */
+  firstByteToDomMs: number;
+  firstByteToDomP90Ms: number;
   /** The loopback round trip through the production server to the fake provider: not the page's doing. */
-  requestToResponseMs: number;
+  requestToFirstByteMs: number;
   samples: OverheadSample[];
 }
 
@@ -333,13 +336,62 @@ export async function measureOverhead(
       sends,
       enterToRequestMs: median(pick('enterToRequest')),
       enterToRequestP90Ms: quantile(pick('enterToRequest'), 0.9),
-      responseToDomMs: median(pick('responseToDom')),
-      responseToDomP90Ms: quantile(pick('responseToDom'), 0.9),
-      responseToPaintMs: median(pick('responseToPaint')),
-      requestToResponseMs: median(pick('requestToResponse')),
+      enterToFirstPaintMs: median(pick('enterToFirstPaint')),
+      firstByteToDomMs: median(pick('firstByteToDom')),
+      firstByteToDomP90Ms: quantile(pick('firstByteToDom'), 0.9),
+      requestToFirstByteMs: median(pick('requestToFirstByte')),
       samples,
     };
   } finally {
+    await open.close();
+  }
+}
+
+export interface StreamCostFigures {
+  pieces: number;
+  /** Main-thread time (every task: script, style, layout, paint) per streamed piece, median over the replies. */
+  msPerPiece: number;
+  samples: number[];
+}
+
+/**
+ * What one streamed piece costs the page: the main thread's total task time over a whole reply of `pieces` pieces
+ * (Chromium's own `TaskDuration`), divided by the pieces. Nothing runs in the page meanwhile (no observer, no
+ * polling), so the figure is the page's alone.
+ */
+export async function measureStreamCost(
+  browser: Browser,
+  url: string,
+  pace: ProviderPace,
+  userText: string,
+  { pieces, pieceDelayMs, replies }: { pieces: number; pieceDelayMs: number; replies: number },
+): Promise<StreamCostFigures> {
+  const open = await openPage(browser, url);
+  try {
+    await open.page.waitForLoadState('networkidle');
+    await open.cdp.send('Performance.enable');
+    const taskMs = async () => {
+      const { metrics } = await open.cdp.send('Performance.getMetrics');
+      return (metrics.find((metric) => metric.name === 'TaskDuration')?.value ?? Number.NaN) * 1000;
+    };
+    pace.pieces(pieces, pieceDelayMs);
+    const samples: number[] = [];
+    for (let reply = 0; reply < replies; reply += 1) {
+      await inPage(open.page, 'window.__bench.idle()');
+      await open.page.fill(INPUT, `${userText} (reply ${reply + 1})`);
+      const before = await taskMs();
+      await open.page.press(INPUT, 'Enter');
+      // Waits from here, not in the page: the stream takes about pieces × delay, and twice that leaves ample slack.
+      await open.page.waitForTimeout(pieces * pieceDelayMs * 2 + 500);
+      if (!(await inPage<boolean>(open.page, 'window.__bench.isIdle()'))) {
+        throw new Error(`${url}: a ${pieces}-piece reply was still coming after the wait`);
+      }
+      samples.push(((await taskMs()) - before) / pieces);
+    }
+    assertNoErrors(open, url);
+    return { pieces, msPerPiece: median(samples), samples };
+  } finally {
+    pace.instant();
     await open.close();
   }
 }

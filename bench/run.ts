@@ -10,7 +10,14 @@ import { chromium as playwrightChromium } from '@playwright/test';
 import { START_UP_BUDGET_BYTES } from '../build/size-budget.ts';
 import { chromiumExecutable } from '../testing/chromium.ts';
 import { type FakeBehaviour, startFakeProvider } from '../testing/fake-provider.ts';
-import { launchBrowser, measureListSizes, measureOverhead, measureStartup, type ProviderPace } from './browser.ts';
+import {
+  launchBrowser,
+  measureListSizes,
+  measureOverhead,
+  measureStartup,
+  measureStreamCost,
+  type ProviderPace,
+} from './browser.ts';
 import { runLighthouse, startDebugChromium } from './lighthouse.ts';
 import { BASELINE_PATH, buildAll, CLIENT_DIR, ROOT_DIR, startServer } from './serve.ts';
 import { type BenchResults, evaluate, renderTable } from './table.ts';
@@ -23,6 +30,8 @@ const APPEND_SAMPLES = 15;
 const STARTUP_LOADS = 3;
 const OVERHEAD_WARM_UP = 3;
 const OVERHEAD_SENDS = 30;
+/** A reply of 250 tokens (max_tokens), one piece each, as a provider streams them. */
+const STREAM = { pieces: 250, pieceDelayMs: 4, replies: 5 };
 
 const USER_TEXT = 'How long does the delivery take to Lisbon, and can I change the address after ordering?';
 const REPLY_TEXT =
@@ -76,7 +85,12 @@ async function main() {
     const provider = await startFakeProvider();
     closers.push(() => provider.close());
     provider.respondWith(INSTANT);
-    const pace: ProviderPace = { instant: () => provider.respondWith(INSTANT), slow: () => provider.respondWith(SLOW) };
+    const pace: ProviderPace = {
+      instant: () => provider.respondWith(INSTANT),
+      slow: () => provider.respondWith(SLOW),
+      pieces: (pieces, pieceDelayMs) =>
+        provider.respondWith({ stream: Array.from({ length: pieces }, (_, i) => `word${i} `), pieceDelayMs }),
+    };
 
     const server = await startServer(provider.baseURL);
     closers.push(() => server.close());
@@ -97,6 +111,12 @@ async function main() {
     const overhead = {
       app: await measureOverhead(browser, pages.app, OVERHEAD_WARM_UP, OVERHEAD_SENDS, USER_TEXT),
       baseline: await measureOverhead(browser, pages.baseline, OVERHEAD_WARM_UP, OVERHEAD_SENDS, USER_TEXT),
+    };
+
+    step(`streaming: ${STREAM.replies} replies of ${STREAM.pieces} pieces on each page`);
+    const streaming = {
+      app: await measureStreamCost(browser, pages.app, pace, USER_TEXT, STREAM),
+      baseline: await measureStreamCost(browser, pages.baseline, pace, USER_TEXT, STREAM),
     };
 
     step(`long conversations: appends at ${LIST_SIZES.join(', ')} messages`);
@@ -138,6 +158,7 @@ async function main() {
       lighthouse,
       overhead,
       lists,
+      streaming,
       wallSeconds: 0,
     };
     results.wallSeconds = Math.round((performance.now() - started) / 1000);

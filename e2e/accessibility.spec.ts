@@ -91,40 +91,58 @@ test('works with the keyboard alone: Tab order, Enter, Space on Send, focus back
   ]);
 });
 
-test('the live region announces each new message once, complete, and nothing while typing', async ({
+test('the live region announces each new message once, complete, and nothing while typing or streaming', async ({
   chat,
   fake,
   page,
 }) => {
-  // A screen reader announces what is added to a polite live region: record every change to the log.
+  // A screen reader announces what is added to a polite live region, but holds back while the region is
+  // aria-busy and announces its content once it is not. Record every addition the log's reader could hear, with the
+  // region's busy state once the change is committed; decoration hidden from screen readers is not heard.
   await chat.log.evaluate((log) => {
-    const changes: string[] = [];
-    (window as unknown as { logChanges: string[] }).logChanges = changes;
+    const changes: { text: string; busy: boolean }[] = [];
+    (window as unknown as { logChanges: typeof changes }).logChanges = changes;
+    const heard = (node: Node) => {
+      const element = node instanceof Element ? node : node.parentElement;
+      return !element?.closest('[aria-hidden="true"]') && (node.textContent ?? '') !== '';
+    };
     new MutationObserver((records) => {
+      const busy = log.getAttribute('aria-busy') === 'true';
       for (const record of records) {
-        if (record.type === 'characterData') changes.push(`text changed: ${record.target.textContent}`);
-        for (const node of record.removedNodes) changes.push(`removed: ${node.textContent}`);
-        for (const node of record.addedNodes) changes.push(`added: ${node.textContent}`);
+        if (record.type === 'characterData') changes.push({ text: `changed: ${record.target.textContent}`, busy });
+        for (const node of record.addedNodes)
+          if (heard(node)) changes.push({ text: `added: ${node.textContent}`, busy });
       }
     }).observe(log, { childList: true, subtree: true, characterData: true });
   });
-  const logChanges = () => page.evaluate(() => (window as unknown as { logChanges: string[] }).logChanges);
-  fake.respondWith({ hold: true });
+  const logChanges = () =>
+    page.evaluate(() => (window as unknown as { logChanges: { text: string; busy: boolean }[] }).logChanges);
+  const announced = async () => (await logChanges()).filter((change) => !change.busy).map((change) => change.text);
+  fake.respondWith({ openStream: true });
 
   await chat.input.pressSequentially('Hello, is anyone there?');
   expect(await logChanges(), 'changes to the live region while typing').toEqual([]);
 
   await page.keyboard.press('Enter');
-  await expect.poll(() => fake.heldCount).toBe(1);
-  await expect.poll(logChanges).toEqual(['added: You:Hello, is anyone there?']);
-
-  fake.release({ content: 'Yes, I am here.' });
+  await expect.poll(() => fake.streams.length).toBe(1);
+  const [stream] = fake.streams;
+  for (const piece of ['Yes, ', 'I am ', 'here.']) {
+    stream.piece(piece);
+    await expect(chat.log).toHaveAttribute('aria-busy', 'true');
+  }
+  await expect(chat.log.getByText('Yes, I am here.')).toBeVisible();
+  stream.end();
   await expect(chat.bubbles('bot')).toHaveText(['Yes, I am here.']);
+  await expect(chat.log).toHaveAttribute('aria-busy', 'false');
   await chat.expectReadyAfterReply();
   await chat.input.pressSequentially('Typing again');
   // Give a late re-render the chance to show up.
   await page.waitForTimeout(200);
-  expect(await logChanges(), 'changes to the live region').toEqual([
+  expect(
+    (await logChanges()).filter((change) => change.busy).length,
+    'the pieces were added while the region was busy',
+  ).toBeGreaterThan(0);
+  expect(await announced(), 'what the live region announces').toEqual([
     'added: You:Hello, is anyone there?',
     'added: Assistant:Yes, I am here.',
   ]);

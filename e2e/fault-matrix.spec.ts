@@ -1,6 +1,6 @@
 import { FAKE_REPLY, type FakeBehaviour } from '../testing/fake-provider';
 import { faultDeadlineMs } from './e2e-env';
-import { ERROR, expect, expectedPayload, NO_CONTENT, test } from './fixtures';
+import { ERROR, expect, expectedPayload, NO_CONTENT, streams, test } from './fixtures';
 
 interface Fault {
   name: string;
@@ -16,6 +16,10 @@ interface Fault {
    * directly may see a dropped connection twice. The app never retries on its own.
    */
   browserMayResend?: true;
+  /** Only where replies are asked for as a stream (`true`), or only where they are not (`false`). */
+  streamed?: boolean;
+  /** The text that had streamed in before the failure: it stays, as its own message before the error. */
+  kept?: string;
 }
 
 /**
@@ -53,16 +57,51 @@ const FAULTS: Fault[] = [
   {
     name: 'a streamed reply (not asked for)',
     behaviour: { stream: ['Hel', 'lo ', 'there'] },
-    // Not the JSON completion that was asked for: the page (direct) and the proxy both treat it as a failed call.
+    // Not the JSON completion that was asked for: the page treats it as a failed call.
     shows: ERROR,
+    streamed: false,
   },
+  // The streaming faults: the reply was asked for as a stream (proxy mode's default).
+  {
+    name: 'a stream that drops mid-reply',
+    behaviour: { stream: ['Half ', 'a reply'], ending: 'drop' },
+    kept: 'Half a reply',
+    shows: ERROR,
+    streamed: true,
+  },
+  {
+    name: 'an error event mid-stream',
+    behaviour: { stream: ['Half ', 'a reply'], ending: 'error' },
+    kept: 'Half a reply',
+    shows: ERROR,
+    streamed: true,
+  },
+  {
+    name: 'a stream that stalls mid-reply',
+    behaviour: { stream: ['Half ', 'a reply'], ending: 'stall' },
+    kept: 'Half a reply',
+    shows: ERROR,
+    streamed: true,
+  },
+  { name: 'a stream with no content', behaviour: { stream: [] }, shows: NO_CONTENT, streamed: true },
+  { name: 'a stream of only white space', behaviour: { stream: [' ', '\n'] }, shows: NO_CONTENT, streamed: true },
 ];
 
 for (const fault of FAULTS) {
   test(`${fault.name}: the visitor sees the spec's message, then can chat on`, async ({ chat, fake, mode }) => {
+    test.skip(
+      fault.streamed !== undefined && fault.streamed !== streams(mode),
+      fault.streamed ? 'this build asks for whole replies' : 'this build asks for streamed replies',
+    );
     const { shows } = fault;
+    const shown = [
+      { sender: 'user' as const, text: `Trigger: ${fault.name}` },
+      ...(fault.kept ? [{ sender: 'bot' as const, text: fault.kept }] : []),
+      { sender: 'bot' as const, text: shows },
+    ];
     const failure = shows === ERROR;
-    const slow = 'hang' in fault.behaviour || (fault.behaviour.delayMs ?? 0) >= SLOW_REPLY_MS;
+    const stalls = 'hang' in fault.behaviour || ('ending' in fault.behaviour && fault.behaviour.ending === 'stall');
+    const slow = stalls || (fault.behaviour.delayMs ?? 0) >= SLOW_REPLY_MS;
     // Every request of this message meets the fault, even one the browser sends again by itself.
     fake.respondWith(fault.behaviour);
 
@@ -71,13 +110,7 @@ for (const fault of FAULTS) {
     if (slow) await chat.expectSending();
 
     const deadline = faultDeadlineMs(mode);
-    await chat.expectTranscript(
-      [
-        { sender: 'user', text: `Trigger: ${fault.name}` },
-        { sender: 'bot', text: shows },
-      ],
-      deadline,
-    );
+    await chat.expectTranscript(shown, deadline);
     await chat.expectReadyAfterReply();
     expect(Date.now() - started, `back to idle within ${deadline} ms`).toBeLessThan(deadline);
 
@@ -85,17 +118,16 @@ for (const fault of FAULTS) {
     // One visitor message, one request: nothing retries behind the visitor's back, not even a 429 or a 503.
     const sent = fake.requests.map((request) => request.body);
     const resent = fault.browserMayResend && mode === 'direct' && sent.length === 2 ? 1 : 0;
-    expect(sent).toEqual(Array(1 + resent).fill(expectedPayload(`Trigger: ${fault.name}`)));
-    if ('hang' in fault.behaviour) {
+    expect(sent).toEqual(Array(1 + resent).fill(expectedPayload(`Trigger: ${fault.name}`, mode)));
+    if (stalls) {
       // Whoever gave up (the page, or the proxy first) closed the request instead of leaving it open.
-      await expect.poll(() => fake.requests[0].aborted, { message: 'the hanging request was abandoned' }).toBe(true);
+      await expect.poll(() => fake.requests[0].aborted, { message: 'the stalled request was abandoned' }).toBe(true);
     }
 
     fake.respondWith({ content: FAKE_REPLY });
     await chat.sendWithEnter('Are you there now?');
     await chat.expectTranscript([
-      { sender: 'user', text: `Trigger: ${fault.name}` },
-      { sender: 'bot', text: shows },
+      ...shown,
       { sender: 'user', text: 'Are you there now?' },
       { sender: 'bot', text: FAKE_REPLY },
     ]);

@@ -22,9 +22,18 @@ export function providerToken(mode: Mode): string {
   return mode === 'proxy' ? UPSTREAM_API_KEY : DIRECT_API_KEY;
 }
 
-/** The exact body the provider must receive for a visitor's message, in both modes. */
-export function expectedPayload(text: string) {
-  return { model: E2E_MODEL, messages: [{ role: 'user', content: text }], max_tokens: 250, temperature: 0.7 };
+/** Whether the build asks for streamed replies: `VITE_LLM_STREAM`'s default, on through the proxy, off in direct mode. */
+export function streams(mode: Mode): boolean {
+  return mode === 'proxy';
+}
+
+/**
+ * The exact body the provider must receive for a visitor's message: the specification's payload, plus `stream: true`
+ * in a streaming build.
+ */
+export function expectedPayload(text: string, mode: Mode) {
+  const payload = { model: E2E_MODEL, messages: [{ role: 'user', content: text }], max_tokens: 250, temperature: 0.7 };
+  return streams(mode) ? { ...payload, stream: true } : payload;
 }
 
 /** A request the page made, as the browser sent it. */

@@ -2,7 +2,7 @@ import type { CDPSession } from '@playwright/test';
 import { FAKE_REPLY } from '../testing/fake-provider';
 import { expect, expectedPayload, test } from './fixtures';
 
-test('a whitespace-only message is not sent, by Enter or by the button', async ({ chat, fake }) => {
+test('a whitespace-only message is not sent, by Enter or by the button', async ({ chat, fake, mode }) => {
   for (const blank of ['   ', '\t', ' \u00a0\u3000 ']) {
     await chat.sendWithEnter(blank);
     await chat.sendWithClick(blank);
@@ -14,7 +14,7 @@ test('a whitespace-only message is not sent, by Enter or by the button', async (
     { sender: 'user', text: 'Not blank' },
     { sender: 'bot', text: FAKE_REPLY },
   ]);
-  expect(fake.requests.map((request) => request.body)).toEqual([expectedPayload('Not blank')]);
+  expect(fake.requests.map((request) => request.body)).toEqual([expectedPayload('Not blank', mode)]);
 });
 
 /** About 50 KB of UTF-8: many scripts, combining marks, emoji with skin tones and ZWJ sequences, no newlines. */
@@ -43,6 +43,7 @@ function mixedScripts(minBytes: number): string {
 test('a 50 KB message of mixed scripts and emoji is sent and shown intact, and so is such a reply', async ({
   chat,
   fake,
+  mode,
 }) => {
   const text = mixedScripts(50 * 1024);
   const reply = [...text].reverse().join('').slice(0, 20_000);
@@ -55,10 +56,10 @@ test('a 50 KB message of mixed scripts and emoji is sent and shown intact, and s
     { sender: 'bot', text: reply },
   ]);
   expect(fake.requests).toHaveLength(1);
-  expect(fake.requests[0].body).toEqual(expectedPayload(text));
+  expect(fake.requests[0].body).toEqual(expectedPayload(text, mode));
 });
 
-test('markup and script-looking text are shown as text and nothing runs', async ({ chat, fake, page }) => {
+test('markup and script-looking text are shown as text and nothing runs', async ({ chat, fake, page, mode }) => {
   const dialogs: string[] = [];
   page.on('dialog', async (dialog) => {
     dialogs.push(dialog.message());
@@ -87,7 +88,7 @@ test('markup and script-looking text are shown as text and nothing runs', async 
   await expect(chat.main).toBeVisible();
   expect(await page.evaluate(() => ['__typed', '__replied'].filter((key) => key in window))).toEqual([]);
   expect(dialogs).toEqual([]);
-  expect(fake.requests[0].body).toEqual(expectedPayload(typed));
+  expect(fake.requests[0].body).toEqual(expectedPayload(typed, mode));
 });
 
 /**
@@ -100,7 +101,7 @@ async function imeEnter(cdp: CDPSession) {
   await cdp.send('Input.dispatchKeyEvent', { type: 'keyUp', ...key });
 }
 
-test('Enter during an IME composition does not send; Enter afterwards does', async ({ chat, fake, page }) => {
+test('Enter during an IME composition does not send; Enter afterwards does', async ({ chat, fake, page, mode }) => {
   const cdp = await page.context().newCDPSession(page);
   await chat.input.focus();
 
@@ -121,5 +122,5 @@ test('Enter during an IME composition does not send; Enter afterwards does', asy
     { sender: 'user', text: '日本語' },
     { sender: 'bot', text: FAKE_REPLY },
   ]);
-  expect(fake.requests.map((request) => request.body)).toEqual([expectedPayload('日本語')]);
+  expect(fake.requests.map((request) => request.body)).toEqual([expectedPayload('日本語', mode)]);
 });

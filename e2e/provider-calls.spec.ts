@@ -22,8 +22,8 @@ test('sends only the latest message, with the spec payload and the token, and sh
   ]);
 
   expect(fake.requests.map((request) => request.body)).toEqual([
-    expectedPayload('What is XState?'),
-    expectedPayload('And Vite?'),
+    expectedPayload('What is XState?', mode),
+    expectedPayload('And Vite?', mode),
   ]);
   for (const request of fake.requests) {
     expect(request.method).toBe('POST');

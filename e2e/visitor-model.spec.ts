@@ -64,7 +64,7 @@ async function runPath(path: VisitorPath, pathIndex: number, chat: ChatPage, fak
     expect(
       fake.requests.map((request) => request.body),
       'what the provider received',
-    ).toEqual(asked.map((text) => ({ ...expectedPayload(text), ...(streaming ? { stream: true } : {}) })));
+    ).toEqual(asked.map((text) => expectedPayload(text, streaming ? 'proxy' : 'direct')));
     await expect.poll(() => chat.chatErrors().length, { message: 'errors logged for failed calls' }).toBe(failures);
   };
 

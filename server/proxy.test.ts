@@ -209,6 +209,15 @@ describe('forwarding a chat request', () => {
     expect(text).toContain('data: [DONE]');
   });
 
+  it('answers 502 when a stream was asked for and the provider sends anything else', async () => {
+    provider.respondWith({ raw: '{"choices": [{"message": ' });
+    const { url } = await start();
+    const response = await postChat(url, chatBody('hi', { stream: true }));
+
+    expect(response.status).toBe(502);
+    expect(await response.json()).toMatchObject({ error: { code: 'upstream_invalid' } });
+  });
+
   it('lets a stream run past the time limit while its pieces keep coming', async () => {
     // Eight pieces 60 ms apart: about 480 ms in all, with a limit of 200 ms between two pieces.
     provider.respondWith({ stream: Array.from({ length: 8 }, (_, index) => `p${index} `), pieceDelayMs: 60 });

@@ -214,9 +214,11 @@ async function forwardChat(c: Context, options: ProxyOptions, log: (line: string
   }
 
   if (request.stream) {
-    if (!response.body) {
+    // A stream was asked for: anything but an event stream (a JSON body, an HTML page) is not a reply the page can read.
+    if (!response.body || !isEventStream(response)) {
       clearTimeout(timer);
-      return done(apiError(c, 502, 'upstream_invalid', 'Empty stream.'), 'invalid');
+      await response.body?.cancel().catch(() => undefined);
+      return done(apiError(c, 502, 'upstream_invalid', 'The language model sent no event stream.'), 'invalid');
     }
     // Passed through chunk by chunk as it arrives (no buffering), under the same abort signal and a deadline that
     // each chunk restarts.
@@ -228,7 +230,7 @@ async function forwardChat(c: Context, options: ProxyOptions, log: (line: string
       new Response(relayed, {
         status: 200,
         headers: {
-          'Content-Type': response.headers.get('content-type') ?? 'text/event-stream',
+          'Content-Type': 'text/event-stream',
           // Tells nginx-style reverse proxies not to buffer the stream either.
           'X-Accel-Buffering': 'no',
         },
@@ -247,6 +249,10 @@ async function forwardChat(c: Context, options: ProxyOptions, log: (line: string
   }
   clearTimeout(timer);
   return done(c.json(completion as object, 200), 'ok');
+}
+
+function isEventStream(response: Response): boolean {
+  return /^text\/event-stream\b/i.test(response.headers.get('content-type') ?? '');
 }
 
 /**

@@ -220,11 +220,12 @@
       const entry = performance
         .getEntriesByType('resource')
         .find((resource) => resource.name.endsWith('/chat/completions') && resource.startTime >= send.keydown);
+      // The reply streams: its bubble appears with the first piece, soon after the response's first byte.
       return {
         enterToRequest: entry ? entry.startTime - send.keydown : null,
-        responseToDom: entry ? send.botInDom - entry.responseEnd : null,
-        responseToPaint: entry ? botPainted - entry.responseEnd : null,
-        requestToResponse: entry ? entry.responseEnd - entry.startTime : null,
+        enterToFirstPaint: botPainted - send.keydown,
+        firstByteToDom: entry ? send.botInDom - entry.responseStart : null,
+        requestToFirstByte: entry ? entry.responseStart - entry.startTime : null,
       };
     };
     pendingSend = send;

@@ -2,15 +2,11 @@ import { type FormEvent, type KeyboardEvent, useEffect, useRef } from 'react';
 import { ChatActorContext } from './chat-actor-context';
 import { RecipeButton, TextInput } from './controls';
 
-/**
- * The text box and the Send button, with Stop while a reply is pending and Retry after one failed, timed out or was
- * stopped. Every keystroke and click goes to the machine; it decides.
- */
+/** The text box and the Send button. Every keystroke and click goes to the machine; it decides. */
 export function Composer() {
   const actorRef = ChatActorContext.useActorRef();
   const draft = ChatActorContext.useSelector((snapshot) => snapshot.context.draft);
   const sending = ChatActorContext.useSelector((snapshot) => snapshot.matches('sending'));
-  const retryable = ChatActorContext.useSelector((snapshot) => snapshot.matches({ idle: 'retryable' }));
   const formRef = useRef<HTMLFormElement>(null);
   const inputRef = useRef<HTMLInputElement>(null);
   const wasSending = useRef(false);
@@ -25,20 +21,6 @@ export function Composer() {
     }
     wasSending.current = sending;
   }, [sending]);
-
-  // Escape stops a pending reply wherever the focus is (the box is disabled meanwhile, so it cannot be there).
-  useEffect(() => {
-    if (!sending) return;
-    const stopOnEscape = (event: globalThis.KeyboardEvent) => {
-      if (event.key !== 'Escape' || event.defaultPrevented) return;
-      event.preventDefault();
-      actorRef.send({ type: 'reply.stop' });
-    };
-    document.addEventListener('keydown', stopOnEscape);
-    return () => {
-      document.removeEventListener('keydown', stopOnEscape);
-    };
-  }, [sending, actorRef]);
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -68,16 +50,6 @@ export function Composer() {
       <RecipeButton type="submit" colorPalette="blue" disabled={sending}>
         Send
       </RecipeButton>
-      {sending && (
-        <RecipeButton type="button" variant="outline" onClick={() => actorRef.send({ type: 'reply.stop' })}>
-          Stop
-        </RecipeButton>
-      )}
-      {retryable && (
-        <RecipeButton type="button" variant="outline" onClick={() => actorRef.send({ type: 'reply.retry' })}>
-          Retry
-        </RecipeButton>
-      )}
     </form>
   );
 }

@@ -4,6 +4,7 @@ import type { ChatMessage } from '../../machines/chat-machine';
 import { ChatActorContext } from './chat-actor-context';
 import { RecipeButton } from './controls';
 import { MessageBubble } from './message-bubble';
+import { ReplyControls } from './reply-controls';
 import { TypingIndicator } from './typing-indicator';
 
 /**
@@ -24,16 +25,28 @@ function isAtEnd(list: HTMLElement): boolean {
 /**
  * The conversation: a polite live region that follows the newest text while the visitor is at the end of it. A
  * visitor who scrolls back stays where they are, with a "Jump to latest" button, until they return to the end or send.
+ * Over its bottom edge sit that button and the reply's Stop or Retry.
  */
 export function MessageList() {
   const messages = ChatActorContext.useSelector((snapshot) => snapshot.context.messages);
   const reply = ChatActorContext.useSelector((snapshot) => snapshot.context.reply);
   const streaming = ChatActorContext.useSelector((snapshot) => snapshot.matches({ sending: 'streaming' }));
+  // Stop or Retry is on show over the end of the list: the list keeps room for it below the newest message.
+  const replyControls = ChatActorContext.useSelector(
+    (snapshot) => snapshot.matches('sending') || snapshot.matches({ idle: 'retryable' }),
+  );
   const listRef = useRef<HTMLDivElement>(null);
-  // Whether the list follows new text. Decided only by where the list is when it scrolls: the app's own scrolling
-  // lands at the end (so it keeps following), the visitor's scrolling back does not.
+  // Whether the list follows new text. Decided only by positions: a scroll event that finds the list where the app
+  // last put it is the app's own (even if more text has arrived since, so that the end has moved on); any other
+  // position is the visitor's, who follows again once back at the end.
   const following = useRef(true);
+  const appScrollTop = useRef(0);
   const [behind, setBehind] = useState(false);
+
+  const scrollToEnd = (list: HTMLElement) => {
+    list.scrollTop = list.scrollHeight;
+    appScrollTop.current = list.scrollTop;
+  };
 
   // The visitor's own message (sent, or asked for again) always brings the end into view: they have just acted there.
   useLayoutEffect(() => {
@@ -42,20 +55,20 @@ export function MessageList() {
 
   // In the next frame rather than straight after the commit: reading scrollHeight forces a layout, and right after a
   // send that would hold up the request, which starts only once React has rendered the visitor's message.
-  // biome-ignore lint/correctness/useExhaustiveDependencies: runs each time the content grows, a message or a piece.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: runs each time the content grows (a message, a piece, room for Stop or Retry).
   useEffect(() => {
     const list = listRef.current;
     if (!list || messages.length === 0) return;
     const frame = requestAnimationFrame(() => {
-      if (following.current) list.scrollTop = list.scrollHeight;
+      if (following.current) scrollToEnd(list);
       else setBehind(!isAtEnd(list));
     });
     return () => cancelAnimationFrame(frame);
-  }, [messages.length, reply]);
+  }, [messages.length, reply, replyControls]);
 
   const onScroll = () => {
     const list = listRef.current;
-    if (!list) return;
+    if (!list || Math.abs(list.scrollTop - appScrollTop.current) < 1) return;
     following.current = isAtEnd(list);
     setBehind(!following.current);
   };
@@ -64,7 +77,7 @@ export function MessageList() {
     const list = listRef.current;
     if (!list) return;
     following.current = true;
-    list.scrollTop = list.scrollHeight;
+    scrollToEnd(list);
     setBehind(false);
   };
 
@@ -87,6 +100,7 @@ export function MessageList() {
         h="80vh"
         overflowY="auto"
         p="3"
+        pb={replyControls ? '14' : '3'}
         rounded="md"
         borderWidth="1px"
         onScroll={onScroll}
@@ -103,20 +117,23 @@ export function MessageList() {
         {streaming && <MessageBubble text={reply} sender="bot" />}
         <TypingIndicator />
       </Flex>
-      {behind && (
-        <RecipeButton
-          size="xs"
-          variant="surface"
-          position="absolute"
-          bottom="3"
-          left="50%"
-          transform="translateX(-50%)"
-          shadow="sm"
-          onClick={jumpToLatest}
-        >
-          Jump to latest
-        </RecipeButton>
-      )}
+      <Flex
+        position="absolute"
+        bottom="3"
+        insetX="0"
+        justify="center"
+        gap="2"
+        // Only the buttons take the pointer: the rest of the strip lets the visitor select and scroll the text under it.
+        pointerEvents="none"
+        css={{ '& > *': { pointerEvents: 'auto' } }}
+      >
+        {behind && (
+          <RecipeButton size="sm" variant="surface" shadow="sm" onClick={jumpToLatest}>
+            Jump to latest
+          </RecipeButton>
+        )}
+        <ReplyControls />
+      </Flex>
     </Box>
   );
 }

@@ -206,6 +206,19 @@ describe('requestReply, streaming', () => {
   });
 
   it.each([
+    ['invalid JSON', '{"choices": [{"message": '],
+    [
+      'a whole JSON completion',
+      JSON.stringify({ choices: [{ message: { role: 'assistant', content: 'Not a stream' } }] }),
+    ],
+  ])('rejects when a stream was asked for and the provider sends %s', async (_, raw) => {
+    provider.queue({ raw });
+    const onDelta = vi.fn();
+    await expect(askStreaming(onDelta)).rejects.toThrow(/not an event stream/);
+    expect(onDelta).not.toHaveBeenCalled();
+  });
+
+  it.each([
     ['the connection drops', 'drop'],
     ['an error event arrives', 'error'],
   ] as const)('rejects, after handing over what came, when %s mid-stream', async (_, ending) => {

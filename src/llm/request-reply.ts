@@ -68,7 +68,15 @@ export async function requestReply(
     return typeof content === 'string' ? content : null;
   }
 
-  const stream = await client.chat.completions.create({ ...body, stream: true }, { signal });
+  const { data: stream, response } = await client.chat.completions
+    .create({ ...body, stream: true }, { signal })
+    .withResponse();
+  // Asked for a stream, a provider that answers with anything else (a JSON body, an HTML page) has failed: reading it
+  // as an empty stream would wrongly say that the reply had no content.
+  if (!/^text\/event-stream\b/i.test(response.headers.get('content-type') ?? '')) {
+    await response.body?.cancel().catch(() => undefined);
+    throw new Error(`The provider's answer is not an event stream (${response.headers.get('content-type')})`);
+  }
   let reply = '';
   for await (const chunk of stream) {
     const piece: unknown = chunk.choices?.[0]?.delta?.content;

@@ -1,0 +1,59 @@
+import { useEffect } from 'react';
+import { ChatActorContext } from './chat-actor-context';
+import { RecipeButton } from './controls';
+
+/**
+ * Stop while a reply is pending (also on Escape, wherever the focus is), Retry after one failed, timed out or was
+ * stopped. They sit over the bottom of the conversation rather than beside Send, so that nothing in the composer
+ * moves when they come and go: a second click on Send lands on the disabled Send, never on Stop.
+ */
+export function ReplyControls() {
+  const actorRef = ChatActorContext.useActorRef();
+  const sending = ChatActorContext.useSelector((snapshot) => snapshot.matches('sending'));
+  const retryable = ChatActorContext.useSelector((snapshot) => snapshot.matches({ idle: 'retryable' }));
+
+  // The box is disabled while sending, so the focus cannot be there: Escape is heard on the whole document.
+  useEffect(() => {
+    if (!sending) return;
+    const stopOnEscape = (event: KeyboardEvent) => {
+      if (event.key !== 'Escape' || event.defaultPrevented) return;
+      event.preventDefault();
+      actorRef.send({ type: 'reply.stop' });
+    };
+    document.addEventListener('keydown', stopOnEscape);
+    return () => {
+      document.removeEventListener('keydown', stopOnEscape);
+    };
+  }, [sending, actorRef]);
+
+  // Two elements (keys), not one relabelled: a Stop that is pressed goes away, and so the focus returns to the box.
+  if (sending) {
+    return (
+      <RecipeButton
+        key="stop"
+        size="sm"
+        variant="outline"
+        bg="bg"
+        shadow="sm"
+        onClick={() => actorRef.send({ type: 'reply.stop' })}
+      >
+        Stop
+      </RecipeButton>
+    );
+  }
+  if (retryable) {
+    return (
+      <RecipeButton
+        key="retry"
+        size="sm"
+        variant="outline"
+        bg="bg"
+        shadow="sm"
+        onClick={() => actorRef.send({ type: 'reply.retry' })}
+      >
+        Retry
+      </RecipeButton>
+    );
+  }
+  return null;
+}
