@@ -26,34 +26,23 @@ export function ReplyControls() {
     };
   }, [sending, actorRef]);
 
-  // Two elements (keys), not one relabelled: a Stop that is pressed goes away, and so the focus returns to the box.
-  if (sending) {
-    return (
-      <RecipeButton
-        key="stop"
-        size="sm"
-        variant="outline"
-        bg="bg"
-        shadow="sm"
-        onClick={() => actorRef.send({ type: 'reply.stop' })}
-      >
-        Stop
-      </RecipeButton>
-    );
-  }
-  if (retryable) {
-    return (
-      <RecipeButton
-        key="retry"
-        size="sm"
-        variant="outline"
-        bg="bg"
-        shadow="sm"
-        onClick={() => actorRef.send({ type: 'reply.retry' })}
-      >
-        Retry
-      </RecipeButton>
-    );
-  }
-  return null;
+  const action = sending
+    ? ({ label: 'Stop', event: 'reply.stop' } as const)
+    : retryable
+      ? ({ label: 'Retry', event: 'reply.retry' } as const)
+      : null;
+  if (!action) return null;
+  return (
+    <RecipeButton
+      // Two elements (keys), not one relabelled: a Stop that is pressed goes away, and so the focus returns to the box.
+      key={action.label}
+      size="sm"
+      variant="outline"
+      bg="bg"
+      shadow="sm"
+      onClick={() => actorRef.send({ type: action.event })}
+    >
+      {action.label}
+    </RecipeButton>
+  );
 }
