@@ -31,10 +31,6 @@ export function MessageList() {
   const messages = ChatActorContext.useSelector((snapshot) => snapshot.context.messages);
   const reply = ChatActorContext.useSelector((snapshot) => snapshot.context.reply);
   const streaming = ChatActorContext.useSelector((snapshot) => snapshot.matches({ sending: 'streaming' }));
-  // Stop or Retry is on show over the end of the list: the list keeps room for it below the newest message.
-  const replyControls = ChatActorContext.useSelector(
-    (snapshot) => snapshot.matches('sending') || snapshot.matches({ idle: 'retryable' }),
-  );
   const listRef = useRef<HTMLDivElement>(null);
   // Whether the list follows new text. Decided only by positions: a scroll event that finds the list where the app
   // last put it is the app's own (even if more text has arrived since, so that the end has moved on); any other
@@ -55,7 +51,7 @@ export function MessageList() {
 
   // In the next frame rather than straight after the commit: reading scrollHeight forces a layout, and right after a
   // send that would hold up the request, which starts only once React has rendered the visitor's message.
-  // biome-ignore lint/correctness/useExhaustiveDependencies: runs each time the content grows (a message, a piece, room for Stop or Retry).
+  // biome-ignore lint/correctness/useExhaustiveDependencies: runs each time the content grows, a message or a piece.
   useEffect(() => {
     const list = listRef.current;
     if (!list || messages.length === 0) return;
@@ -64,7 +60,7 @@ export function MessageList() {
       else setBehind(!isAtEnd(list));
     });
     return () => cancelAnimationFrame(frame);
-  }, [messages.length, reply, replyControls]);
+  }, [messages.length, reply]);
 
   const onScroll = () => {
     const list = listRef.current;
@@ -100,7 +96,9 @@ export function MessageList() {
         h="80vh"
         overflowY="auto"
         p="3"
-        pb={replyControls ? '14' : '3'}
+        // Room below the newest message for the buttons over the list's bottom edge (Stop, Retry, Jump to latest),
+        // always kept so that nothing in the list moves when they come and go.
+        pb="14"
         rounded="md"
         borderWidth="1px"
         onScroll={onScroll}

@@ -13,7 +13,7 @@ import { chatMachine } from '../../machines/chat-machine';
 import { FAKE_REPLY, type FakeProvider, startFakeProvider } from '../../testing/fake-provider';
 import { createFetchReply, replyDelays } from './fetch-reply';
 import { type LlmConfig, readLlmConfig } from './llm-config';
-import { requestReply } from './request-reply';
+import { batchPieces, requestReply } from './request-reply';
 
 // The real openai client over real HTTP to a scripted provider on 127.0.0.1. The key is a fake: nothing leaves
 // this machine.
@@ -241,6 +241,26 @@ describe('requestReply, streaming', () => {
 
     await expect(pending).rejects.toThrow();
     await vi.waitFor(() => expect(provider.requests[0].aborted).toBe(true), { timeout: 1_000 });
+  });
+});
+
+describe('batchPieces', () => {
+  const nextTask = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+  it('hands over the pieces of one task as one at its end, later ones as they come, and the rest on flush', async () => {
+    const handed: string[] = [];
+    const pieces = batchPieces((text) => handed.push(text));
+    pieces.add('Hel');
+    pieces.add('lo');
+    expect(handed).toEqual([]);
+    await nextTask();
+    expect(handed).toEqual(['Hello']);
+
+    pieces.add(', world');
+    pieces.flush();
+    expect(handed).toEqual(['Hello', ', world']);
+    await nextTask();
+    expect(handed, 'nothing is handed over twice').toEqual(['Hello', ', world']);
   });
 });
 

@@ -78,14 +78,46 @@ export async function requestReply(
     throw new Error(`The provider's answer is not an event stream (${response.headers.get('content-type')})`);
   }
   let reply = '';
-  for await (const chunk of stream) {
-    const piece: unknown = chunk.choices?.[0]?.delta?.content;
-    if (typeof piece === 'string' && piece !== '') {
-      reply += piece;
-      onDelta(piece);
+  const pieces = batchPieces(onDelta);
+  try {
+    for await (const chunk of stream) {
+      const piece: unknown = chunk.choices?.[0]?.delta?.content;
+      if (typeof piece === 'string' && piece !== '') {
+        reply += piece;
+        pieces.add(piece);
+      }
     }
+  } finally {
+    // Before the outcome: a reply that fails keeps every piece that had arrived.
+    pieces.flush();
   }
   // An abort ends the loop quietly, as if the stream had ended: that is not a complete reply.
   signal.throwIfAborted();
   return reply === '' ? null : reply;
+}
+
+/**
+ * Hands over the pieces that arrive in one task (one network read often holds dozens) as one, at the end of that
+ * task: the page then renders once per read rather than once per piece, and a fast provider's first words are
+ * painted without waiting for a render of every piece that came with them. Pieces in later reads follow as they come.
+ */
+export function batchPieces(onDelta: (text: string) => void) {
+  let pending = '';
+  const channel = new MessageChannel();
+  const flush = () => {
+    const text = pending;
+    pending = '';
+    if (text !== '') onDelta(text);
+  };
+  channel.port1.onmessage = flush;
+  return {
+    add(piece: string) {
+      if (pending === '') channel.port2.postMessage(null);
+      pending += piece;
+    },
+    flush() {
+      flush();
+      channel.port1.close();
+    },
+  };
 }
