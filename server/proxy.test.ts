@@ -209,6 +209,17 @@ describe('forwarding a chat request', () => {
     expect(text).toContain('data: [DONE]');
   });
 
+  it('passes on every piece that came before the provider dropped the stream, then an error event', async () => {
+    provider.respondWith({ stream: ['Half ', 'a reply'], ending: 'drop' });
+    const { url, logs } = await start();
+    const text = await (await postChat(url, chatBody('hi', { stream: true }))).text();
+
+    expect(text).toContain('"Half "');
+    expect(text).toContain('"a reply"');
+    expect(text.trim().split('\n\n').at(-1)).toMatch(/^data: \{"error":/);
+    expect(logs.join('\n')).toMatch(/stream from the provider broke off/);
+  });
+
   it('answers 502 when a stream was asked for and the provider sends anything else', async () => {
     provider.respondWith({ raw: '{"choices": [{"message": ' });
     const { url } = await start();
@@ -235,7 +246,10 @@ describe('forwarding a chat request', () => {
     const response = await postChat(url, chatBody('hi', { stream: true }));
     const started = Date.now();
 
-    await expect(response.text()).rejects.toThrow();
+    // What had come is passed on, then an error event (as providers signal a failure mid-stream), and the end.
+    const text = await response.text();
+    expect(text).toContain('"Some "');
+    expect(text.trim()).toMatch(/data: \{"error":\{"message":"The language model stream broke off\."[^\n]*\}$/);
 
     expect(Date.now() - started).toBeLessThan(2_000);
     await until(() => provider.requests[0]?.aborted === true, 'the upstream request to be aborted');

@@ -255,6 +255,11 @@ function isEventStream(response: Response): boolean {
   return /^text\/event-stream\b/i.test(response.headers.get('content-type') ?? '');
 }
 
+/** The event that ends a relayed stream whose provider broke off: the openai client reads it as a failed call. */
+const STREAM_BROKE_OFF = new TextEncoder().encode(
+  `data: ${JSON.stringify({ error: { message: 'The language model stream broke off.', type: 'upstream_error' } })}\n\n`,
+);
+
 /**
  * The provider's stream, read only as fast as the client takes it. When the visitor leaves, the abort has already
  * cancelled the upstream request; the stream then just ends, rather than surfacing as an error nobody can receive.
@@ -284,7 +289,10 @@ function relayStream(
           return;
         }
         log(`[llm-proxy] stream from the provider broke off (${(error as Error).name})`);
-        controller.error(new Error('The provider stream broke off'));
+        // Said in the stream, as providers say a failure mid-stream, and the stream then ends properly. Erroring the
+        // response instead would destroy the connection, and with it the last pieces still on their way out.
+        controller.enqueue(STREAM_BROKE_OFF);
+        controller.close();
       }
     },
     cancel(reason) {
