@@ -32,6 +32,7 @@ export default defineConfig({
         // helpers; declaring them pure lets the bundler drop the recipes the card does not use.
         manualPureFunctions: [
           'defineConfig',
+          'defineGlobalStyles',
           'defineRecipe',
           'defineSlotRecipe',
           'defineSemanticTokens',

@@ -1,7 +1,8 @@
 // The embed loader (`/embed.js`): the only file a host page fetches until a visitor opens the chat. Plain DOM, no
 // React or Chakra, under its own size budget (build/embed-loader.ts). It draws a launcher in an open shadow root and,
 // on the first open, frames the app (src/) in its embedded layout.
-import { EMBED_HOST_PARAM, EMBED_THEME_PARAM, embedMessage, embedMessageType } from '../contract/embed.ts';
+import { EMBED_HOST_PARAM, EMBED_THEME_PARAM } from '../contract/embed.ts';
+import { embedMessage, embedMessageType } from '../contract/embed-messages.ts';
 
 /** The global API for a site's own buttons: `AIAssistant.open()`, `.close()`, `.toggle()`. */
 export interface EmbedApi {

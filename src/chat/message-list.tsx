@@ -25,7 +25,11 @@ function isAtEnd(list: HTMLElement): boolean {
  * The conversation: a polite live region that follows the newest text while the visitor is at the end of it. A
  * visitor who scrolls back stays where they are, with a "Jump to latest" button, until they return to the end or send.
  */
-export function MessageList() {
+export function MessageList({
+  h = '80vh',
+}: {
+  /** The list's height: 80% of the viewport (the spec), or the card's. */ h?: string;
+}) {
   const messages = ChatActorContext.useSelector((snapshot) => snapshot.context.messages);
   const reply = ChatActorContext.useSelector((snapshot) => snapshot.context.reply);
   const streaming = ChatActorContext.useSelector((snapshot) => snapshot.matches({ sending: 'streaming' }));
@@ -84,7 +88,7 @@ export function MessageList() {
         tabIndex={0}
         direction="column"
         gap="3"
-        h="80vh"
+        h={h}
         overflowY="auto"
         p="3"
         rounded="md"
