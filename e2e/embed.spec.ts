@@ -2,10 +2,10 @@ import AxeBuilder from '@axe-core/playwright';
 import type { FrameLocator, Page } from '@playwright/test';
 import type { EmbedApi } from '../embed/loader';
 import { FAKE_REPLY } from '../testing/fake-provider';
+import { type HostPageOptions, type HostSite, hostPageHtml, startHostSite } from '../testing/host-site';
 import { startAppServer } from './app-server';
 import { UPSTREAM_API_KEY } from './e2e-env';
 import { test as base, expect } from './fixtures';
-import { type HostPageOptions, type HostSite, hostPageHtml, startHostSite } from './host-page-server';
 
 // The snippet on a site of another origin, against the production build and server (proxy mode), in Chromium.
 
@@ -200,6 +200,8 @@ test.describe('on a phone', () => {
     await expect(messageBox(page)).toBeFocused();
 
     expect(await page.locator('iframe').boundingBox()).toEqual({ x: 0, y: 0, width: 375, height: 667 });
+    // The embedded layout: the card fills the frame.
+    expect(await chatFrame(page).getByRole('main').boundingBox()).toEqual({ x: 0, y: 0, width: 375, height: 667 });
     await expect(chatFrame(page).getByRole('button', { name: 'Close chat' })).toBeInViewport();
     await expect(chatFrame(page).getByRole('button', { name: 'Send' })).toBeInViewport();
     const fontSize = await messageBox(page).evaluate((el) => Number.parseFloat(getComputedStyle(el).fontSize));

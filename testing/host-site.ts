@@ -2,6 +2,8 @@ import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
+// Host pages for the embed's browser tests and its Lighthouse comparison.
+
 /** A stand-in for a site that embeds the chat: another port of 127.0.0.1, so another origin than the app's. */
 export interface HostSite {
   /** `http://127.0.0.1:PORT`, without a trailing slash: what the browser sends as this site's origin. */
@@ -19,10 +21,12 @@ export interface HostPageOptions {
   data?: Record<string, string>;
   /** The site's own CSS. */
   css?: string;
+  /** Whether the page carries the snippet at all (default: yes); without it, the page to compare with. */
+  snippet?: boolean;
 }
 
 /** A plain page with a heading, some text, a link and a button of the site's own, and the snippet last. */
-export function hostPageHtml({ appOrigin, data = {}, css = '' }: HostPageOptions): string {
+export function hostPageHtml({ appOrigin, data = {}, css = '', snippet = true }: HostPageOptions): string {
   const attributes = Object.entries(data)
     .map(([name, value]) => ` data-${name}="${value}"`)
     .join('');
@@ -33,7 +37,7 @@ export function hostPageHtml({ appOrigin, data = {}, css = '' }: HostPageOptions
 <body>
 <main><h1>Garden tools</h1><p>Spades, rakes and hoes, shipped the next day.</p>
 <p><a href="#delivery">Delivery terms</a></p><button type="button">Add to basket</button></main>
-<script src="${appOrigin}/embed.js" async${attributes}></script>
+${snippet ? `<script src="${appOrigin}/embed.js" async${attributes}></script>` : ''}
 </body>
 </html>`;
 }
