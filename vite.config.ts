@@ -1,11 +1,12 @@
 import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vitest/config';
 import { chakraPalette } from './build/chakra-palette.ts';
+import { embedLoader } from './build/embed-loader.ts';
 import { sizeBudget } from './build/size-budget.ts';
 import { llmServer } from './server/vite-plugin.ts';
 
 export default defineConfig({
-  plugins: [react(), chakraPalette(), sizeBudget(), llmServer()],
+  plugins: [react(), chakraPalette(), sizeBudget(), embedLoader(), llmServer()],
   resolve: {
     alias: [
       // @xstate/react imports the shims that give React 17 and older a useSyncExternalStore; React 19 has its own,
@@ -31,6 +32,7 @@ export default defineConfig({
         // helpers; declaring them pure lets the bundler drop the recipes the card does not use.
         manualPureFunctions: [
           'defineConfig',
+          'defineGlobalStyles',
           'defineRecipe',
           'defineSlotRecipe',
           'defineSemanticTokens',

@@ -7,7 +7,7 @@ import { PROXY_BASE_PATH } from '../contract/llm.ts';
 import { type ChatRequest, parseChatRequest } from './chat-request.ts';
 import { clientAddress, clientKey } from './client-key.ts';
 import { DEMO_MODEL, demoResponse } from './demo-responder.ts';
-import { type SecurityOptions, securityHeaders } from './security-headers.ts';
+import { headersForPath, type SecurityOptions, securityHeaders } from './security-headers.ts';
 import { serveClient } from './serve-client.ts';
 
 /** Where chat requests go: an OpenAI-compatible provider holding the token, or the built-in demo responder. */
@@ -77,7 +77,7 @@ export function createProxyApp(options: ProxyOptions): Hono {
 
   app.use('*', async (c, next) => {
     await next();
-    for (const [name, value] of Object.entries(headers)) c.res.headers.set(name, value);
+    for (const [name, value] of Object.entries(headersForPath(headers, c.req.path))) c.res.headers.set(name, value);
   });
 
   const api = new Hono();

@@ -1,3 +1,5 @@
+import { EMBED_LOADER_PATH } from '../contract/embed.ts';
+
 /** What the security headers depend on. */
 export interface SecurityOptions {
   /**
@@ -79,4 +81,13 @@ export function securityHeaders(options: SecurityOptions): Record<string, string
   if (only === "'none'") headers['X-Frame-Options'] = 'DENY';
   if (only === "'self'") headers['X-Frame-Options'] = 'SAMEORIGIN';
   return headers;
+}
+
+/**
+ * The headers for one path. The embed loader is the one file meant for other sites' pages: their `<script>` fetches it
+ * without CORS, which `Cross-Origin-Resource-Policy: same-origin` would block. Everything else, the framed app
+ * included, keeps the site's headers (a frame is a navigation, which CORP does not govern; `frame-ancestors` does).
+ */
+export function headersForPath(headers: Record<string, string>, path: string): Record<string, string> {
+  return path === EMBED_LOADER_PATH ? { ...headers, 'Cross-Origin-Resource-Policy': 'cross-origin' } : headers;
 }

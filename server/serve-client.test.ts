@@ -30,6 +30,7 @@ beforeAll(async () => {
   await writeFile(join(clientDir, 'index.html'), INDEX_HTML);
   await writeFile(join(clientDir, 'assets', 'index-Ab12Cd34.js'), APP_JS);
   await writeFile(join(clientDir, 'robot.svg'), '<svg xmlns="http://www.w3.org/2000/svg"/>');
+  await writeFile(join(clientDir, 'embed.js'), '(function(){})();');
   precompressed = await precompressDir(clientDir);
   const app = createProxyApp({
     upstream: { kind: 'demo' },
@@ -107,6 +108,17 @@ describe('serving the built app', () => {
       expect(decode(response.body).toString()).toBe(APP_JS);
     },
   );
+
+  it('lets other sites load only the embed loader, revalidated so that a deploy reaches their pages', async () => {
+    const loader = await get('/embed.js');
+    const page = await get('/');
+
+    expect(loader.status).toBe(200);
+    expect(loader.headers['cross-origin-resource-policy']).toBe('cross-origin');
+    expect(loader.headers['cache-control']).toBe('no-cache');
+    expect(page.headers['cross-origin-resource-policy']).toBe('same-origin');
+    expect((await get('/robot.svg')).headers['cross-origin-resource-policy']).toBe('same-origin');
+  });
 
   it('serves the plain file to a client that accepts no compression, still marked Vary', async () => {
     const response = await get('/assets/index-Ab12Cd34.js');

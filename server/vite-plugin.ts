@@ -4,7 +4,7 @@ import { DEFAULT_BASE_URL, PROXY_BASE_PATH } from '../contract/llm.ts';
 import { describeUpstream, readServerEnv } from './env.ts';
 import { precompressDir } from './precompress.ts';
 import { createProxyApp } from './proxy.ts';
-import { securityHeaders } from './security-headers.ts';
+import { headersForPath, securityHeaders } from './security-headers.ts';
 
 /** The token is in `VITE_LLM_API_KEY`, i.e. in the bundle: the spec's direct mode. */
 function directModeBaseURL(config: ResolvedConfig): string | undefined {
@@ -49,7 +49,8 @@ function mountProxy(middlewares: Connect.Server, config: ResolvedConfig, applyTo
       return;
     }
     if (applyToPages) {
-      for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+      const path = (req.url ?? '').split('?')[0];
+      for (const [name, value] of Object.entries(headersForPath(headers, path))) res.setHeader(name, value);
     }
     next();
   });

@@ -1,4 +1,5 @@
 import { ChakraProvider } from '@chakra-ui/react';
+import type { ReactNode } from 'react';
 import type { InspectionEvent, Observer } from 'xstate';
 import type { chatMachine } from '../machines/chat-machine';
 import { ChatActorContext } from './chat/chat-actor-context';
@@ -10,13 +11,15 @@ export interface AppProps {
   logic: typeof chatMachine;
   /** An inspector's observer (development only). */
   inspect?: Observer<InspectionEvent>;
+  /** The card: the page's own by default, the embedded one in the embed loader's frame. */
+  card?: ReactNode;
 }
 
-export function App({ logic, inspect }: AppProps) {
+export function App({ logic, inspect, card = <ChatCard /> }: AppProps) {
   return (
     <ChakraProvider value={getSystem()}>
       <ChatActorContext.Provider logic={logic} options={{ inspect }}>
-        <ChatCard />
+        {card}
       </ChatActorContext.Provider>
     </ChakraProvider>
   );

@@ -1,7 +1,9 @@
 import { StrictMode, startTransition } from 'react';
 import { createRoot } from 'react-dom/client';
+import { EMBED_HOST_PARAM, EMBED_THEME_PARAM } from '../contract/embed';
 import { chatMachine } from '../machines/chat-machine';
 import { App } from './app';
+import { followColorScheme } from './color-scheme';
 import { inspectIfAsked } from './inspector';
 import { createFetchReply, loadRequestReply, replyDelays } from './llm/fetch-reply';
 import { readLlmConfig } from './llm/llm-config';
@@ -13,16 +15,26 @@ const root = document.getElementById('root');
 if (!root) {
   throw new Error('index.html has no #root element');
 }
-const inspect = await inspectIfAsked();
-// As a transition, the first render yields to the browser every few milliseconds instead of holding the main thread
-// for the whole tree (Chakra resolves every style prop as it renders): the static shell stays on screen meanwhile,
-// and a slow phone stays responsive (Lighthouse's total blocking time).
-startTransition(() => {
-  createRoot(root).render(
-    <StrictMode>
-      <App logic={logic} inspect={inspect} />
-    </StrictMode>,
-  );
+const params = new URLSearchParams(window.location.search);
+followColorScheme(params.get(EMBED_THEME_PARAM));
+
+// Promises rather than top-level await: a module with top-level await stops the bundler from keeping the code that
+// the lazy chunks share with this one in the entry chunk (it splits it into a chunk of its own, an extra request).
+void Promise.all([
+  // Only in the embed loader's frame: the page of its own never downloads the embedded card.
+  params.has(EMBED_HOST_PARAM) ? import('./embed/embedded-card').then((module) => module.embeddedCard()) : undefined,
+  inspectIfAsked(),
+]).then(([card, inspect]) => {
+  // As a transition, the first render yields to the browser every few milliseconds instead of holding the main
+  // thread for the whole tree (Chakra resolves every style prop as it renders): the static shell stays on screen
+  // meanwhile, and a slow phone stays responsive (Lighthouse's total blocking time).
+  startTransition(() => {
+    createRoot(root).render(
+      <StrictMode>
+        <App logic={logic} inspect={inspect} card={card} />
+      </StrictMode>,
+    );
+  });
 });
 
 // Fetch the openai client once the page is idle, so the first message does not wait for the download.

@@ -3,6 +3,16 @@ import { Composer } from './composer';
 import { MessageList } from './message-list';
 import { RobotIcon } from './robot-icon';
 
+/** The card's title, "AI Assistant" with the robot icon. */
+export function CardTitle() {
+  return (
+    <Heading as="h1" size="lg" display="flex" alignItems="center" gap="2">
+      <RobotIcon />
+      AI Assistant
+    </Heading>
+  );
+}
+
 /**
  * The one screen: a card titled "AI Assistant" holding the conversation and the composer.
  * Drawn with style props rather than Chakra's `Card`, whose slot recipe pulls every component's anatomy (about
@@ -25,10 +35,7 @@ export function ChatCard() {
       rounded="l3"
       shadow="md"
     >
-      <Heading as="h1" size="lg" display="flex" alignItems="center" gap="2">
-        <RobotIcon />
-        AI Assistant
-      </Heading>
+      <CardTitle />
       <MessageList />
       <Composer />
     </Box>

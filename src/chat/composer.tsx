@@ -41,6 +41,8 @@ export function Composer() {
         name="message"
         aria-label="Message"
         autoComplete="off"
+        // Below 16px, iOS zooms the page in when the box gets the focus.
+        fontSize={{ base: 'md', md: 'sm' }}
         placeholder={sending ? 'Sending...' : 'Your message here'}
         value={draft}
         onChange={(event) => actorRef.send({ type: 'draft.change', text: event.target.value })}

@@ -25,6 +25,7 @@ export const MessageBubble = memo(function MessageBubble({ text, sender, stopped
           px="3"
           py="2"
           rounded="lg"
+          // Their dark-mode shades are in index.html's CSS (the start-up budget).
           bg={fromUser ? 'blue.600' : 'gray.100'}
           color={fromUser ? 'white' : 'gray.900'}
           whiteSpace="pre-wrap"
@@ -34,7 +35,7 @@ export const MessageBubble = memo(function MessageBubble({ text, sender, stopped
         </Box>
       )}
       {stopped && (
-        <Box as="p" data-stopped fontSize="sm" fontStyle="italic" color="gray.700">
+        <Box as="p" data-stopped fontSize="sm" fontStyle="italic" color="fg.muted">
           {STOPPED_NOTE}
         </Box>
       )}

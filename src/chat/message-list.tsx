@@ -27,7 +27,11 @@ function isAtEnd(list: HTMLElement): boolean {
  * visitor who scrolls back stays where they are, with a "Jump to latest" button, until they return to the end or send.
  * Over its bottom edge sit that button and the reply's Stop or Retry.
  */
-export function MessageList() {
+export function MessageList({
+  h = '80vh',
+}: {
+  /** The list's height: 80% of the viewport (the spec), or the card's. */ h?: string;
+}) {
   const messages = ChatActorContext.useSelector((snapshot) => snapshot.context.messages);
   const reply = ChatActorContext.useSelector((snapshot) => snapshot.context.reply);
   const streaming = ChatActorContext.useSelector((snapshot) => snapshot.matches({ sending: 'streaming' }));
@@ -93,7 +97,7 @@ export function MessageList() {
         tabIndex={0}
         direction="column"
         gap="3"
-        h="80vh"
+        h={h}
         overflowY="auto"
         p="3"
         // Room below the newest message for the buttons over the list's bottom edge (Stop, Retry, Jump to latest),

@@ -31,7 +31,7 @@ export function TypingIndicator() {
         ))}
       </Flex>
       {slow && (
-        <Box as="p" fontSize="sm" color="gray.700">
+        <Box as="p" fontSize="sm" color="fg.muted">
           {SLOW_HINT}
         </Box>
       )}

@@ -1,0 +1,24 @@
+// @vitest-environment node
+import { describe, expect, it } from 'vitest';
+import { bundleLoader, checkLoaderBudget, EMBED_BUDGET_BYTES } from './embed-loader.ts';
+
+describe('the embed loader build', () => {
+  it('is one classic script under its budget, with nothing of React or Chakra', async () => {
+    const code = await bundleLoader();
+    const { gzipBytes, ok, report } = checkLoaderBudget(code);
+
+    expect(ok).toBe(true);
+    expect(gzipBytes).toBeLessThanOrEqual(EMBED_BUDGET_BYTES);
+    expect(report).toContain('embed.js');
+    expect(code).not.toMatch(/\bimport\b|react|chakra|emotion/i);
+    expect(code).toContain('attachShadow({mode:`open`})');
+  }, 30_000);
+
+  it('fails the budget one byte over it', () => {
+    const code = 'x'.repeat(100);
+    const { gzipBytes } = checkLoaderBudget(code);
+
+    expect(checkLoaderBudget(code, gzipBytes).ok).toBe(true);
+    expect(checkLoaderBudget(code, gzipBytes - 1).ok).toBe(false);
+  });
+});

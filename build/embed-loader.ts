@@ -1,0 +1,65 @@
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+import { build, type Plugin, type Rolldown } from 'vite';
+import { EMBED_LOADER_PATH } from '../contract/embed.ts';
+
+/** The embed loader's limit: every page of a host site downloads it, whether or not anyone chats. */
+export const EMBED_BUDGET_BYTES = 2048;
+
+const LOADER_ENTRY = fileURLToPath(new URL('../embed/loader.ts', import.meta.url));
+
+/** Bundles `embed/loader.ts` on its own into one minified classic script (an `async` script tag cannot import). */
+export async function bundleLoader(): Promise<string> {
+  const result = await build({
+    configFile: false,
+    envDir: false,
+    publicDir: false,
+    logLevel: 'warn',
+    build: {
+      write: false,
+      minify: true,
+      target: 'es2020',
+      modulePreload: false,
+      rolldownOptions: { input: LOADER_ENTRY, output: { format: 'iife' } },
+    },
+  });
+  const outputs = (Array.isArray(result) ? result : [result]) as Rolldown.RolldownOutput[];
+  const chunks = outputs.flatMap((output) => output.output).filter((file) => file.type === 'chunk');
+  if (chunks.length !== 1) throw new Error(`The embed loader must be one file, not ${chunks.length}`);
+  return chunks[0].code;
+}
+
+/** The loader's gzip size (level 9, as precompressed for the server) against its budget. */
+export function checkLoaderBudget(code: string, budget = EMBED_BUDGET_BYTES) {
+  const gzipBytes = gzipSync(code, { level: 9 }).length;
+  const report = `  ${EMBED_LOADER_PATH.slice(1).padEnd(44)} ${String(gzipBytes).padStart(8)} B gzip (budget ${budget} B, ${((gzipBytes / budget) * 100).toFixed(1)}%)`;
+  return { gzipBytes, ok: gzipBytes <= budget, report };
+}
+
+/**
+ * Adds the embed loader to the client build at its fixed address (`/embed.js`, unhashed: the snippet on host pages
+ * cannot change), built as its own entry so it shares no chunk with the app, and fails the build when it grows past
+ * its budget, printing its size either way. The dev server bundles it per request, so that `public/embed-example.html`
+ * works there too.
+ */
+export function embedLoader(budget = EMBED_BUDGET_BYTES): Plugin {
+  return {
+    name: 'embed-loader',
+    configureServer(server) {
+      server.middlewares.use(EMBED_LOADER_PATH, (_req, res, next) => {
+        bundleLoader().then((code) => {
+          res.setHeader('Content-Type', 'text/javascript');
+          res.end(code);
+        }, next);
+      });
+    },
+    async generateBundle() {
+      if (this.environment.name !== 'client') return;
+      const code = await bundleLoader();
+      const { ok, report } = checkLoaderBudget(code, budget);
+      if (!ok) this.error(`The embed loader is over its size budget:\n${report}`);
+      this.info(`embed loader within budget:\n${report}`);
+      this.emitFile({ type: 'asset', fileName: EMBED_LOADER_PATH.slice(1), source: code });
+    },
+  };
+}

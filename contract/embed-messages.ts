@@ -1,0 +1,30 @@
+// The messages between a host page's embed loader (embed/) and the framed app (src/). No imports: both sides use it.
+
+/** Every message carries this namespace and version, so neither side mistakes another script's messages for its own. */
+export const EMBED_NAMESPACE = 'ai-assistant';
+export const EMBED_VERSION = 1;
+
+/**
+ * What the two sides say: the app is `ready` (loaded, listening) or asks to `close` (its close button, Escape); the
+ * loader says the panel is `open` (the app then focuses its input).
+ */
+export type EmbedMessageType = 'ready' | 'close' | 'open';
+
+export interface EmbedMessage {
+  ns: typeof EMBED_NAMESPACE;
+  v: typeof EMBED_VERSION;
+  type: EmbedMessageType;
+}
+
+/** The message of `type`, ready for `postMessage`. */
+export function embedMessage(type: EmbedMessageType): EmbedMessage {
+  return { ns: EMBED_NAMESPACE, v: EMBED_VERSION, type };
+}
+
+/** The type of a message of ours in this version, or `undefined` for anything else. */
+export function embedMessageType(data: unknown): EmbedMessageType | undefined {
+  const message = data as Partial<EmbedMessage> | null;
+  if (typeof message !== 'object' || message === null) return undefined;
+  if (message.ns !== EMBED_NAMESPACE || message.v !== EMBED_VERSION) return undefined;
+  return message.type === 'ready' || message.type === 'close' || message.type === 'open' ? message.type : undefined;
+}

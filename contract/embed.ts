@@ -1,0 +1,11 @@
+// What the embed loader (embed/), the framed app (src/) and the server agree on. No imports: all of them use it.
+// The messages themselves are in embed-messages.ts, so that the app's entry chunk, which needs only these names, does
+// not carry the code that only its lazy embedded card uses.
+
+/** Where the loader is served, at a fixed address: the snippet a site owner pastes cannot carry a content hash. */
+export const EMBED_LOADER_PATH = '/embed.js';
+
+/** The query parameter that tells the app it runs in the loader's frame; its value is the host page's origin. */
+export const EMBED_HOST_PARAM = 'embed';
+/** The query parameter that carries the loader's `data-theme` (`light`, `dark`; absent for `auto`). */
+export const EMBED_THEME_PARAM = 'theme';

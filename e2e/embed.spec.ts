@@ -1,0 +1,322 @@
+import AxeBuilder from '@axe-core/playwright';
+import type { FrameLocator, Page } from '@playwright/test';
+import type { EmbedApi } from '../embed/loader';
+import { FAKE_REPLY } from '../testing/fake-provider';
+import { type HostPageOptions, type HostSite, hostPageHtml, startHostSite } from '../testing/host-site';
+import { startAppServer } from './app-server';
+import { UPSTREAM_API_KEY } from './e2e-env';
+import { test as base, expect } from './fixtures';
+
+// The snippet on a site of another origin, against the production build and server (proxy mode), in Chromium.
+
+const LABEL = 'Chat with AI Assistant';
+const FRAME_TITLE = 'AI Assistant chat';
+const WCAG_21_AA = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'];
+
+interface EmbedWorkerFixtures {
+  /** A site the app's `FRAME_ANCESTORS` allows. */
+  site: HostSite;
+  /** A site it does not. */
+  foreignSite: HostSite;
+  /** The production server, told that `site` may embed it. */
+  embedApp: { origin: string };
+}
+
+const test = base.extend<{ resetProvider: undefined }, EmbedWorkerFixtures>({
+  site: [
+    async ({ mode: _mode }, use) => {
+      const site = await startHostSite();
+      await use(site);
+      await site.close();
+    },
+    { scope: 'worker' },
+  ],
+  foreignSite: [
+    async ({ mode: _mode }, use) => {
+      const site = await startHostSite();
+      await use(site);
+      await site.close();
+    },
+    { scope: 'worker' },
+  ],
+  embedApp: [
+    async ({ provider, site }, use) => {
+      const server = await startAppServer('proxy', provider.baseURL, { FRAME_ANCESTORS: site.origin });
+      await use({ origin: new URL(server.url).origin });
+      await server.close();
+    },
+    { scope: 'worker' },
+  ],
+  resetProvider: [
+    async ({ provider }, use) => {
+      provider.reset();
+      await use(undefined);
+    },
+    { auto: true },
+  ],
+});
+
+// The embed is a page of the proxy build (a direct build would put the token on every host page that opens it).
+test.skip(({ mode }) => mode !== 'proxy', 'the embed is checked against the proxy build');
+
+function launcher(page: Page) {
+  return page.getByRole('button', { name: LABEL });
+}
+
+function chatFrame(page: Page): FrameLocator {
+  return page.frameLocator(`iframe[title="${FRAME_TITLE}"]`);
+}
+
+function messageBox(page: Page) {
+  return chatFrame(page).getByRole('textbox', { name: 'Message' });
+}
+
+async function openHostPage(page: Page, site: HostSite, options: HostPageOptions, path = '/') {
+  await page.goto(site.page(path, hostPageHtml(options)));
+  await expect(launcher(page)).toBeVisible();
+}
+
+/** What a site's own button would call. */
+function callApi(page: Page, method: keyof EmbedApi) {
+  return page.evaluate((name) => (window as unknown as { AIAssistant: EmbedApi }).AIAssistant[name](), method);
+}
+
+async function expectNoAxeViolations(page: Page, when: string) {
+  const { violations } = await new AxeBuilder({ page }).withTags(WCAG_21_AA).analyze();
+  const found = violations.map(
+    (v) => `${v.id}: ${v.help} (${v.nodes.map((node) => node.target.join(' ')).join(', ')})`,
+  );
+  expect(found, `axe violations ${when}`).toEqual([]);
+}
+
+test('a host page fetches nothing but the loader until the chat is opened, and nothing shifts', async ({
+  page,
+  site,
+  embedApp,
+}) => {
+  const requested: string[] = [];
+  page.on('request', (request) => requested.push(request.url()));
+  await page.addInitScript(() => {
+    (window as unknown as { shifts: number }).shifts = 0;
+    new PerformanceObserver((list) => {
+      for (const entry of list.getEntries())
+        (window as unknown as { shifts: number }).shifts += (entry as unknown as { value: number }).value;
+    }).observe({ type: 'layout-shift', buffered: true });
+  });
+  await openHostPage(page, site, { appOrigin: embedApp.origin });
+  await launcher(page).hover();
+  await launcher(page).focus();
+  await page.waitForLoadState('networkidle');
+
+  expect(requested.filter((url) => !url.startsWith(site.origin))).toEqual([`${embedApp.origin}/embed.js`]);
+  await expect(page.locator('iframe')).toHaveCount(0);
+  expect(await page.evaluate(() => (window as unknown as { shifts: number }).shifts), 'layout shift').toBe(0);
+
+  await launcher(page).click();
+  await expect(messageBox(page)).toBeFocused();
+  expect(requested).toContain(`${embedApp.origin}/?embed=${encodeURIComponent(site.origin)}`);
+});
+
+test('keyboard only: open, chat through the proxy, Escape, reopen with the conversation, close button', async ({
+  page,
+  site,
+  embedApp,
+  provider,
+}) => {
+  await openHostPage(page, site, { appOrigin: embedApp.origin });
+  const button = launcher(page);
+  for (let presses = 0; presses < 6 && !(await button.evaluate((el) => el.matches(':focus'))); presses += 1) {
+    await page.keyboard.press('Tab');
+  }
+  await expect(button).toBeFocused();
+  await expect(button).toHaveAttribute('aria-expanded', 'false');
+  const ring = await button.evaluate((el) => {
+    const style = getComputedStyle(el);
+    return { style: style.outlineStyle, width: Number.parseFloat(style.outlineWidth) };
+  });
+  expect(ring, 'a visible focus ring').toEqual({ style: 'solid', width: 3 });
+  const target = await button.boundingBox();
+  expect(target?.width).toBeGreaterThanOrEqual(44);
+  expect(target?.height).toBeGreaterThanOrEqual(44);
+
+  await page.keyboard.press('Enter');
+  await expect(button).toHaveAttribute('aria-expanded', 'true');
+  await expect(messageBox(page)).toBeFocused();
+
+  const chatRequest = page.waitForRequest((request) => request.url().endsWith('/chat/completions'));
+  await page.keyboard.type('Do you ship spades?');
+  await page.keyboard.press('Enter');
+  const log = chatFrame(page).getByRole('log', { name: 'Conversation' });
+  await expect(log.locator('[data-sender="bot"]')).toHaveText(FAKE_REPLY);
+  await expect(messageBox(page)).toBeFocused();
+
+  // The frame asked its own origin's proxy, which added the token; no CORS was needed or offered.
+  const request = await chatRequest;
+  expect(request.url()).toBe(`${embedApp.origin}/api/llm/v1/chat/completions`);
+  expect((await request.allHeaders())['sec-fetch-site']).toBe('same-origin');
+  expect((await request.response())?.headers()['access-control-allow-origin']).toBeUndefined();
+  expect(provider.requests).toHaveLength(1);
+  expect(provider.requests[0].headers.authorization).toBe(`Bearer ${UPSTREAM_API_KEY}`);
+
+  // Escape inside the frame closes the panel and gives the focus back to the launcher.
+  await page.keyboard.press('Escape');
+  await expect(page.locator('iframe')).toBeHidden();
+  await expect(button).toBeFocused();
+  await expect(button).toHaveAttribute('aria-expanded', 'false');
+
+  // Reopened: the same conversation, the focus in the box.
+  await page.keyboard.press('Enter');
+  await expect(messageBox(page)).toBeFocused();
+  await expect(log.locator('[data-sender]')).toHaveText(['Do you ship spades?', FAKE_REPLY]);
+
+  // Escape on the host page closes it too.
+  await page.getByRole('link', { name: 'Delivery terms' }).focus();
+  await page.keyboard.press('Escape');
+  await expect(page.locator('iframe')).toBeHidden();
+  await expect(button).toBeFocused();
+
+  // So does the close button in the card's header.
+  await page.keyboard.press('Enter');
+  await expect(messageBox(page)).toBeFocused();
+  await page.keyboard.press('Shift+Tab');
+  await page.keyboard.press('Shift+Tab');
+  const close = chatFrame(page).getByRole('button', { name: 'Close chat' });
+  await expect(close).toBeFocused();
+  await page.keyboard.press('Enter');
+  await expect(page.locator('iframe')).toBeHidden();
+  await expect(button).toBeFocused();
+});
+
+test.describe('on a phone', () => {
+  test.use({ viewport: { width: 375, height: 667 }, isMobile: true, hasTouch: true });
+
+  test('the panel fills the screen, and the message box is large enough that iOS does not zoom', async ({
+    page,
+    site,
+    embedApp,
+  }) => {
+    await openHostPage(page, site, { appOrigin: embedApp.origin });
+    await launcher(page).click();
+    await expect(messageBox(page)).toBeFocused();
+
+    expect(await page.locator('iframe').boundingBox()).toEqual({ x: 0, y: 0, width: 375, height: 667 });
+    // The embedded layout: the card fills the frame.
+    expect(await chatFrame(page).getByRole('main').boundingBox()).toEqual({ x: 0, y: 0, width: 375, height: 667 });
+    await expect(chatFrame(page).getByRole('button', { name: 'Close chat' })).toBeInViewport();
+    await expect(chatFrame(page).getByRole('button', { name: 'Send' })).toBeInViewport();
+    const fontSize = await messageBox(page).evaluate((el) => Number.parseFloat(getComputedStyle(el).fontSize));
+    expect(fontSize).toBeGreaterThanOrEqual(16);
+  });
+});
+
+test('hostile host CSS cannot hide or break the launcher', async ({ page, site, embedApp }) => {
+  const css = `button, div, iframe { display: none !important; }
+    * { font-size: 72px !important; line-height: 4 !important; color: red !important; background: yellow !important; }`;
+  await openHostPage(page, site, { appOrigin: embedApp.origin, css }, '/hostile');
+  // The site's own button obeys its CSS; ours does not.
+  await expect(page.getByRole('button', { name: 'Add to basket' })).toBeHidden();
+  const target = await launcher(page).boundingBox();
+  expect(target).toMatchObject({ width: 56, height: 56 });
+
+  await launcher(page).click();
+  await expect(messageBox(page)).toBeFocused();
+  await page.keyboard.type('Still there?');
+  await page.keyboard.press('Enter');
+  await expect(chatFrame(page).locator('[data-sender="bot"]')).toHaveText(FAKE_REPLY);
+});
+
+test('a site the allow-list does not name gets no chat', async ({ page, foreignSite, embedApp, provider }) => {
+  const console: string[] = [];
+  page.on('console', (message) => console.push(message.text()));
+  await openHostPage(page, foreignSite, { appOrigin: embedApp.origin });
+  const framed = page.waitForResponse((response) => response.url().startsWith(`${embedApp.origin}/?embed=`));
+  await launcher(page).click();
+
+  const response = await framed;
+  expect(response.headers()['content-security-policy']).not.toContain(foreignSite.origin);
+  await expect.poll(() => console.some((line) => line.includes('frame-ancestors'))).toBe(true);
+  await expect(chatFrame(page).locator('main')).toHaveCount(0);
+  await expect(messageBox(page)).toHaveCount(0);
+  expect(provider.requests).toHaveLength(0);
+});
+
+test('data- attributes: side, label, open on load; the global API; forged messages are ignored', async ({
+  page,
+  site,
+  embedApp,
+}) => {
+  await page.goto(
+    site.page(
+      '/options',
+      hostPageHtml({ appOrigin: embedApp.origin, data: { position: 'left', label: 'Ask us', open: '' } }),
+    ),
+  );
+  const button = page.getByRole('button', { name: 'Ask us' });
+  await expect(button).toHaveAttribute('aria-expanded', 'true');
+  await expect(chatFrame(page).getByRole('textbox', { name: 'Message' })).toBeVisible();
+  const box = await button.boundingBox();
+  expect(box?.x, 'the launcher on the left').toBeLessThan(100);
+
+  // A script on the page (or any other window) posting our message shape is not the frame: nothing happens.
+  await page.evaluate(() => window.postMessage({ ns: 'ai-assistant', v: 1, type: 'close' }, '*'));
+  await page.waitForTimeout(300);
+  await expect(page.locator('iframe')).toBeVisible();
+
+  await callApi(page, 'close');
+  await expect(page.locator('iframe')).toBeHidden();
+  await callApi(page, 'toggle');
+  await expect(page.locator('iframe')).toBeVisible();
+  await callApi(page, 'toggle');
+  await expect(page.locator('iframe')).toBeHidden();
+  await callApi(page, 'open');
+  await expect(page.locator('iframe')).toBeVisible();
+});
+
+for (const scheme of ['light', 'dark'] as const) {
+  test(`axe finds nothing on the host page, panel closed and open, ${scheme}`, async ({ page, site, embedApp }) => {
+    await page.emulateMedia({ colorScheme: scheme });
+    await openHostPage(page, site, { appOrigin: embedApp.origin });
+    await expectNoAxeViolations(page, 'with the panel closed');
+
+    await launcher(page).click();
+    await expect(messageBox(page)).toBeFocused();
+    await page.keyboard.type('Hello');
+    await page.keyboard.press('Enter');
+    await expect(chatFrame(page).locator('[data-sender="bot"]')).toHaveText(FAKE_REPLY);
+    const dark = await chatFrame(page)
+      .locator('html')
+      .evaluate((html) => html.classList.contains('dark'));
+    expect(dark, 'the app follows the colour scheme').toBe(scheme === 'dark');
+    await expectNoAxeViolations(page, 'with the panel open');
+  });
+}
+
+for (const [theme, system] of [
+  ['dark', 'light'],
+  ['light', 'dark'],
+] as const) {
+  test(`data-theme="${theme}" overrides a ${system} system; bubbles stay blue and grey`, async ({
+    page,
+    site,
+    embedApp,
+  }) => {
+    await page.emulateMedia({ colorScheme: system });
+    await openHostPage(page, site, { appOrigin: embedApp.origin, data: { theme } });
+    await launcher(page).click();
+    await expect(messageBox(page)).toBeFocused();
+    await page.keyboard.type('Hello');
+    await page.keyboard.press('Enter');
+    const bot = chatFrame(page).locator('[data-sender="bot"]');
+    await expect(bot).toHaveText(FAKE_REPLY);
+    const dark = await chatFrame(page)
+      .locator('html')
+      .evaluate((html) => html.classList.contains('dark'));
+    expect(dark).toBe(theme === 'dark');
+    // blue.700 and gray.800 in dark mode, blue.600 and gray.100 in light mode.
+    const [user, grey] =
+      theme === 'dark' ? ['rgb(23, 61, 166)', 'rgb(39, 39, 42)'] : ['rgb(37, 99, 235)', 'rgb(244, 244, 245)'];
+    await expect(chatFrame(page).locator('[data-sender="user"]')).toHaveCSS('background-color', user);
+    await expect(bot).toHaveCSS('background-color', grey);
+    await expectNoAxeViolations(page, `with data-theme="${theme}" on a ${system} system`);
+  });
+}

@@ -1,0 +1,105 @@
+// The embed loader (`/embed.js`): the only file a host page fetches until a visitor opens the chat. Plain DOM, no
+// React or Chakra, under its own size budget (build/embed-loader.ts). It draws a launcher in an open shadow root and,
+// on the first open, frames the app (src/) in its embedded layout.
+import { EMBED_HOST_PARAM, EMBED_THEME_PARAM } from '../contract/embed.ts';
+import { embedMessage, embedMessageType } from '../contract/embed-messages.ts';
+
+/** The global API for a site's own buttons: `AIAssistant.open()`, `.close()`, `.toggle()`. */
+export interface EmbedApi {
+  open(): void;
+  close(): void;
+  toggle(): void;
+}
+
+declare global {
+  interface Window {
+    AIAssistant?: EmbedApi;
+  }
+}
+
+// An `async` classic script still has `currentScript` while it runs; the query is for a loader added by other means.
+const script = (document.currentScript ??
+  document.querySelector('script[src$="/embed.js"]')) as HTMLScriptElement | null;
+
+if (script && !window.AIAssistant) {
+  const appOrigin = new URL(script.src).origin;
+  const data = script.dataset;
+  const side = data.position === 'left' ? 'left' : 'right';
+  const label = data.label || 'Chat with AI Assistant';
+  const theme = data.theme === 'light' || data.theme === 'dark' ? data.theme : '';
+
+  // The custom element's name keeps generic host selectors (`div`, `.widget`) off it; `:host` rules marked important
+  // win over the host page's, and `all: initial` stops its inherited fonts and colours at the shadow boundary.
+  const host = document.createElement('ai-assistant-embed');
+  const root = host.attachShadow({ mode: 'open' });
+  root.innerHTML = `<style>
+:host{all:initial!important;display:block!important;position:fixed!important;z-index:2147483647!important}
+button{all:initial;position:fixed;bottom:20px;${side}:20px;width:56px;height:56px;border-radius:50%;background:#2563eb;color:#fff;cursor:pointer;display:grid;place-items:center;box-shadow:0 2px 8px #0004}
+button:focus-visible{outline:3px solid #1e3a8a;outline-offset:2px;box-shadow:0 0 0 2px #fff}
+svg{width:28px;height:28px}
+div{position:fixed;bottom:88px;${side}:20px;width:min(400px,calc(100vw - 40px));height:min(640px,calc(100vh - 108px));border-radius:12px;overflow:hidden;box-shadow:0 8px 32px #0005;background:#fff}
+div[hidden]{display:none}
+iframe{border:0;width:100%;height:100%;display:block}
+@media (max-width:640px){div{inset:0;width:auto;height:auto;border-radius:0}}
+</style><button type="button" aria-expanded="false"><svg aria-hidden="true" viewBox="0 0 24 24" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round"><path d="M12 8V4H8"/><rect x="4" y="8" width="16" height="12" rx="2"/><path d="M2 14h2M20 14h2M15 13v2M9 13v2"/></svg></button><div hidden></div>`;
+  const button = root.querySelector('button') as HTMLButtonElement;
+  const panel = root.querySelector('div') as HTMLDivElement;
+  button.setAttribute('aria-label', label);
+  let frame: HTMLIFrameElement | undefined;
+  let ready = false;
+
+  // The app focuses its message input when told the panel is open; the frame itself must hold the focus first.
+  const focusChat = () => {
+    frame?.focus();
+    frame?.contentWindow?.postMessage(embedMessage('open'), appOrigin);
+  };
+
+  const open = () => {
+    if (!frame) {
+      const src = new URL('/', appOrigin);
+      src.searchParams.set(EMBED_HOST_PARAM, location.origin);
+      if (theme) src.searchParams.set(EMBED_THEME_PARAM, theme);
+      frame = document.createElement('iframe');
+      frame.title = 'AI Assistant chat';
+      frame.src = src.href;
+      panel.append(frame);
+    }
+    panel.hidden = false;
+    button.setAttribute('aria-expanded', 'true');
+    if (ready) focusChat();
+  };
+
+  const close = () => {
+    if (panel.hidden) return;
+    // Hidden, not removed: the conversation lives in the frame for the rest of the page view.
+    panel.hidden = true;
+    button.setAttribute('aria-expanded', 'false');
+    button.focus();
+  };
+
+  const toggle = () => (panel.hidden ? open() : close());
+
+  button.addEventListener('click', toggle);
+  document.addEventListener('keydown', (event) => {
+    if (event.key === 'Escape' && !event.defaultPrevented) close();
+  });
+  // Only our frame, from the app's origin: any other window or origin could be a script pretending to be the chat.
+  addEventListener('message', (event) => {
+    if (!frame || event.source !== frame.contentWindow || event.origin !== appOrigin) return;
+    const type = embedMessageType(event.data);
+    if (type === 'ready') {
+      ready = true;
+      if (!panel.hidden) focusChat();
+    } else if (type === 'close') {
+      close();
+    }
+  });
+
+  window.AIAssistant = { open, close, toggle };
+  const mount = () => {
+    document.body.append(host);
+    if (data.open !== undefined && data.open !== 'false') open();
+  };
+  if (document.body) mount();
+  else document.addEventListener('DOMContentLoaded', mount);
+}

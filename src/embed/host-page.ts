@@ -1,0 +1,48 @@
+import { EMBED_HOST_PARAM } from '../../contract/embed';
+import { type EmbedMessageType, embedMessage, embedMessageType } from '../../contract/embed-messages';
+
+/**
+ * The origin of the page that framed the app through the embed loader, or `undefined` when the app is not in a
+ * frame, the loader's `embed` parameter is not an origin, or the browser names another parent (`ancestorOrigins`,
+ * Chromium and Safari). Whether that origin may frame the app at all is the server's `frame-ancestors` policy, which
+ * the browser enforces before this code ever runs: a page the policy refuses gets no app to talk to.
+ */
+export function hostOrigin(location: Location = window.location): string | undefined {
+  if (window.parent === window) return undefined;
+  const declared = new URLSearchParams(location.search).get(EMBED_HOST_PARAM) ?? '';
+  let origin: string;
+  try {
+    origin = new URL(declared).origin;
+  } catch {
+    return undefined;
+  }
+  if (origin !== declared) return undefined;
+  const parent = location.ancestorOrigins?.[0];
+  return parent === undefined || parent === origin ? origin : undefined;
+}
+
+/** The app's side of the conversation with the loader. */
+export interface HostPage {
+  /** Tells the loader (and only it: an explicit target origin) something. */
+  send(type: EmbedMessageType): void;
+  /** Calls `handler` for each message of ours from the parent window at the host's origin; returns the unsubscribe. */
+  listen(handler: (type: EmbedMessageType) => void): () => void;
+}
+
+/** Talks to the page at `origin` that framed the app. Messages from any other window or origin are ignored. */
+export function connectHostPage(origin: string): HostPage {
+  return {
+    send(type) {
+      window.parent.postMessage(embedMessage(type), origin);
+    },
+    listen(handler) {
+      const onMessage = (event: MessageEvent) => {
+        if (event.source !== window.parent || event.origin !== origin) return;
+        const type = embedMessageType(event.data);
+        if (type) handler(type);
+      };
+      window.addEventListener('message', onMessage);
+      return () => window.removeEventListener('message', onMessage);
+    },
+  };
+}
