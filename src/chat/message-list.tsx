@@ -4,8 +4,7 @@ import type { ChatMessage } from '../../machines/chat-machine';
 import { ChatActorContext } from './chat-actor-context';
 import { RecipeButton } from './controls';
 import { MessageBubble } from './message-bubble';
-import { ReplyControls } from './reply-controls';
-import { TypingIndicator } from './typing-indicator';
+import { useReplyStatus } from './reply-status';
 
 /**
  * Messages per group. Each group is laid out and painted on its own (CSS containment), so that one more message
@@ -35,6 +34,7 @@ export function MessageList({
   const messages = ChatActorContext.useSelector((snapshot) => snapshot.context.messages);
   const reply = ChatActorContext.useSelector((snapshot) => snapshot.context.reply);
   const streaming = ChatActorContext.useSelector((snapshot) => snapshot.matches({ sending: 'streaming' }));
+  const replyStatus = useReplyStatus();
   const listRef = useRef<HTMLDivElement>(null);
   // Whether the list follows new text. Decided only by positions: a scroll event that finds the list where the app
   // last put it is the app's own (even if more text has arrived since, so that the end has moved on); any other
@@ -117,7 +117,7 @@ export function MessageList({
           />
         ))}
         {streaming && <MessageBubble text={reply} sender="bot" />}
-        <TypingIndicator />
+        {replyStatus && <replyStatus.TypingIndicator />}
       </Flex>
       <Flex
         position="absolute"
@@ -134,7 +134,7 @@ export function MessageList({
             Jump to latest
           </RecipeButton>
         )}
-        <ReplyControls />
+        {replyStatus && <replyStatus.ReplyControls />}
       </Flex>
     </Box>
   );
