@@ -18,7 +18,7 @@ export function EmbeddedCard({ host }: { host: HostPage }) {
     const unlisten = host.listen((type) => {
       if (type === 'open') cardRef.current?.querySelector<HTMLInputElement>('input[name="message"]')?.focus();
     });
-    // On window, so that it runs after the composer's own Escape handler on the document, which stops a reply.
+    // On window, so that it runs after the Stop control's Escape handler on the document, which stops a reply.
     const closeOnEscape = (event: KeyboardEvent) => {
       if (event.key === 'Escape' && !event.defaultPrevented) host.send('close');
     };
