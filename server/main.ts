@@ -34,11 +34,12 @@ async function main(): Promise<void> {
     config.metrics && metrics ? await serveMetrics(metrics, config.metrics.port, config.metrics.host) : undefined;
 
   for (const notice of config.notices) console.warn(`[server] ${notice}`);
-  const bound = config.host === '0.0.0.0' || config.host === '::' ? ' (all interfaces)' : '';
-  console.log(`[server] AI Assistant on ${running.url}${bound}: ${describeUpstream(config.proxy.upstream)}`);
   if (metricsServer && config.metrics) {
     console.log(`[server] metrics on http://${config.metrics.host}:${metricsServer.port}/metrics`);
   }
+  // Last: tests and scripts take this line as "ready".
+  const bound = config.host === '0.0.0.0' || config.host === '::' ? ' (all interfaces)' : '';
+  console.log(`[server] AI Assistant on ${running.url}${bound}: ${describeUpstream(config.proxy.upstream)}`);
 
   // A rolling restart's SIGTERM: no new connections, but the replies under way (streams too) are finished, for as long
   // as one upstream exchange may take; then the process exits 0, so that the orchestrator sees a clean stop.

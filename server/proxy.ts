@@ -104,7 +104,8 @@ function counterStore(counters: Counters, windowMs: number): Store {
 interface ChatContext {
   options: ProxyOptions;
   log: (line: string) => void;
-  recordUsage: (usage: TokenUsage) => void;
+  /** Settles once the usage is counted, so that the next request (on any replica) sees it. */
+  recordUsage: (usage: TokenUsage) => Promise<void>;
 }
 
 /**
@@ -124,14 +125,16 @@ export function createProxyApp(options: ProxyOptions): Hono {
   const { metrics } = options;
   const app = new Hono();
 
-  const recordUsage = (usage: TokenUsage) => {
+  const recordUsage = async (usage: TokenUsage) => {
     metrics?.tokens.inc({ kind: 'prompt' }, usage.prompt);
     metrics?.tokens.inc({ kind: 'completion' }, usage.completion);
     if (!spendCap) return;
-    spendCap.record(usage.total).then(
-      (today) => log(`[llm-proxy] usage tokens=${usage.total} today=${today}/${spendCap.dailyLimit}`),
-      (error: Error) => log(`[llm-proxy] usage not counted (${error.name})`),
-    );
+    try {
+      const today = await spendCap.record(usage.total);
+      log(`[llm-proxy] usage tokens=${usage.total} today=${today}/${spendCap.dailyLimit}`);
+    } catch (error) {
+      log(`[llm-proxy] usage not counted (${(error as Error).name})`);
+    }
   };
 
   // Liveness: the process answers. Readiness: it can serve chat as configured (Redis reachable when it is set; without
@@ -368,7 +371,7 @@ async function forwardChat(c: Context, { options, log, recordUsage }: ChatContex
   upstreamDone();
   clearTimeout(timer);
   const usage = readUsage((completion as { usage?: unknown } | null)?.usage);
-  if (usage) recordUsage(usage);
+  if (usage) await recordUsage(usage);
   return done(c.json(completion as object, 200), 'ok');
 }
 
@@ -381,8 +384,10 @@ export class UsageFilter {
   private readonly decoder = new TextDecoder();
   private readonly encoder = new TextEncoder();
   private pending = '';
+  /** The counting of the usage seen so far, to wait for before the end of the stream is passed on. */
+  counted: Promise<void> = Promise.resolve();
 
-  constructor(private readonly onUsage: (usage: TokenUsage) => void) {}
+  constructor(private readonly onUsage: (usage: TokenUsage) => Promise<void>) {}
 
   /** The complete events of `chunk` (and of what came before it) to pass on; `undefined` when there are none yet. */
   push(chunk: Uint8Array): Uint8Array | undefined {
@@ -417,7 +422,7 @@ export class UsageFilter {
       return false;
     }
     const usage = readUsage(parsed?.usage);
-    if (usage) this.onUsage(usage);
+    if (usage) this.counted = this.onUsage(usage);
     return usage !== undefined && (!Array.isArray(parsed?.choices) || parsed.choices.length === 0);
   }
 }
@@ -430,7 +435,11 @@ function relayStream(
   body: ReadableStream<Uint8Array>,
   visitorSignal: AbortSignal,
   log: (line: string) => void,
-  { onChunk, onUsage, onEnd }: { onChunk: () => void; onUsage: (usage: TokenUsage) => void; onEnd: () => void },
+  {
+    onChunk,
+    onUsage,
+    onEnd,
+  }: { onChunk: () => void; onUsage: (usage: TokenUsage) => Promise<void>; onEnd: () => void },
 ): ReadableStream<Uint8Array> {
   const reader = body.getReader();
   const filter = new UsageFilter(onUsage);
@@ -450,6 +459,8 @@ function relayStream(
           onChunk();
           const events = filter.push(value);
           if (events) {
+            // The page sees the end of a reply only once its tokens are counted: its next message meets the cap.
+            await filter.counted;
             controller.enqueue(events);
             return;
           }

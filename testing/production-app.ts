@@ -43,8 +43,14 @@ export interface ProductionServer {
   url: string;
   /** Everything the server printed, line by line. */
   output: string[];
+  /** Where its metrics are served, when it was given `METRICS_PORT`. */
+  metricsUrl?: string;
+  /** Sends `signal` and resolves with the exit code once the process has exited. */
+  signal(signal: NodeJS.Signals): Promise<number | null>;
   close(): Promise<void>;
 }
+
+const METRICS = /metrics on (http:\/\/\S+)/;
 
 const STARTED = /AI Assistant on (http:\/\/\S+?):? /;
 
@@ -61,12 +67,15 @@ export async function startProductionServer(entry: string, env: Record<string, s
     env: { PATH: process.env.PATH, NODE_ENV: 'production', HOST: '127.0.0.1', PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  const exited = once(child, 'exit').then(() => child.exitCode);
+  const signal = async (name: NodeJS.Signals) => {
+    if (child.exitCode === null && child.signalCode === null) child.kill(name);
+    return exited;
+  };
   const close = async () => {
     if (child.exitCode !== null || child.signalCode !== null) return;
-    const exited = once(child, 'exit');
-    child.kill('SIGTERM');
     const killer = setTimeout(() => child.kill('SIGKILL'), 5000);
-    await exited;
+    await signal('SIGTERM');
     clearTimeout(killer);
   };
   try {
@@ -86,7 +95,8 @@ export async function startProductionServer(entry: string, env: Record<string, s
         reject(new Error(`The production server exited (code ${code}) before listening:\n${output.join('\n')}`)),
       );
     });
-    return { url, output, close };
+    const metricsUrl = output.map((line) => METRICS.exec(line)?.[1]).find(Boolean);
+    return { url, output, metricsUrl, signal, close };
   } catch (error) {
     await close();
     throw error;
