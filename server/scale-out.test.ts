@@ -1,12 +1,12 @@
 // @vitest-environment node
 // The production server as operators run it: several processes, a real Redis, signals, metrics. Each test starts
 // what it needs on 127.0.0.1 and stops it.
-import { cp, mkdir, rm, writeFile } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { BUILD_INFO_FILE, MAX_TOKENS } from '../contract/llm.ts';
 import { FAKE_REPLY, type FakeProvider, startFakeProvider } from '../testing/fake-provider.ts';
-import { type ProductionServer, startProductionServer, viteBuild } from '../testing/production-app.ts';
+import { buildServerOnly, type ProductionServer, startProductionServer } from '../testing/production-app.ts';
 import { freePort, type RedisServer, startRedisServer } from '../testing/redis-server.ts';
 import { CHAT_COMPLETIONS_PATH } from './proxy.ts';
 
@@ -23,17 +23,17 @@ let provider: FakeProvider;
 let redis: RedisServer;
 const running: ProductionServer[] = [];
 
+let proxyEntry: string;
+let directEntry: string;
+
 beforeAll(async () => {
-  await rm(BUILD_DIR, { recursive: true, force: true });
-  await viteBuild(['--ssr', 'server/main.ts', '--outDir', `${BUILD_DIR}proxy/server`, '--emptyOutDir']);
-  await mkdir(`${BUILD_DIR}proxy/client`, { recursive: true });
-  await writeFile(`${BUILD_DIR}proxy/client/index.html`, '<!doctype html><title>AI Assistant</title>');
-  // A direct-mode build as the client build records it: the same server next to a client that calls its provider.
-  await cp(`${BUILD_DIR}proxy`, `${BUILD_DIR}direct`, { recursive: true });
-  await writeFile(
-    `${BUILD_DIR}direct/client/${BUILD_INFO_FILE}`,
-    JSON.stringify({ mode: 'direct', providerOrigin: DIRECT_ORIGIN }),
-  );
+  [proxyEntry, directEntry] = await Promise.all([
+    buildServerOnly(`${BUILD_DIR}proxy`),
+    // A direct-mode build as the client build records it: the same server next to a page that calls its provider.
+    buildServerOnly(`${BUILD_DIR}direct`, {
+      [BUILD_INFO_FILE]: JSON.stringify({ mode: 'direct', providerOrigin: DIRECT_ORIGIN }),
+    }),
+  ]);
   [provider, redis] = await Promise.all([startFakeProvider(), startRedisServer()]);
 }, 60_000);
 
@@ -48,7 +48,7 @@ afterAll(async () => {
 });
 
 async function startServer(env: Record<string, string>, build: 'proxy' | 'direct' = 'proxy') {
-  const server = await startProductionServer(`${BUILD_DIR}${build}/server/main.js`, {
+  const server = await startProductionServer(build === 'proxy' ? proxyEntry : directEntry, {
     ...(build === 'proxy' ? { LLM_BASE_URL: provider.baseURL, LLM_API_KEY: TOKEN } : {}),
     LLM_TIMEOUT_MS: '5000',
     RATE_LIMIT_PER_MINUTE: '0',

@@ -4,7 +4,8 @@ import type { AddressInfo } from 'node:net';
 /**
  * What the fake provider does with the next chat request. `delayMs` waits before answering.
  * - `content`: a normal completion whose first choice carries this content (`null` and `''` allowed). Asked for a
- *   stream (`stream: true`), it streams that content instead, as a real provider would: one piece per word.
+ *   stream (`stream: true`), it streams that content instead, as a real provider would: one piece per word,
+ *   `pieceDelayMs` apart.
  * - `json`: this exact JSON body with status 200 (e.g. `{ choices: [] }`); asked for a stream, the same object as
  *   the stream's only chunk.
  * - `status`: an HTTP error with an OpenAI-style error body.
@@ -19,7 +20,7 @@ import type { AddressInfo } from 'node:net';
  *   page while exactly one request is pending, for as long as it needs.
  */
 export type FakeBehaviour = { delayMs?: number } & (
-  | { content: string | null }
+  | { content: string | null; pieceDelayMs?: number }
   | { json: unknown }
   | { status: number; retryAfter?: string }
   | { raw: string }
@@ -174,7 +175,9 @@ function send(res: ServerResponse, status: number, body: string, headers: Record
  * in direct mode can call it), records every request, and closes its open connections when closed, so a test that
  * forgets nothing leaves nothing running.
  */
-export async function startFakeProvider(options: { port?: number } = {}): Promise<FakeProvider> {
+export async function startFakeProvider(
+  options: { port?: number /** `false`: keep no requests (a load test's thousands). */; record?: boolean } = {},
+): Promise<FakeProvider> {
   let standing: FakeBehaviour = { content: FAKE_REPLY };
   const queued: FakeBehaviour[] = [];
   const requests: RecordedRequest[] = [];
@@ -190,7 +193,10 @@ export async function startFakeProvider(options: { port?: number } = {}): Promis
     const usagePrompt = usageRequests.get(req);
     if ('content' in behaviour && streamAsked) {
       const stream = openEventStream(req, res, undefined, usagePrompt);
-      for (const word of words(behaviour.content)) stream.piece(word);
+      for (const word of words(behaviour.content)) {
+        if (behaviour.pieceDelayMs) await new Promise((resolve) => setTimeout(resolve, behaviour.pieceDelayMs));
+        stream.piece(word);
+      }
       stream.end();
     } else if ('content' in behaviour) {
       send(res, 200, JSON.stringify(completion(behaviour.content, promptTokens(requestBodies.get(req)))));
@@ -255,7 +261,7 @@ export async function startFakeProvider(options: { port?: number } = {}): Promis
       body,
       aborted: false,
     };
-    requests.push(recorded);
+    if (options.record !== false) requests.push(recorded);
     const asked = body as { stream?: unknown; stream_options?: { include_usage?: unknown } } | null;
     if (asked?.stream === true) streamRequests.add(req);
     if (asked?.stream_options?.include_usage === true) usageRequests.set(req, promptTokens(body));

@@ -1,5 +1,6 @@
 import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -37,6 +38,21 @@ export async function viteBuild(args: string[], llmEnv: Record<string, string> =
     const failed = error as Error & { stdout?: string; stderr?: string };
     throw new Error(`vite build ${args.join(' ')} failed:\n${failed.stdout ?? ''}${failed.stderr ?? ''}`);
   }
+}
+
+/**
+ * Builds the production server alone (`vite build --ssr server/main.ts`) into `${dir}/server`, next to a stand-in
+ * client (`${dir}/client/index.html`, plus `extraClientFiles`): enough for what a page's look does not matter to.
+ * `dir` must be inside the project (e.g. under node_modules/.cache), so that the build resolves its dependencies
+ * as dist/server does. Returns the entry to start.
+ */
+export async function buildServerOnly(dir: string, extraClientFiles: Record<string, string> = {}): Promise<string> {
+  await rm(dir, { recursive: true, force: true });
+  await viteBuild(['--ssr', 'server/main.ts', '--outDir', `${dir}/server`, '--emptyOutDir']);
+  await mkdir(`${dir}/client`, { recursive: true });
+  const files = { 'index.html': '<!doctype html><title>AI Assistant</title>', ...extraClientFiles };
+  for (const [name, text] of Object.entries(files)) await writeFile(`${dir}/client/${name}`, text);
+  return `${dir}/server/main.js`;
 }
 
 export interface ProductionServer {
