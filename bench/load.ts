@@ -93,7 +93,7 @@ async function main() {
     LLM_MODEL: MODEL,
     METRICS_PORT: String(await freePort()),
     // One address sends everything; the limiter stays on the path, set high enough to let the load through.
-    RATE_LIMIT_PER_MINUTE: '100000000',
+    RATE_LIMIT_PER_MINUTE: '1000000',
   });
   try {
     const runs: Run[] = [];
