@@ -65,11 +65,21 @@ function unexpected(result: autocannon.Result): number {
 
 const count429 = (result: autocannon.Result) => result.statusCodeStats?.['429']?.count ?? 0;
 
-async function memory(metricsUrl: string): Promise<{ rss: number; heap: number }> {
+/** The server's own figures, from its metrics: memory, and CPU time so far (user + system). */
+async function serverFigures(metricsUrl: string): Promise<{ rss: number; heap: number; cpuSeconds: number }> {
   const text = await (await fetch(metricsUrl)).text();
   const value = (name: string) =>
-    Number(/^(\S+) (\S+)$/m.exec(text.split('\n').find((l) => l.startsWith(`${name} `)) ?? '')?.[2]);
-  return { rss: value('process_resident_memory_bytes'), heap: value('nodejs_heap_size_used_bytes') };
+    Number(
+      text
+        .split('\n')
+        .find((line) => line.startsWith(`${name} `))
+        ?.split(' ')[1],
+    );
+  return {
+    rss: value('process_resident_memory_bytes'),
+    heap: value('nodejs_heap_size_used_bytes'),
+    cpuSeconds: value('process_cpu_seconds_total'),
+  };
 }
 
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
@@ -114,15 +124,21 @@ async function main() {
     }
 
     console.log(`[load] ${MEMORY_SAMPLES.at(-1)} plain requests through the proxy at 100 connections`);
-    const samples: { requests: number; rss: number; heap: number; errors: number }[] = [];
+    const metricsUrl = server.metricsUrl as string;
+    const samples: { requests: number; rss: number; heap: number; cpuMsPerRequest: number; errors: number }[] = [];
     let sent = 0;
+    let before = await serverFigures(metricsUrl);
     for (const target of MEMORY_SAMPLES) {
       const result = await cannon(server.url + CHAT_COMPLETIONS_PATH, chatBody(false, false), {
         connections: 100,
         amount: target - sent,
       });
+      const after = await serverFigures(metricsUrl);
+      // CPU per request does not depend on what else the machine runs, unlike the latencies above.
+      const cpuMsPerRequest = ((after.cpuSeconds - before.cpuSeconds) * 1000) / (target - sent);
+      samples.push({ requests: target, ...after, cpuMsPerRequest, errors: unexpected(result) });
       sent = target;
-      samples.push({ requests: target, ...(await memory(server.metricsUrl as string)), errors: unexpected(result) });
+      before = after;
     }
 
     const lines = [
@@ -144,9 +160,16 @@ async function main() {
           `${count429(proxy)} | ${unexpected(proxy) + unexpected(direct)} |`,
       );
     }
-    lines.push('', '| Server memory after | RSS | Heap used | Other errors |', '|---|---:|---:|---:|');
+    lines.push(
+      '',
+      '| Server after (plain, 100 connections) | RSS | Heap used | Server CPU per request | Other errors |',
+      '|---|---:|---:|---:|---:|',
+    );
     for (const sample of samples) {
-      lines.push(`| ${sample.requests} requests | ${mb(sample.rss)} | ${mb(sample.heap)} | ${sample.errors} |`);
+      lines.push(
+        `| ${sample.requests} requests | ${mb(sample.rss)} | ${mb(sample.heap)} | ` +
+          `${sample.cpuMsPerRequest.toFixed(2)} ms | ${sample.errors} |`,
+      );
     }
 
     const at100 = runs.filter((run) => run.connections === 100);
