@@ -137,6 +137,11 @@ export function createProxyApp(options: ProxyOptions): Hono {
     }
   };
 
+  app.use('*', async (c, next) => {
+    await next();
+    for (const [name, value] of Object.entries(headers)) c.res.headers.set(name, value);
+  });
+
   // Liveness: the process answers. Readiness: it can serve chat as configured (Redis reachable when it is set; without
   // it chat still works on per-process limits, but a balancer should prefer a replica that shares them).
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
@@ -144,11 +149,6 @@ export function createProxyApp(options: ProxyOptions): Hono {
     const redis = counters instanceof RedisCounters ? (counters.reachable ? 'reachable' : 'unreachable') : 'not used';
     const ready = redis !== 'unreachable';
     return c.json({ status: ready ? 'ready' : 'not ready', upstream: options.upstream.kind, redis }, ready ? 200 : 503);
-  });
-
-  app.use('*', async (c, next) => {
-    await next();
-    for (const [name, value] of Object.entries(headers)) c.res.headers.set(name, value);
   });
 
   const api = new Hono();
