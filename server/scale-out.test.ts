@@ -9,6 +9,7 @@ import { FAKE_REPLY, type FakeProvider, startFakeProvider } from '../testing/fak
 import { buildServerOnly, type ProductionServer, startProductionServer } from '../testing/production-app.ts';
 import { freePort, type RedisServer, startRedisServer } from '../testing/redis-server.ts';
 import { CHAT_COMPLETIONS_PATH } from './proxy.ts';
+import { nextUtcMidnight } from './spend-cap.ts';
 
 /** Under node_modules, so that the built server resolves its dependencies (ioredis, prom-client) as dist/ does. */
 const BUILD_DIR = fileURLToPath(new URL('../node_modules/.cache/scale-out-test/', import.meta.url));
@@ -189,10 +190,7 @@ describe('replicas behind a load balancer', () => {
 
       expect([refusedA.status, refusedB.status]).toEqual([429, 429]);
       expect((await refusedB.json()).error.code).toBe('daily_token_limit');
-      const now = Date.now();
-      const toMidnight =
-        (Date.UTC(new Date(now).getUTCFullYear(), new Date(now).getUTCMonth(), new Date(now).getUTCDate() + 1) - now) /
-        1000;
+      const toMidnight = (nextUtcMidnight() - Date.now()) / 1000;
       expect(Number(refusedB.headers.get('retry-after'))).toBeGreaterThan(toMidnight - 5);
       expect(Number(refusedB.headers.get('retry-after'))).toBeLessThanOrEqual(Math.ceil(toMidnight) + 1);
       expect(provider.requests).toHaveLength(3);
