@@ -152,6 +152,9 @@ describe('readServerEnv', () => {
     expect(config.proxy.upstream).toEqual({ kind: 'none' });
     expect(config.proxy.security.connectSrc).toEqual(['https://router.huggingface.co']);
     expect(config.notices.join(' ')).toMatch(/direct-mode build.*token.*every visitor can read it/);
+    expect(config.notices.join(' ')).not.toContain('plain http');
+    const plain = readServerEnv({}, { directBuild: { providerOrigin: 'http://llm.internal:8000' } });
+    expect(plain.notices.join(' ')).toContain('VITE_LLM_BASE_URL is plain http to llm.internal:8000');
   });
 
   it('never puts the token in what it prints', () => {

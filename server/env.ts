@@ -74,17 +74,21 @@ function isLoopback(hostname: string): boolean {
   return host === 'localhost' || host.endsWith('.localhost') || host === '::1' || /^127\./.test(host);
 }
 
+/** A provider reached over plain http beyond this machine sees the token and every message in clear on the way. */
+function plainHttpNotice(name: string, url: URL, notices: string[]): void {
+  if (url.protocol !== 'http:' || isLoopback(url.hostname)) return;
+  notices.push(
+    `${name} is plain http to ${url.host}: the provider token and every message cross the network unencrypted. ` +
+      'Use https unless that host is on a network you trust.',
+  );
+}
+
 function baseURL(env: Env, problems: string[], notices: string[]): string {
   const raw = env.LLM_BASE_URL?.trim() || DEFAULT_BASE_URL;
   try {
     const url = new URL(raw);
     if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error();
-    if (url.protocol === 'http:' && !isLoopback(url.hostname)) {
-      notices.push(
-        `LLM_BASE_URL is plain http to ${url.host}: the provider token and every message cross the network ` +
-          'unencrypted. Use https unless that host is on a network you trust.',
-      );
-    }
+    plainHttpNotice('LLM_BASE_URL', url, notices);
     if (url.username || url.password) {
       // fetch refuses such URLs, and they would be printed in the start-up line.
       problems.push('LLM_BASE_URL must not contain credentials: put the token in LLM_API_KEY');
@@ -141,6 +145,7 @@ export function readServerEnv(
         'embedded in its JavaScript, where every visitor can read it. Rebuild without VITE_LLM_API_KEY (proxy mode) ' +
         'to keep the token secret.',
     );
+    plainHttpNotice("The direct-mode build's VITE_LLM_BASE_URL", new URL(directBuild.providerOrigin), notices);
   }
   const connectSrc = sources(env, 'CSP_CONNECT_SRC', [], problems);
   if (directBuild && !connectSrc.includes(directBuild.providerOrigin)) connectSrc.push(directBuild.providerOrigin);
