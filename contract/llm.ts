@@ -22,3 +22,13 @@ export const DEFAULT_SLOW_MS = 8_000;
  * in its log), rather than the page abandoning the request and leaving the server a closed connection to explain.
  */
 export const DEFAULT_PROXY_TIMEOUT_MS = 25_000;
+
+/**
+ * A file the client build writes next to `index.html`, saying how the page reaches its model, so that the production
+ * server can serve a direct-mode build without a token of its own. It holds no secret: only the provider's origin,
+ * which the page's own code contains anyway.
+ */
+export const BUILD_INFO_FILE = 'llm-build.json';
+
+/** What {@link BUILD_INFO_FILE} holds. */
+export type BuildInfo = { mode: 'proxy' } | { mode: 'direct'; providerOrigin: string };

@@ -29,11 +29,12 @@ export function streams(mode: Mode): boolean {
 
 /**
  * The exact body the provider must receive for a visitor's message: the specification's payload, plus `stream: true`
- * in a streaming build.
+ * in a streaming build, with which the proxy asks for the stream's token usage (for the spend cap; the page never
+ * sees it).
  */
 export function expectedPayload(text: string, mode: Mode) {
   const payload = { model: E2E_MODEL, messages: [{ role: 'user', content: text }], max_tokens: 250, temperature: 0.7 };
-  return streams(mode) ? { ...payload, stream: true } : payload;
+  return streams(mode) ? { ...payload, stream: true, stream_options: { include_usage: true } } : payload;
 }
 
 /** A request the page made, as the browser sent it. */

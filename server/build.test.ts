@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build, type Logger } from 'vite';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { PROXY_BASE_PATH } from '../contract/llm.ts';
+import { BUILD_INFO_FILE, PROXY_BASE_PATH } from '../contract/llm.ts';
 import { DIRECT_MODE_WARNING } from './vite-plugin.ts';
 
 // Sentinels: if any of these strings appears in the output, a server-side secret reached the browser.
@@ -92,6 +92,8 @@ describe('the production build', () => {
     // The production server's compressed copies were written too.
     expect(files.some((file) => /assets\/.+\.js\.br$/.test(file))).toBe(true);
     expect(files.some((file) => /assets\/.+\.js\.gz$/.test(file))).toBe(true);
+    // What tells `npm start` that this page needs its proxy.
+    expect(JSON.parse(await readFile(join(work, 'proxy-out', BUILD_INFO_FILE), 'utf8'))).toEqual({ mode: 'proxy' });
   }, 60_000);
 
   it('in direct mode warns that the token is embedded in the bundle', async () => {
@@ -100,5 +102,10 @@ describe('the production build', () => {
     expect(warnings.join('\n')).toContain(DIRECT_MODE_WARNING);
     // Which is exactly what the warning is about.
     expect(text).toContain(DIRECT_TOKEN);
+    // What lets `npm start` serve it without a token of its own, and allow the provider in its CSP.
+    expect(JSON.parse(await readFile(join(work, 'direct-out', BUILD_INFO_FILE), 'utf8'))).toEqual({
+      mode: 'direct',
+      providerOrigin: 'https://router.huggingface.co',
+    });
   }, 60_000);
 });

@@ -7,6 +7,8 @@ export interface ChatRequest {
   max_tokens: number;
   temperature: number;
   stream?: true;
+  /** Asked with every stream: the provider's token count then comes as a last chunk, for the spend cap and metrics. */
+  stream_options?: { include_usage: true };
 }
 
 /** The outcome of {@link parseChatRequest}: the request to send upstream, or why the body was refused. */
@@ -60,6 +62,9 @@ export function parseChatRequest(body: unknown, model: string): ParsedChatReques
     max_tokens: Math.min((maxTokens as number | undefined) ?? MAX_TOKENS, MAX_TOKENS),
     temperature: (temperature as number | undefined) ?? TEMPERATURE,
   };
-  if (stream) request.stream = true;
+  if (stream) {
+    request.stream = true;
+    request.stream_options = { include_usage: true };
+  }
   return { ok: true, request };
 }

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_BASE_URL, DEFAULT_MODEL, DEFAULT_PROXY_TIMEOUT_MS } from '../contract/llm.ts';
-import { clientAddress, clientKey } from './client-key.ts';
+import { clientAddress, clientAddressBehind, clientKey, trustedProxyList } from './client-key.ts';
 import { describeUpstream, type Env, EnvError, loadDotEnvFiles, readServerEnv } from './env.ts';
 import { securityHeaders } from './security-headers.ts';
 
@@ -31,8 +31,11 @@ describe('readServerEnv', () => {
       timeoutMs: DEFAULT_PROXY_TIMEOUT_MS,
       rateLimitPerMinute: 20,
       trustProxyHops: 0,
+      dailyTokenLimit: 0,
       security: { frameAncestors: ["'self'"], connectSrc: [] },
     });
+    expect(config.redisUrl).toBeUndefined();
+    expect(config.metrics).toBeUndefined();
     expect(config.notices).toEqual([]);
   });
 
@@ -48,14 +51,23 @@ describe('readServerEnv', () => {
       TRUST_PROXY: '2',
       FRAME_ANCESTORS: 'self https://www.example.com',
       CSP_CONNECT_SRC: 'https://router.huggingface.co',
+      LLM_DAILY_TOKEN_LIMIT: '200000',
+      REDIS_URL: 'redis://127.0.0.1:6379/2',
+      METRICS_PORT: '9464',
     });
 
-    expect(config).toMatchObject({ port: 8080, host: '127.0.0.1' });
+    expect(config).toMatchObject({
+      port: 8080,
+      host: '127.0.0.1',
+      redisUrl: 'redis://127.0.0.1:6379/2',
+      metrics: { port: 9464, host: '127.0.0.1' },
+    });
     expect(config.proxy).toEqual({
       upstream: { kind: 'provider', baseURL: 'http://127.0.0.1:11434/v1', apiKey: KEY, model: 'llama3.1:8b' },
       timeoutMs: 5000,
       rateLimitPerMinute: 0,
       trustProxyHops: 2,
+      dailyTokenLimit: 200000,
       security: {
         frameAncestors: ["'self'", 'https://www.example.com'],
         connectSrc: ['https://router.huggingface.co'],
@@ -88,11 +100,17 @@ describe('readServerEnv', () => {
       LLM_DEMO: 'sure',
       LLM_BASE_URL: 'ftp://example.com',
       FRAME_ANCESTORS: "https://ok.example; script-src 'unsafe-eval'",
+      LLM_DAILY_TOKEN_LIMIT: 'lots',
+      REDIS_URL: 'http://127.0.0.1:6379',
+      METRICS_PORT: '70000',
     });
 
     expect(problems.map((problem) => problem.split(/[ :]/)[0]).sort()).toEqual(
       [
         'FRAME_ANCESTORS',
+        'LLM_DAILY_TOKEN_LIMIT',
+        'REDIS_URL',
+        'METRICS_PORT',
         'LLM_BASE_URL',
         'LLM_DEMO',
         'LLM_TIMEOUT_MS',
@@ -101,6 +119,42 @@ describe('readServerEnv', () => {
         'TRUST_PROXY',
       ].sort(),
     );
+  });
+
+  it('takes TRUST_PROXY as addresses and CIDR ranges too, and refuses what is neither', () => {
+    const config = readServerEnv({ LLM_API_KEY: KEY, TRUST_PROXY: '10.0.0.0/8, 192.0.2.7 2001:db8::/32' });
+
+    expect(config.proxy.trustProxyHops).toBe(0);
+    expect(config.proxy.trustedProxies).toEqual(['10.0.0.0/8', '192.0.2.7', '2001:db8::/32']);
+    expect(problemsOf({ LLM_API_KEY: KEY, TRUST_PROXY: '10.0.0.0/33' })).toEqual([
+      expect.stringContaining('TRUST_PROXY'),
+    ]);
+    expect(problemsOf({ LLM_API_KEY: KEY, TRUST_PROXY: 'proxy.internal' })).toEqual([
+      expect.stringContaining('TRUST_PROXY'),
+    ]);
+  });
+
+  it('warns about a plain-http provider that is not on this machine, and metrics open beyond it', () => {
+    const remote = readServerEnv({ LLM_API_KEY: KEY, LLM_BASE_URL: 'http://llm.internal:8000/v1' });
+    const local = readServerEnv({ LLM_API_KEY: KEY, LLM_BASE_URL: 'http://127.0.0.1:11434/v1' });
+    const named = readServerEnv({ LLM_API_KEY: KEY, LLM_BASE_URL: 'http://localhost:8080/v1' });
+    const metrics = readServerEnv({ LLM_API_KEY: KEY, METRICS_PORT: '9464', METRICS_HOST: '0.0.0.0' });
+
+    expect(remote.notices.join(' ')).toMatch(/plain http to llm\.internal:8000/);
+    expect(local.notices).toEqual([]);
+    expect(named.notices).toEqual([]);
+    expect(metrics.notices.join(' ')).toContain('METRICS_HOST=0.0.0.0');
+  });
+
+  it('serves a direct-mode build without a token, allowing its provider and saying the token is in the page', () => {
+    const config = readServerEnv({}, { directBuild: { providerOrigin: 'https://router.huggingface.co' } });
+
+    expect(config.proxy.upstream).toEqual({ kind: 'none' });
+    expect(config.proxy.security.connectSrc).toEqual(['https://router.huggingface.co']);
+    expect(config.notices.join(' ')).toMatch(/direct-mode build.*token.*every visitor can read it/);
+    expect(config.notices.join(' ')).not.toContain('plain http');
+    const plain = readServerEnv({}, { directBuild: { providerOrigin: 'http://llm.internal:8000' } });
+    expect(plain.notices.join(' ')).toContain('VITE_LLM_BASE_URL is plain http to llm.internal:8000');
   });
 
   it('never puts the token in what it prints', () => {
@@ -172,5 +226,16 @@ describe('rate-limit keys', () => {
     expect(clientAddress('10.0.0.1', 'forged, 198.51.100.1', 1)).toBe('198.51.100.1');
     expect(clientAddress('10.0.0.2', '198.51.100.1, 10.0.0.1', 2)).toBe('198.51.100.1');
     expect(clientAddress('10.0.0.1', undefined, 1)).toBe('10.0.0.1');
+  });
+
+  it('uses X-Forwarded-For only when the peer is a trusted proxy, skipping the trusted entries from the right', () => {
+    const trusted = trustedProxyList(['10.0.0.0/8', '2001:db8::/32']);
+
+    // A client reaching the server directly cannot choose its key.
+    expect(clientAddressBehind('203.0.113.5', '198.51.100.1', trusted)).toBe('203.0.113.5');
+    expect(clientAddressBehind('10.0.0.1', 'forged, 198.51.100.1', trusted)).toBe('198.51.100.1');
+    expect(clientAddressBehind('::ffff:10.0.0.2', '198.51.100.1, 10.0.0.1', trusted)).toBe('198.51.100.1');
+    expect(clientAddressBehind('2001:db8::1', '198.51.100.7', trusted)).toBe('198.51.100.7');
+    expect(clientAddressBehind('10.0.0.1', undefined, trusted)).toBe('10.0.0.1');
   });
 });

@@ -1,7 +1,9 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { join } from 'node:path';
 import { parseEnv } from 'node:util';
 import { DEFAULT_BASE_URL, DEFAULT_MODEL, DEFAULT_PROXY_TIMEOUT_MS } from '../contract/llm.ts';
+import { trustedProxyList } from './client-key.ts';
 import type { ProxyOptions, Upstream } from './proxy.ts';
 import { DEFAULT_FRAME_ANCESTORS, parseSourceList } from './security-headers.ts';
 
@@ -13,12 +15,18 @@ export const DEFAULT_PORT = 3000;
 /** All interfaces: a production server usually runs in a container or behind a reverse proxy that must reach it. */
 export const DEFAULT_HOST = '0.0.0.0';
 export const DEFAULT_RATE_LIMIT_PER_MINUTE = 20;
+/** Metrics are for the operator's scraper on the same host (or a sidecar), not for the public. */
+export const DEFAULT_METRICS_HOST = '127.0.0.1';
 
 /** The server's settings, ready for `createProxyApp` and `listen`. */
 export interface ServerConfig {
   port: number;
   host: string;
-  proxy: Omit<ProxyOptions, 'clientDir' | 'log'>;
+  proxy: Omit<ProxyOptions, 'clientDir' | 'log' | 'counters' | 'metrics'>;
+  /** Where rate limits and the spend cap are shared (`REDIS_URL`); unset: in this process's memory. */
+  redisUrl?: string;
+  /** The Prometheus listener (`METRICS_PORT`, `METRICS_HOST`); unset: no metrics. */
+  metrics?: { port: number; host: string };
   /** Things worth saying at start-up (never secrets). */
   notices: string[];
 }
@@ -61,11 +69,26 @@ function sources(env: Env, name: string, fallback: string[], problems: string[])
   }
 }
 
-function baseURL(env: Env, problems: string[]): string {
+function isLoopback(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, '');
+  return host === 'localhost' || host.endsWith('.localhost') || host === '::1' || /^127\./.test(host);
+}
+
+/** A provider reached over plain http beyond this machine sees the token and every message in clear on the way. */
+function plainHttpNotice(name: string, url: URL, notices: string[]): void {
+  if (url.protocol !== 'http:' || isLoopback(url.hostname)) return;
+  notices.push(
+    `${name} is plain http to ${url.host}: the provider token and every message cross the network unencrypted. ` +
+      'Use https unless that host is on a network you trust.',
+  );
+}
+
+function baseURL(env: Env, problems: string[], notices: string[]): string {
   const raw = env.LLM_BASE_URL?.trim() || DEFAULT_BASE_URL;
   try {
     const url = new URL(raw);
     if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error();
+    plainHttpNotice('LLM_BASE_URL', url, notices);
     if (url.username || url.password) {
       // fetch refuses such URLs, and they would be printed in the start-up line.
       problems.push('LLM_BASE_URL must not contain credentials: put the token in LLM_API_KEY');
@@ -84,14 +107,17 @@ function baseURL(env: Env, problems: string[]): string {
  * deployment never answers visitors with demo text by accident; `demoFallback` (Vite's dev and preview servers)
  * turns that refusal into the demo responder with a notice instead.
  */
-export function readServerEnv(env: Env, { demoFallback = false }: { demoFallback?: boolean } = {}): ServerConfig {
+export function readServerEnv(
+  env: Env,
+  { demoFallback = false, directBuild }: { demoFallback?: boolean; directBuild?: DirectBuild } = {},
+): ServerConfig {
   const problems: string[] = [];
   const notices: string[] = [];
 
   const demo = flag(env, 'LLM_DEMO', problems);
   const apiKey = env.LLM_API_KEY?.trim() ?? '';
   const model = env.LLM_MODEL?.trim() || DEFAULT_MODEL;
-  const url = baseURL(env, problems);
+  const url = baseURL(env, problems, notices);
 
   let upstream: Upstream;
   if (demo) {
@@ -99,6 +125,9 @@ export function readServerEnv(env: Env, { demoFallback = false }: { demoFallback
     if (apiKey) notices.push('LLM_DEMO=1 is set, so LLM_API_KEY is ignored and the demo responder answers.');
   } else if (apiKey) {
     upstream = { kind: 'provider', baseURL: url, apiKey, model };
+  } else if (directBuild) {
+    // The page calls its provider itself: there is nothing to proxy, and no server token to ask for.
+    upstream = { kind: 'none' };
   } else if (demoFallback) {
     upstream = { kind: 'demo' };
     notices.push(
@@ -110,6 +139,19 @@ export function readServerEnv(env: Env, { demoFallback = false }: { demoFallback
     problems.push('LLM_API_KEY is not set. Set it to the provider token, or set LLM_DEMO=1 to run the demo responder.');
   }
 
+  if (directBuild) {
+    notices.push(
+      `This is a direct-mode build: the page calls ${directBuild.providerOrigin} itself with the provider token ` +
+        'embedded in its JavaScript, where every visitor can read it. Rebuild without VITE_LLM_API_KEY (proxy mode) ' +
+        'to keep the token secret.',
+    );
+    plainHttpNotice("The direct-mode build's VITE_LLM_BASE_URL", new URL(directBuild.providerOrigin), notices);
+  }
+  const connectSrc = sources(env, 'CSP_CONNECT_SRC', [], problems);
+  if (directBuild && !connectSrc.includes(directBuild.providerOrigin)) connectSrc.push(directBuild.providerOrigin);
+
+  const trust = readTrustProxy(env, problems);
+  const metricsPort = integer(env, 'METRICS_PORT', 0, 0, 65_535, problems);
   const config: ServerConfig = {
     port: integer(env, 'PORT', DEFAULT_PORT, 0, 65_535, problems),
     host: env.HOST?.trim() || DEFAULT_HOST,
@@ -117,30 +159,77 @@ export function readServerEnv(env: Env, { demoFallback = false }: { demoFallback
       upstream,
       timeoutMs: integer(env, 'LLM_TIMEOUT_MS', DEFAULT_PROXY_TIMEOUT_MS, 1, 600_000, problems),
       rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', DEFAULT_RATE_LIMIT_PER_MINUTE, 0, 1_000_000, problems),
-      trustProxyHops: readTrustProxy(env, problems),
+      trustProxyHops: typeof trust === 'number' ? trust : 0,
+      ...(typeof trust === 'number' ? {} : { trustedProxies: trust }),
+      dailyTokenLimit: integer(env, 'LLM_DAILY_TOKEN_LIMIT', 0, 0, Number.MAX_SAFE_INTEGER, problems),
       security: {
         frameAncestors: sources(env, 'FRAME_ANCESTORS', DEFAULT_FRAME_ANCESTORS, problems),
-        connectSrc: sources(env, 'CSP_CONNECT_SRC', [], problems),
+        connectSrc,
       },
     },
     notices,
   };
+  const redisUrl = readRedisUrl(env, problems);
+  if (redisUrl) config.redisUrl = redisUrl;
+  // METRICS_PORT=0 cannot mean "any free port": nobody could find it to scrape.
+  if (metricsPort > 0) {
+    config.metrics = { port: metricsPort, host: env.METRICS_HOST?.trim() || DEFAULT_METRICS_HOST };
+    if (!isLoopbackHost(config.metrics.host)) {
+      notices.push(`METRICS_HOST=${config.metrics.host}: the metrics are reachable beyond this machine.`);
+    }
+  }
   if (config.proxy.rateLimitPerMinute === 0)
     notices.push('RATE_LIMIT_PER_MINUTE=0: chat requests are not rate limited.');
   if (problems.length > 0) throw new EnvError(problems);
   return config;
 }
 
-function readTrustProxy(env: Env, problems: string[]): number {
+/** A build made with `VITE_LLM_API_KEY`, as the client build records it (see `BUILD_INFO_FILE`). */
+export interface DirectBuild {
+  providerOrigin: string;
+}
+
+/** `TRUST_PROXY`: a number of hops (`true` is one), or the proxies' addresses and CIDR ranges. */
+function readTrustProxy(env: Env, problems: string[]): number | string[] {
   const raw = env.TRUST_PROXY?.trim().toLowerCase();
   if (raw === 'true') return 1;
   if (raw === 'false') return 0;
+  if (raw && !/^\d+$/.test(raw)) {
+    const entries = raw.split(/[\s,]+/).filter(Boolean);
+    try {
+      trustedProxyList(entries);
+      return entries;
+    } catch (error) {
+      problems.push(`TRUST_PROXY must be a number of proxies or their addresses: ${(error as Error).message}`);
+      return 0;
+    }
+  }
   return integer(env, 'TRUST_PROXY', 0, 0, 10, problems);
+}
+
+function readRedisUrl(env: Env, problems: string[]): string | undefined {
+  const raw = env.REDIS_URL?.trim();
+  if (!raw) return undefined;
+  try {
+    const url = new URL(raw);
+    if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') throw new Error();
+    return raw;
+  } catch {
+    // The value may hold a password: it is not repeated.
+    problems.push('REDIS_URL must be a redis:// or rediss:// URL such as redis://127.0.0.1:6379');
+    return undefined;
+  }
+}
+
+/** Whether an address given to the server is only reachable from this machine. */
+export function isLoopbackHost(host: string): boolean {
+  return isIP(host) !== 0 ? isLoopback(host) : host === 'localhost';
 }
 
 /** One line that says what the server forwards to: origin and path only, never the token. */
 export function describeUpstream(upstream: Upstream): string {
   if (upstream.kind === 'demo') return 'demo responder (no provider; replies are canned)';
+  if (upstream.kind === 'none') return 'direct-mode build (the page calls its provider itself; no chat proxy)';
   const url = new URL(upstream.baseURL);
   return `proxy to ${url.origin}${url.pathname.replace(/\/+$/, '')} (model ${upstream.model})`;
 }

@@ -11,6 +11,11 @@ export interface RunningServer {
   server: Server;
   /** Stops listening and ends open connections, including streams still running. */
   close(): Promise<void>;
+  /**
+   * Stops listening, closes idle connections at once and lets the requests in flight finish (streams included) for
+   * up to `graceMs`, then ends whatever is left. Resolves with how many connections had to be cut.
+   */
+  drain(graceMs: number): Promise<number>;
 }
 
 function browsableHost(host: string): string {
@@ -34,7 +39,35 @@ export function listen(app: Hono, { port, host }: { port: number; host: string }
             server.close(() => done());
             server.closeAllConnections();
           }),
+        drain: (graceMs) => drain(server, graceMs),
       });
     });
+  });
+}
+
+/** How often a draining server looks for connections that have gone idle since their reply ended. */
+const IDLE_CHECK_MS = 50;
+
+function drain(server: Server, graceMs: number): Promise<number> {
+  return new Promise((resolve) => {
+    let cut = 0;
+    // A keep-alive client would otherwise send its next request down a connection that is about to close.
+    const onRequest = (_req: unknown, res: { setHeader(name: string, value: string): void }) =>
+      res.setHeader('Connection', 'close');
+    server.on('request', onRequest);
+    const idleCheck = setInterval(() => server.closeIdleConnections(), IDLE_CHECK_MS);
+    const deadline = setTimeout(() => {
+      server.getConnections((_error, count) => {
+        cut = count;
+        server.closeAllConnections();
+      });
+    }, graceMs);
+    server.close(() => {
+      clearInterval(idleCheck);
+      clearTimeout(deadline);
+      server.off('request', onRequest);
+      resolve(cut);
+    });
+    server.closeIdleConnections();
   });
 }

@@ -1,31 +1,64 @@
 // The production server (`npm start` runs the build of this file, dist/server/main.js): the built app from
 // dist/client and the LLM proxy on one origin. Every setting comes from the environment; see .env.example.
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { describeUpstream, loadDotEnvFiles, readServerEnv } from './env.ts';
+import { BUILD_INFO_FILE, type BuildInfo } from '../contract/llm.ts';
+import { RedisCounters } from './counters.ts';
+import { type DirectBuild, describeUpstream, loadDotEnvFiles, readServerEnv } from './env.ts';
 import { listen } from './listen.ts';
+import { createMetrics, serveMetrics } from './metrics.ts';
 import { createProxyApp } from './proxy.ts';
 
 const clientDir = fileURLToPath(new URL('../client', import.meta.url));
 
+/** A direct-mode client build needs no token on the server; older builds without the file are proxy builds. */
+function readDirectBuild(): DirectBuild | undefined {
+  const path = `${clientDir}/${BUILD_INFO_FILE}`;
+  if (!existsSync(path)) return undefined;
+  const info = JSON.parse(readFileSync(path, 'utf8')) as BuildInfo;
+  return info.mode === 'direct' ? { providerOrigin: info.providerOrigin } : undefined;
+}
+
 async function main(): Promise<void> {
   loadDotEnvFiles(process.env, process.cwd());
-  const config = readServerEnv(process.env);
   if (!existsSync(`${clientDir}/index.html`)) {
     throw new Error(`No built app in ${clientDir}: run \`npm run build\` first.`);
   }
-  const app = createProxyApp({ ...config.proxy, clientDir });
+  const config = readServerEnv(process.env, { directBuild: readDirectBuild() });
+  const log = (line: string) => console.log(line);
+  const counters = config.redisUrl ? new RedisCounters(config.redisUrl, log) : undefined;
+  const metrics = config.metrics ? createMetrics() : undefined;
+  const app = createProxyApp({ ...config.proxy, clientDir, counters, metrics, log });
   const running = await listen(app, { port: config.port, host: config.host });
+  const metricsServer =
+    config.metrics && metrics ? await serveMetrics(metrics, config.metrics.port, config.metrics.host) : undefined;
 
   for (const notice of config.notices) console.warn(`[server] ${notice}`);
+  if (metricsServer && config.metrics) {
+    console.log(`[server] metrics on http://${config.metrics.host}:${metricsServer.port}/metrics`);
+  }
+  // Last: tests and scripts take this line as "ready".
   const bound = config.host === '0.0.0.0' || config.host === '::' ? ' (all interfaces)' : '';
   console.log(`[server] AI Assistant on ${running.url}${bound}: ${describeUpstream(config.proxy.upstream)}`);
 
-  const stop = () => {
-    void running.close().then(() => process.exit(0));
+  // A rolling restart's SIGTERM: no new connections, but the replies under way (streams too) are finished, for as long
+  // as one upstream exchange may take; then the process exits 0, so that the orchestrator sees a clean stop.
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`[server] ${signal}: finishing the replies in flight (up to ${config.proxy.timeoutMs} ms)`);
+    metricsServer?.server.close();
+    void running
+      .drain(config.proxy.timeoutMs)
+      .then(async (cut) => {
+        if (cut > 0) console.log(`[server] ${cut} connections were still open after the grace period and were closed`);
+        await counters?.close();
+      })
+      .finally(() => process.exit(0));
   };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  process.once('SIGINT', () => stop('SIGINT'));
+  process.once('SIGTERM', () => stop('SIGTERM'));
 }
 
 main().catch((error: unknown) => {

@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_TOKENS, PROXY_BASE_PATH } from '../contract/llm.ts';
 import { FAKE_REPLY, type FakeProvider, startFakeProvider } from '../testing/fake-provider.ts';
 import { listen, type RunningServer } from './listen.ts';
-import { CHAT_COMPLETIONS_PATH, createProxyApp, type ProxyOptions } from './proxy.ts';
+import { CHAT_COMPLETIONS_PATH, createProxyApp, type ProxyOptions, UsageFilter } from './proxy.ts';
 
 // Deliberately unlike any provider's token format, so it cannot be mistaken for a real one.
 const TOKEN = 'test-upstream-token-3f9c2a';
@@ -476,5 +476,58 @@ describe('the demo responder', () => {
     expect(stream).toContain('"delta":{"content":"This ');
     expect(stream.trim().endsWith('data: [DONE]')).toBe(true);
     expect(invalid.status).toBe(400);
+  });
+});
+
+describe('the daily token cap, in one process', () => {
+  it('counts reported usage, streams included, and past the cap answers 429 without calling the provider', async () => {
+    // The fake provider reports one token per word: "a b" and its 5-word reply make 7.
+    const { url, logs } = await start({ dailyTokenLimit: 10 });
+    const first = await postChat(url, chatBody('a b'));
+    const streamed = await (await postChat(url, chatBody('a b', { stream: true }))).text();
+    const refused = await postChat(url, chatBody('a b'));
+
+    expect(first.status).toBe(200);
+    expect(streamed).toContain('data: [DONE]');
+    expect(streamed).not.toContain('usage');
+    expect(refused.status).toBe(429);
+    expect((await refused.json()).error.code).toBe('daily_token_limit');
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(provider.requests).toHaveLength(2);
+    expect(logs).toContain('[llm-proxy] usage tokens=7 today=14/10');
+  });
+});
+
+describe('taking the usage chunk out of a stream', () => {
+  const encode = (text: string) => new TextEncoder().encode(text);
+  const decode = (bytes: Uint8Array | undefined) => (bytes ? new TextDecoder().decode(bytes) : '');
+  const usage = { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 };
+
+  it('passes complete events on as they come, drops the choice-less usage event, and reports its count', async () => {
+    const counted: unknown[] = [];
+    const filter = new UsageFilter(async (tokens) => void counted.push(tokens));
+    const content = 'data: {"choices":[{"delta":{"content":"Hi"}}],"usage":null}';
+    const usageEvent = `data: ${JSON.stringify({ choices: [], usage })}`;
+    // Split mid-event and with CRLF line ends, as the network may deliver it.
+    const whole = `${content}\r\n\r\n${usageEvent}\r\n\r\ndata: [DONE]\r\n\r\n`;
+    const cut = whole.indexOf('usage":{') + 3;
+    const out =
+      decode(filter.push(encode(whole.slice(0, 10)))) +
+      decode(filter.push(encode(whole.slice(10, cut)))) +
+      decode(filter.push(encode(whole.slice(cut)))) +
+      decode(filter.flush());
+
+    expect(out).toBe(`${content}\n\ndata: [DONE]\n\n`);
+    expect(counted).toEqual([{ prompt: 3, completion: 4, total: 7 }]);
+  });
+
+  it('keeps a content event that also carries usage, and anything it cannot parse', async () => {
+    const counted: unknown[] = [];
+    const filter = new UsageFilter(async (tokens) => void counted.push(tokens));
+    const both = `data: ${JSON.stringify({ choices: [{ delta: { content: 'x' } }], usage })}\n\n`;
+    const broken = 'data: {"usage": oops\n\n';
+
+    expect(decode(filter.push(encode(both + broken)))).toBe(both + broken);
+    expect(counted).toHaveLength(1);
   });
 });

@@ -2,16 +2,25 @@ import { getConnInfo } from '@hono/node-server/conninfo';
 import { type Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { rateLimiter } from 'hono-rate-limiter';
+import { rateLimiter, type Store } from 'hono-rate-limiter';
 import { PROXY_BASE_PATH } from '../contract/llm.ts';
 import { type ChatRequest, parseChatRequest } from './chat-request.ts';
-import { clientAddress, clientKey } from './client-key.ts';
+import { clientAddress, clientAddressBehind, clientKey, trustedProxyList } from './client-key.ts';
+import { type Counters, MemoryCounters, RedisCounters } from './counters.ts';
 import { DEMO_MODEL, demoResponse } from './demo-responder.ts';
+import type { Metrics } from './metrics.ts';
 import { headersForPath, type SecurityOptions, securityHeaders } from './security-headers.ts';
 import { serveClient } from './serve-client.ts';
+import { readUsage, SpendCap, type TokenUsage } from './spend-cap.ts';
 
-/** Where chat requests go: an OpenAI-compatible provider holding the token, or the built-in demo responder. */
-export type Upstream = { kind: 'provider'; baseURL: string; apiKey: string; model: string } | { kind: 'demo' };
+/**
+ * Where chat requests go: an OpenAI-compatible provider holding the token, the built-in demo responder, or nowhere
+ * (a direct-mode build, whose page calls its provider itself: the server then offers no chat endpoint).
+ */
+export type Upstream =
+  | { kind: 'provider'; baseURL: string; apiKey: string; model: string }
+  | { kind: 'demo' }
+  | { kind: 'none' };
 
 /** Everything the server does, decided by its caller: nothing in here reads `process.env`. */
 export interface ProxyOptions {
@@ -22,6 +31,16 @@ export interface ProxyOptions {
   rateLimitPerMinute: number;
   /** How many reverse proxies in front of this server append to `X-Forwarded-For` (0: use the socket address). */
   trustProxyHops: number;
+  /**
+   * The reverse proxies in front, by address or CIDR range; when given, it replaces `trustProxyHops`: a forwarded
+   * address counts only when the connecting peer is one of them.
+   */
+  trustedProxies?: string[];
+  /** Where rate-limit hits and spent tokens are counted: this process's memory by default, or Redis. */
+  counters?: Counters;
+  /** Tokens per UTC day, as the provider reports them; past it chat gets 429 until midnight. 0 or unset: no cap. */
+  dailyTokenLimit?: number;
+  metrics?: Metrics;
   security: SecurityOptions;
   /** The built client (`dist/client`) to serve next to the proxy; left out in Vite's dev and preview servers. */
   clientDir?: string;
@@ -44,6 +63,7 @@ type ErrorCode =
   | 'invalid_body'
   | 'body_too_large'
   | 'rate_limited'
+  | 'daily_token_limit'
   | 'upstream_error'
   | 'upstream_invalid'
   | 'upstream_unavailable'
@@ -58,7 +78,34 @@ function apiError(c: Context, status: ContentfulStatusCode, code: ErrorCode, mes
 
 /** For log lines: the provider's host only (its URL's path or query could carry an account id). */
 function upstreamLabel(upstream: Upstream): string {
-  return upstream.kind === 'demo' ? 'demo' : new URL(upstream.baseURL).host;
+  return upstream.kind === 'provider' ? new URL(upstream.baseURL).host : upstream.kind;
+}
+
+/**
+ * hono-rate-limiter's store over `counters`: fixed windows aligned on the clock, so that replicas counting in one
+ * Redis agree on when a window starts.
+ */
+function counterStore(counters: Counters, windowMs: number): Store {
+  const window = () => (Math.floor(Date.now() / windowMs) + 1) * windowMs;
+  return {
+    async increment(key) {
+      const resetAt = window();
+      return { totalHits: await counters.add(`rate:${resetAt}:${key}`, 1, resetAt), resetTime: new Date(resetAt) };
+    },
+    async decrement(key) {
+      const resetAt = window();
+      await counters.add(`rate:${resetAt}:${key}`, -1, resetAt);
+    },
+    resetKey: () => undefined,
+  };
+}
+
+/** What one chat exchange needs besides the request: the options, and where its usage and figures go. */
+interface ChatContext {
+  options: ProxyOptions;
+  log: (line: string) => void;
+  /** Settles once the usage is counted, so that the next request (on any replica) sees it. */
+  recordUsage: (usage: TokenUsage) => Promise<void>;
 }
 
 /**
@@ -73,11 +120,35 @@ function upstreamLabel(upstream: Upstream): string {
 export function createProxyApp(options: ProxyOptions): Hono {
   const log = options.log ?? ((line: string) => console.log(line));
   const headers = securityHeaders(options.security);
+  const counters = options.counters ?? new MemoryCounters();
+  const spendCap = options.dailyTokenLimit ? new SpendCap(options.dailyTokenLimit, counters) : undefined;
+  const { metrics } = options;
   const app = new Hono();
+
+  const recordUsage = async (usage: TokenUsage) => {
+    metrics?.tokens.inc({ kind: 'prompt' }, usage.prompt);
+    metrics?.tokens.inc({ kind: 'completion' }, usage.completion);
+    if (!spendCap) return;
+    try {
+      const today = await spendCap.record(usage.total);
+      log(`[llm-proxy] usage tokens=${usage.total} today=${today}/${spendCap.dailyLimit}`);
+    } catch (error) {
+      log(`[llm-proxy] usage not counted (${(error as Error).name})`);
+    }
+  };
 
   app.use('*', async (c, next) => {
     await next();
     for (const [name, value] of Object.entries(headersForPath(headers, c.req.path))) c.res.headers.set(name, value);
+  });
+
+  // Liveness: the process answers. Readiness: it can serve chat as configured (Redis reachable when it is set; without
+  // it chat still works on per-process limits, but a balancer should prefer a replica that shares them).
+  app.get('/healthz', (c) => c.json({ status: 'ok' }));
+  app.get('/readyz', (c) => {
+    const redis = counters instanceof RedisCounters ? (counters.reachable ? 'reachable' : 'unreachable') : 'not used';
+    const ready = redis !== 'unreachable';
+    return c.json({ status: ready ? 'ready' : 'not ready', upstream: options.upstream.kind, redis }, ready ? 200 : 503);
   });
 
   const api = new Hono();
@@ -98,38 +169,7 @@ export function createProxyApp(options: ProxyOptions): Hono {
     await next();
   });
 
-  if (options.rateLimitPerMinute > 0) {
-    api.post(
-      '/chat/completions',
-      rateLimiter({
-        windowMs: 60_000,
-        limit: options.rateLimitPerMinute,
-        standardHeaders: 'draft-6',
-        keyGenerator: (c) => {
-          let socketAddress: string | undefined;
-          try {
-            socketAddress = getConnInfo(c).remote.address;
-          } catch {
-            // Not served by @hono/node-server (e.g. `app.request()` in a script): every caller shares one key.
-          }
-          return clientKey(clientAddress(socketAddress, c.req.header('x-forwarded-for'), options.trustProxyHops));
-        },
-        handler: (c) => {
-          log(`[llm-proxy] POST ${CHAT_COMPLETIONS_PATH} 429 rate limited`);
-          return apiError(c, 429, 'rate_limited', 'Too many requests, please try again later.');
-        },
-      }),
-    );
-  }
-
-  api.post(
-    '/chat/completions',
-    bodyLimit({
-      maxSize: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
-      onError: (c) => apiError(c, 413, 'body_too_large', 'The request body is too large.'),
-    }),
-    (c) => forwardChat(c, options, log),
-  );
+  if (options.upstream.kind !== 'none') registerChat(api, { options, log, recordUsage }, counters, spendCap);
 
   api.all('*', (c) => apiError(c, 404, 'not_found', 'Not found.'));
 
@@ -148,9 +188,82 @@ export function createProxyApp(options: ProxyOptions): Hono {
   return app;
 }
 
-async function forwardChat(c: Context, options: ProxyOptions, log: (line: string) => void): Promise<Response> {
+/** `POST /chat/completions`: counted, rate limited, capped, size limited, then forwarded. */
+function registerChat(api: Hono, chat: ChatContext, counters: Counters, spendCap: SpendCap | undefined): void {
+  const { options, log } = chat;
+  const { metrics } = options;
+  const trustedProxies = options.trustedProxies?.length ? trustedProxyList(options.trustedProxies) : undefined;
+  let warnedForwarded = options.trustProxyHops > 0 || trustedProxies !== undefined;
+
+  api.post('/chat/completions', async (c, next) => {
+    if (!warnedForwarded && c.req.header('x-forwarded-for')) {
+      warnedForwarded = true;
+      log(
+        '[server] requests carry X-Forwarded-For but TRUST_PROXY trusts no proxy: every visitor behind that proxy ' +
+          "shares one rate limit. Set TRUST_PROXY to the proxies' addresses (or their number).",
+      );
+    }
+    await next();
+    metrics?.chatRequests.inc({ status: String(c.res.status) });
+  });
+
+  if (options.rateLimitPerMinute > 0) {
+    api.post(
+      '/chat/completions',
+      rateLimiter({
+        windowMs: 60_000,
+        limit: options.rateLimitPerMinute,
+        standardHeaders: 'draft-6',
+        store: counterStore(counters, 60_000),
+        keyGenerator: (c) => {
+          let socketAddress: string | undefined;
+          try {
+            socketAddress = getConnInfo(c).remote.address;
+          } catch {
+            // Not served by @hono/node-server (e.g. `app.request()` in a script): every caller shares one key.
+          }
+          const forwardedFor = c.req.header('x-forwarded-for');
+          return clientKey(
+            trustedProxies
+              ? clientAddressBehind(socketAddress, forwardedFor, trustedProxies)
+              : clientAddress(socketAddress, forwardedFor, options.trustProxyHops),
+          );
+        },
+        handler: (c) => {
+          log(`[llm-proxy] POST ${CHAT_COMPLETIONS_PATH} 429 rate limited`);
+          metrics?.rateLimited.inc({ reason: 'rate_limit' });
+          return apiError(c, 429, 'rate_limited', 'Too many requests, please try again later.');
+        },
+      }),
+    );
+  }
+
+  if (spendCap) {
+    api.post('/chat/completions', async (c, next) => {
+      const retryAfter = await spendCap.refusal();
+      if (retryAfter === undefined) return next();
+      log(`[llm-proxy] POST ${CHAT_COMPLETIONS_PATH} 429 daily token limit (${spendCap.dailyLimit}) reached`);
+      metrics?.rateLimited.inc({ reason: 'spend_cap' });
+      const answer = apiError(c, 429, 'daily_token_limit', 'The daily usage limit is reached, please come back later.');
+      answer.headers.set('Retry-After', String(retryAfter));
+      return answer;
+    });
+  }
+
+  api.post(
+    '/chat/completions',
+    bodyLimit({
+      maxSize: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+      onError: (c) => apiError(c, 413, 'body_too_large', 'The request body is too large.'),
+    }),
+    (c) => forwardChat(c, chat),
+  );
+}
+
+async function forwardChat(c: Context, { options, log, recordUsage }: ChatContext): Promise<Response> {
   const started = Date.now();
-  const { upstream } = options;
+  const { upstream, metrics } = options;
+  if (upstream.kind === 'none') return apiError(c, 404, 'not_found', 'Not found.');
   const done = (response: Response, note: string) => {
     log(
       `[llm-proxy] POST ${CHAT_COMPLETIONS_PATH} ${response.status} ${Date.now() - started}ms ` +
@@ -192,14 +305,18 @@ async function forwardChat(c: Context, options: ProxyOptions, log: (line: string
     return done(apiError(c, 502, 'upstream_unavailable', 'The language model could not be reached.'), 'unreachable');
   };
 
+  const calledAt = performance.now();
+  const upstreamDone = () => metrics?.upstreamDuration.observe((performance.now() - calledAt) / 1000);
   let response: Response;
   try {
     response = upstream.kind === 'demo' ? demoResponse(request) : await callProvider(upstream, request, signal);
   } catch {
+    upstreamDone();
     return failed();
   }
 
   if (!response.ok) {
+    upstreamDone();
     clearTimeout(timer);
     // Cancel rather than read: the provider's error text may quote the request or describe the account.
     await response.body?.cancel().catch(() => undefined);
@@ -216,6 +333,7 @@ async function forwardChat(c: Context, options: ProxyOptions, log: (line: string
   if (request.stream) {
     // A stream was asked for: anything but an event stream (a JSON body, an HTML page) is not a reply the page can read.
     if (!response.body || !isEventStream(response)) {
+      upstreamDone();
       clearTimeout(timer);
       await response.body?.cancel().catch(() => undefined);
       return done(apiError(c, 502, 'upstream_invalid', 'The language model sent no event stream.'), 'invalid');
@@ -224,7 +342,11 @@ async function forwardChat(c: Context, options: ProxyOptions, log: (line: string
     // each chunk restarts.
     const relayed = relayStream(response.body, c.req.raw.signal, log, {
       onChunk: stillComing,
-      onEnd: () => clearTimeout(timer),
+      onUsage: recordUsage,
+      onEnd: () => {
+        upstreamDone();
+        clearTimeout(timer);
+      },
     });
     return done(
       new Response(relayed, {
@@ -243,11 +365,15 @@ async function forwardChat(c: Context, options: ProxyOptions, log: (line: string
   try {
     completion = await response.json();
   } catch {
+    upstreamDone();
     if (signal.aborted) return failed();
     clearTimeout(timer);
     return done(apiError(c, 502, 'upstream_invalid', 'The language model sent an unreadable answer.'), 'invalid');
   }
+  upstreamDone();
   clearTimeout(timer);
+  const usage = readUsage((completion as { usage?: unknown } | null)?.usage);
+  if (usage) await recordUsage(usage);
   return done(c.json(completion as object, 200), 'ok');
 }
 
@@ -261,6 +387,58 @@ const STREAM_BROKE_OFF = new TextEncoder().encode(
 );
 
 /**
+ * Takes the usage chunk (`stream_options.include_usage`) out of a server-sent-events stream: its count goes to
+ * `onUsage`, and the page never sees it (it carries no choices, and no content for the visitor). Every other event is
+ * passed on unchanged as soon as it is complete.
+ */
+export class UsageFilter {
+  private readonly decoder = new TextDecoder();
+  private readonly encoder = new TextEncoder();
+  private pending = '';
+  /** The counting of the usage seen so far, to wait for before the end of the stream is passed on. */
+  counted: Promise<void> = Promise.resolve();
+
+  constructor(private readonly onUsage: (usage: TokenUsage) => Promise<void>) {}
+
+  /** The complete events of `chunk` (and of what came before it) to pass on; `undefined` when there are none yet. */
+  push(chunk: Uint8Array): Uint8Array | undefined {
+    this.pending += this.decoder.decode(chunk, { stream: true });
+    const events = this.pending.split(/\r?\n\r?\n/);
+    this.pending = events.pop() ?? '';
+    let out = '';
+    for (const event of events) {
+      // Only an event that mentions usage is parsed: the content chunks go through as text.
+      if (!event.includes('"usage"') || !this.isUsageOnly(event)) out += `${event}\n\n`;
+    }
+    return out ? this.encoder.encode(out) : undefined;
+  }
+
+  /** Whatever is left at the end of the stream (an unterminated last event), as it came. */
+  flush(): Uint8Array | undefined {
+    const rest = this.pending + this.decoder.decode();
+    this.pending = '';
+    return rest ? this.encoder.encode(rest) : undefined;
+  }
+
+  private isUsageOnly(event: string): boolean {
+    const data = event
+      .split(/\r?\n/)
+      .filter((line) => line.startsWith('data:'))
+      .map((line) => line.slice(5).trim())
+      .join('\n');
+    let parsed: { usage?: unknown; choices?: unknown } | null;
+    try {
+      parsed = JSON.parse(data);
+    } catch {
+      return false;
+    }
+    const usage = readUsage(parsed?.usage);
+    if (usage) this.counted = this.onUsage(usage);
+    return usage !== undefined && (!Array.isArray(parsed?.choices) || parsed.choices.length === 0);
+  }
+}
+
+/**
  * The provider's stream, read only as fast as the client takes it. When the visitor leaves, the abort has already
  * cancelled the upstream request; the stream then just ends, rather than surfacing as an error nobody can receive.
  */
@@ -268,19 +446,35 @@ function relayStream(
   body: ReadableStream<Uint8Array>,
   visitorSignal: AbortSignal,
   log: (line: string) => void,
-  { onChunk, onEnd }: { onChunk: () => void; onEnd: () => void },
+  {
+    onChunk,
+    onUsage,
+    onEnd,
+  }: { onChunk: () => void; onUsage: (usage: TokenUsage) => Promise<void>; onEnd: () => void },
 ): ReadableStream<Uint8Array> {
   const reader = body.getReader();
+  const filter = new UsageFilter(onUsage);
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
       try {
-        const { done, value } = await reader.read();
-        if (done) {
-          onEnd();
-          controller.close();
-        } else {
+        // Until a complete event arrives there is nothing to pass on; a pull must enqueue or close to be called again.
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) {
+            onEnd();
+            const rest = filter.flush();
+            if (rest) controller.enqueue(rest);
+            controller.close();
+            return;
+          }
           onChunk();
-          controller.enqueue(value);
+          const events = filter.push(value);
+          if (events) {
+            // The page sees the end of a reply only once its tokens are counted: its next message meets the cap.
+            await filter.counted;
+            controller.enqueue(events);
+            return;
+          }
         }
       } catch (error) {
         onEnd();

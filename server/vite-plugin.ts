@@ -1,6 +1,8 @@
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { getRequestListener } from '@hono/node-server';
 import { type Connect, loadEnv, type Plugin, type ResolvedConfig } from 'vite';
-import { DEFAULT_BASE_URL, PROXY_BASE_PATH } from '../contract/llm.ts';
+import { BUILD_INFO_FILE, type BuildInfo, DEFAULT_BASE_URL, PROXY_BASE_PATH } from '../contract/llm.ts';
 import { describeUpstream, readServerEnv } from './env.ts';
 import { precompressDir } from './precompress.ts';
 import { createProxyApp } from './proxy.ts';
@@ -68,8 +70,8 @@ function mountProxy(middlewares: Connect.Server, config: ResolvedConfig, applyTo
 /**
  * The server side of the app in Vite:
  * - dev (`npm run dev`) and preview (`vite preview`) answer `PROXY_BASE_PATH` with the same handler as `npm start`;
- * - a client build warns when it embeds the token (direct mode), and writes `.br`/`.gz` copies of its text files
- *   for the production server.
+ * - a client build warns when it embeds the token (direct mode), records its mode (`BUILD_INFO_FILE`) and writes
+ *   `.br`/`.gz` copies of its text files for the production server.
  */
 export function llmServer(): Plugin[] {
   let config: ResolvedConfig;
@@ -103,6 +105,11 @@ export function llmServer(): Plugin[] {
         sequential: true,
         async handler(output) {
           if (config.build.ssr || !output.dir) return;
+          const direct = directModeBaseURL(config);
+          const info: BuildInfo = direct
+            ? { mode: 'direct', providerOrigin: new URL(direct).origin }
+            : { mode: 'proxy' };
+          await writeFile(join(output.dir, BUILD_INFO_FILE), `${JSON.stringify(info)}\n`);
           const count = await precompressDir(output.dir);
           config.logger.info(`[llm-server] wrote ${count} precompressed (.br/.gz) files in ${output.dir}`);
         },

@@ -4,7 +4,8 @@ import type { AddressInfo } from 'node:net';
 /**
  * What the fake provider does with the next chat request. `delayMs` waits before answering.
  * - `content`: a normal completion whose first choice carries this content (`null` and `''` allowed). Asked for a
- *   stream (`stream: true`), it streams that content instead, as a real provider would: one piece per word.
+ *   stream (`stream: true`), it streams that content instead, as a real provider would: one piece per word,
+ *   `pieceDelayMs` apart.
  * - `json`: this exact JSON body with status 200 (e.g. `{ choices: [] }`); asked for a stream, the same object as
  *   the stream's only chunk.
  * - `status`: an HTTP error with an OpenAI-style error body.
@@ -19,7 +20,7 @@ import type { AddressInfo } from 'node:net';
  *   page while exactly one request is pending, for as long as it needs.
  */
 export type FakeBehaviour = { delayMs?: number } & (
-  | { content: string | null }
+  | { content: string | null; pieceDelayMs?: number }
   | { json: unknown }
   | { status: number; retryAfter?: string }
   | { raw: string }
@@ -78,41 +79,70 @@ export interface FakeProvider {
 
 export const FAKE_REPLY = 'Hello from the fake provider';
 
-function completion(content: string | null) {
+/**
+ * The token usage the fake provider reports, as a real one does: in a completion's `usage`, and in a stream's last
+ * chunk when asked with `stream_options.include_usage`. It counts words: the prompt's, and the reply's pieces.
+ */
+export function fakeUsage(promptTokens: number, completionTokens: number) {
+  return {
+    prompt_tokens: promptTokens,
+    completion_tokens: completionTokens,
+    total_tokens: promptTokens + completionTokens,
+  };
+}
+
+const words = (text: string | null | undefined) => text?.match(/\S+\s*|\s+/g) ?? [];
+
+/** The words of the request's first message: the fake's prompt token count. */
+function promptTokens(body: unknown): number {
+  const content = (body as { messages?: { content?: unknown }[] } | null)?.messages?.[0]?.content;
+  return typeof content === 'string' ? words(content).length : 0;
+}
+
+function completion(content: string | null, prompt = 0) {
   return {
     id: 'chatcmpl-fake',
     object: 'chat.completion',
     created: 0,
     model: 'fake-model',
     choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content } }],
+    usage: fakeUsage(prompt, words(content).length),
   };
 }
 
 function streamChunk(delta: Record<string, unknown>, finishReason: string | null = null) {
-  return {
-    ...completion(null),
-    object: 'chat.completion.chunk',
-    choices: [{ index: 0, delta, finish_reason: finishReason }],
-  };
+  const { usage: _none, ...chunk } = completion(null);
+  return { ...chunk, object: 'chat.completion.chunk', choices: [{ index: 0, delta, finish_reason: finishReason }] };
 }
 
-/** Writes an event stream to `res` under the test's control, starting with `first` (a role chunk by default). */
+/**
+ * Writes an event stream to `res` under the test's control, starting with `first` (a role chunk by default). With
+ * `usagePrompt` (the request asked for usage), a finished stream ends with a usage chunk, which has no choices.
+ */
 function openEventStream(
   req: IncomingMessage,
   res: ServerResponse,
   first: unknown = streamChunk({ role: 'assistant' }),
+  usagePrompt?: number,
 ): OpenStream {
+  let pieces = 0;
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   const event = (data: unknown) => {
     if (!res.writableEnded && !res.destroyed) res.write(`data: ${JSON.stringify(data)}\n\n`);
   };
   event(first);
   return {
-    piece: (text) => event(streamChunk({ content: text })),
+    piece: (text) => {
+      pieces += 1;
+      event(streamChunk({ content: text }));
+    },
     end(how = 'done') {
       if (res.writableEnded || res.destroyed) return;
       if (how === 'done') {
         event(streamChunk({}, 'stop'));
+        if (usagePrompt !== undefined) {
+          event({ ...streamChunk({}), choices: [], usage: fakeUsage(usagePrompt, pieces) });
+        }
         res.end('data: [DONE]\n\n');
       } else if (how === 'drop') {
         // Closed after what was written has gone out, without the end of the chunked body: a connection lost
@@ -131,6 +161,9 @@ function openEventStream(
 
 /** The requests whose body asked for a streamed reply (`stream: true`). */
 const streamRequests = new WeakSet<IncomingMessage>();
+/** The prompt token count of each request that asked for usage in its stream (`stream_options.include_usage`). */
+const usageRequests = new WeakMap<IncomingMessage, number>();
+const requestBodies = new WeakMap<IncomingMessage, unknown>();
 
 function send(res: ServerResponse, status: number, body: string, headers: Record<string, string> = {}) {
   res.writeHead(status, { 'content-type': 'application/json', ...headers });
@@ -142,7 +175,9 @@ function send(res: ServerResponse, status: number, body: string, headers: Record
  * in direct mode can call it), records every request, and closes its open connections when closed, so a test that
  * forgets nothing leaves nothing running.
  */
-export async function startFakeProvider(options: { port?: number } = {}): Promise<FakeProvider> {
+export async function startFakeProvider(
+  options: { port?: number /** `false`: keep no requests (a load test's thousands). */; record?: boolean } = {},
+): Promise<FakeProvider> {
   let standing: FakeBehaviour = { content: FAKE_REPLY };
   const queued: FakeBehaviour[] = [];
   const requests: RecordedRequest[] = [];
@@ -155,12 +190,17 @@ export async function startFakeProvider(options: { port?: number } = {}): Promis
     if (res.destroyed) return;
 
     const streamAsked = streamRequests.has(req);
+    const usagePrompt = usageRequests.get(req);
     if ('content' in behaviour && streamAsked) {
-      const stream = openEventStream(req, res);
-      for (const word of behaviour.content?.match(/\S+\s*|\s+/g) ?? []) stream.piece(word);
+      const stream = openEventStream(req, res, undefined, usagePrompt);
+      for (const word of words(behaviour.content)) {
+        if (behaviour.pieceDelayMs) await new Promise((resolve) => setTimeout(resolve, behaviour.pieceDelayMs));
+        stream.piece(word);
+      }
       stream.end();
-    } else if ('content' in behaviour) send(res, 200, JSON.stringify(completion(behaviour.content)));
-    else if ('json' in behaviour && streamAsked) {
+    } else if ('content' in behaviour) {
+      send(res, 200, JSON.stringify(completion(behaviour.content, promptTokens(requestBodies.get(req)))));
+    } else if ('json' in behaviour && streamAsked) {
       const stream = openEventStream(req, res, behaviour.json);
       stream.end();
     } else if ('json' in behaviour) send(res, 200, JSON.stringify(behaviour.json));
@@ -174,14 +214,14 @@ export async function startFakeProvider(options: { port?: number } = {}): Promis
     else if ('raw' in behaviour) send(res, 200, behaviour.raw);
     else if ('drop' in behaviour) req.socket.destroy();
     else if ('stream' in behaviour) {
-      const stream = openEventStream(req, res);
+      const stream = openEventStream(req, res, undefined, usagePrompt);
       for (const delta of behaviour.stream) {
         if (behaviour.pieceDelayMs) await new Promise((resolve) => setTimeout(resolve, behaviour.pieceDelayMs));
         stream.piece(delta);
       }
       stream.end(behaviour.ending);
     } else if ('openStream' in behaviour) {
-      streams.push(openEventStream(req, res));
+      streams.push(openEventStream(req, res, undefined, usagePrompt));
     } else if ('hold' in behaviour) {
       const entry = { res, answer: (next: FakeBehaviour) => void answer(req, res, next) };
       held.push(entry);
@@ -221,8 +261,11 @@ export async function startFakeProvider(options: { port?: number } = {}): Promis
       body,
       aborted: false,
     };
-    requests.push(recorded);
-    if ((body as { stream?: unknown } | null)?.stream === true) streamRequests.add(req);
+    if (options.record !== false) requests.push(recorded);
+    const asked = body as { stream?: unknown; stream_options?: { include_usage?: unknown } } | null;
+    if (asked?.stream === true) streamRequests.add(req);
+    if (asked?.stream_options?.include_usage === true) usageRequests.set(req, promptTokens(body));
+    requestBodies.set(req, body);
     waiting.add(res);
     res.on('close', () => {
       waiting.delete(res);

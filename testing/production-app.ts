@@ -1,5 +1,6 @@
 import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -39,12 +40,33 @@ export async function viteBuild(args: string[], llmEnv: Record<string, string> =
   }
 }
 
+/**
+ * Builds the production server alone (`vite build --ssr server/main.ts`) into `${dir}/server`, next to a stand-in
+ * client (`${dir}/client/index.html`, plus `extraClientFiles`): enough for what a page's look does not matter to.
+ * `dir` must be inside the project (e.g. under node_modules/.cache), so that the build resolves its dependencies
+ * as dist/server does. Returns the entry to start.
+ */
+export async function buildServerOnly(dir: string, extraClientFiles: Record<string, string> = {}): Promise<string> {
+  await rm(dir, { recursive: true, force: true });
+  await viteBuild(['--ssr', 'server/main.ts', '--outDir', `${dir}/server`, '--emptyOutDir']);
+  await mkdir(`${dir}/client`, { recursive: true });
+  const files = { 'index.html': '<!doctype html><title>AI Assistant</title>', ...extraClientFiles };
+  for (const [name, text] of Object.entries(files)) await writeFile(`${dir}/client/${name}`, text);
+  return `${dir}/server/main.js`;
+}
+
 export interface ProductionServer {
   url: string;
   /** Everything the server printed, line by line. */
   output: string[];
+  /** Where its metrics are served, when it was given `METRICS_PORT`. */
+  metricsUrl?: string;
+  /** Sends `signal` and resolves with the exit code once the process has exited. */
+  signal(signal: NodeJS.Signals): Promise<number | null>;
   close(): Promise<void>;
 }
+
+const METRICS = /metrics on (http:\/\/\S+)/;
 
 const STARTED = /AI Assistant on (http:\/\/\S+?):? /;
 
@@ -61,12 +83,15 @@ export async function startProductionServer(entry: string, env: Record<string, s
     env: { PATH: process.env.PATH, NODE_ENV: 'production', HOST: '127.0.0.1', PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  const exited = once(child, 'exit').then(() => child.exitCode);
+  const signal = async (name: NodeJS.Signals) => {
+    if (child.exitCode === null && child.signalCode === null) child.kill(name);
+    return exited;
+  };
   const close = async () => {
     if (child.exitCode !== null || child.signalCode !== null) return;
-    const exited = once(child, 'exit');
-    child.kill('SIGTERM');
     const killer = setTimeout(() => child.kill('SIGKILL'), 5000);
-    await exited;
+    await signal('SIGTERM');
     clearTimeout(killer);
   };
   try {
@@ -86,7 +111,8 @@ export async function startProductionServer(entry: string, env: Record<string, s
         reject(new Error(`The production server exited (code ${code}) before listening:\n${output.join('\n')}`)),
       );
     });
-    return { url, output, close };
+    const metricsUrl = output.map((line) => METRICS.exec(line)?.[1]).find(Boolean);
+    return { url, output, metricsUrl, signal, close };
   } catch (error) {
     await close();
     throw error;

@@ -1,0 +1,65 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+
+/** What the server counts, in its own registry (not prom-client's global one, so two apps in one process stay apart). */
+export interface Metrics {
+  registry: Registry;
+  chatRequests: Counter<'status'>;
+  upstreamDuration: Histogram;
+  tokens: Counter<'kind'>;
+  rateLimited: Counter<'reason'>;
+}
+
+export function createMetrics(): Metrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  return {
+    registry,
+    chatRequests: new Counter({
+      name: 'ai_assistant_chat_requests_total',
+      help: 'Chat requests answered, by HTTP status.',
+      labelNames: ['status'],
+      registers: [registry],
+    }),
+    upstreamDuration: new Histogram({
+      name: 'ai_assistant_upstream_duration_seconds',
+      help: 'Time from calling the provider to the end of its answer (streams included).',
+      buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 25, 60],
+      registers: [registry],
+    }),
+    tokens: new Counter({
+      name: 'ai_assistant_tokens_total',
+      help: 'Tokens the provider reported, by kind (prompt or completion).',
+      labelNames: ['kind'],
+      registers: [registry],
+    }),
+    rateLimited: new Counter({
+      name: 'ai_assistant_rate_limited_total',
+      help: 'Chat requests refused with 429, by reason (rate_limit or spend_cap).',
+      labelNames: ['reason'],
+      registers: [registry],
+    }),
+  };
+}
+
+/**
+ * Serves the Prometheus text on its own listener (`METRICS_PORT`), by default on 127.0.0.1 only: metrics describe
+ * traffic and the process, which is nobody's business on the public port.
+ */
+export function serveMetrics(metrics: Metrics, port: number, host: string): Promise<{ port: number; server: Server }> {
+  const server = createServer((req, res) => {
+    if (req.method !== 'GET' || req.url?.split('?')[0] !== '/metrics') {
+      res.writeHead(404).end();
+      return;
+    }
+    metrics.registry.metrics().then(
+      (text) => res.writeHead(200, { 'Content-Type': metrics.registry.contentType }).end(text),
+      () => res.writeHead(500).end(),
+    );
+  });
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve({ port: (server.address() as AddressInfo).port, server }));
+  });
+}
