@@ -131,6 +131,38 @@ describe('forwarding a chat request', () => {
     expect(provider.requests).toHaveLength(0);
   });
 
+  it('never follows a redirect from the provider: the token stays where it was sent, and the visitor gets a 502', async () => {
+    const elsewhere: string[] = [];
+    const redirectTarget: Server = createServer((req, res) => {
+      elsewhere.push(req.headers.authorization ?? '');
+      res.end('{}');
+    });
+    const redirecting: Server = createServer((req, res) => {
+      req.resume();
+      const { port } = redirectTarget.address() as AddressInfo;
+      res.writeHead(307, { location: `http://127.0.0.1:${port}/v1/chat/completions` });
+      res.end();
+    });
+    await Promise.all(
+      [redirectTarget, redirecting].map((server) => new Promise<void>((done) => server.listen(0, '127.0.0.1', done))),
+    );
+    try {
+      const { port } = redirecting.address() as AddressInfo;
+      const { url } = await start({
+        upstream: { kind: 'provider', baseURL: `http://127.0.0.1:${port}/v1`, apiKey: TOKEN, model: PINNED_MODEL },
+      });
+      const response = await postChat(url, chatBody());
+
+      expect(response.status).toBe(502);
+      expect(elsewhere).toEqual([]);
+    } finally {
+      for (const server of [redirectTarget, redirecting]) {
+        server.closeAllConnections();
+        await new Promise((resolve) => server.close(resolve));
+      }
+    }
+  });
+
   it('passes a stream through as it arrives, before the provider has finished', async () => {
     let upstreamResponse: ServerResponse | undefined;
     const slowProvider: Server = createServer((req, res) => {
