@@ -100,7 +100,7 @@ export function MessageList() {
             end={Math.min(start + GROUP_SIZE, messages.length)}
           />
         ))}
-        {streaming && <MessageBubble text={reply} sender="bot" />}
+        {streaming && <MessageBubble text={reply} sender="bot" streaming />}
         <TypingIndicator />
       </Flex>
       {behind && (
