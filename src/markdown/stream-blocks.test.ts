@@ -70,6 +70,8 @@ describe('healPartialBlock', () => {
     ['the start of a closing fence', '```ts\nconst a = 1;\n``', '```ts\nconst a = 1;\n'],
     ['a table before its delimiter row', 'Compare:\n\n| a | b |', 'Compare:\n'],
     ['a table with its delimiter row', '| a | b |\n| - | - |\n| 1', '| a | b |\n| - | - |\n| 1'],
+    ['a table with half its delimiter row', 'Compare:\n\n| a | b |\n| -', 'Compare:\n'],
+    ['a fence being opened', 'Code:\n```j', 'Code:\n```j'],
   ])('%s', (_name, partial, healed) => {
     expect(healPartialBlock(partial)).toBe(healed);
   });

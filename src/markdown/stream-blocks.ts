@@ -61,6 +61,17 @@ function endsInFence(block: string): boolean {
 
 const TABLE_DELIMITER_ROW = /^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$/;
 
+const cellCount = (row: string) =>
+  row
+    .trim()
+    .replace(/^\||\|$/g, '')
+    .split('|').length;
+
+/** Whether `row` makes `header` a table: a delimiter row with as many cells (GFM 4.10). */
+function isDelimiterRow(row: string | undefined, header: string): boolean {
+  return row !== undefined && TABLE_DELIMITER_ROW.test(row) && cellCount(row) === cellCount(header);
+}
+
 /**
  * The block being written, made presentable: what has arrived of it renders as it will when complete, without raw
  * markers. An unclosed `**`, `~~`, `*`, `_` or code span is closed; a marker with nothing after it yet, a link's or an
@@ -75,10 +86,12 @@ export function healPartialBlock(block: string): string {
     // The start of the closing fence would show as code for a moment.
     return /^ {0,3}(`+|~+)$/.test(line) ? head : block;
   }
+  // A fence being opened: an open fence with no content yet renders as an empty code block.
+  if (FENCE_OPEN.test(line)) return block;
   const lines = block.split('\n');
   let tableStart = lines.length;
   while (tableStart > 0 && lines[tableStart - 1].trimStart().startsWith('|')) tableStart -= 1;
-  if (tableStart < lines.length && !lines.slice(tableStart + 1).some((row) => TABLE_DELIMITER_ROW.test(row))) {
+  if (tableStart < lines.length && !isDelimiterRow(lines[tableStart + 1], lines[tableStart])) {
     return lines.slice(0, tableStart).join('\n');
   }
 
