@@ -1,11 +1,12 @@
 import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vitest/config';
 import { chakraPalette } from './build/chakra-palette.ts';
+import { plainDynamicImports } from './build/plain-dynamic-imports.ts';
 import { sizeBudget } from './build/size-budget.ts';
 import { llmServer } from './server/vite-plugin.ts';
 
 export default defineConfig({
-  plugins: [react(), chakraPalette(), sizeBudget(), llmServer()],
+  plugins: [plainDynamicImports(), react(), chakraPalette(), sizeBudget(), llmServer()],
   resolve: {
     alias: [
       // @xstate/react imports the shims that give React 17 and older a useSyncExternalStore; React 19 has its own,
@@ -21,7 +22,7 @@ export default defineConfig({
     outDir: 'dist/client',
     emptyOutDir: true,
     // Every browser this targets supports module preload natively. The lazy chunks import only the entry, which is
-    // loaded by then: a preload list for them would only add its helper (about 100 B of gzip) to the start-up code.
+    // loaded by then: they need no preload list (see build/plain-dynamic-imports.ts).
     modulePreload: {
       polyfill: false,
       resolveDependencies: (_file, deps, { hostType }) => (hostType === 'js' ? [] : deps),

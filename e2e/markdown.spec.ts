@@ -327,3 +327,53 @@ test('axe finds no WCAG 2.1 A/AA violations in a conversation with rich replies'
   await page.setViewportSize({ width: 375, height: 667 });
   await expectNoAxeViolations(page, 'with rich replies at 375 px');
 });
+
+/** About `length` characters of the Markdown a model writes: paragraphs, emphasis, lists, links, code and a table. */
+function typicalReply(length: number): string {
+  const sections = [
+    'To set this up, **install the package** and add it to your *build* step. See [the guide](https://example.com/guide).\n\n',
+    '1. Open `settings.json`.\n2. Add the **key** shown below.\n3. Restart the ~~server~~ service.\n\n',
+    '```js\nexport function add(a, b) {\n  return a + b;\n}\n```\n\n',
+    '| Option | Default |\n| --- | --- |\n| `timeout` | 30 s |\n| `retries` | 0 |\n\n',
+    '- [x] Installed\n- [ ] Configured, see <https://example.com/config>\n\n',
+  ];
+  let text = '';
+  for (let index = 0; text.length < length; index += 1) text += sections[index % sections.length];
+  return text.slice(0, length);
+}
+
+test('a 2,000-character reply streamed in 250 pieces at 4× CPU slowdown causes no main-thread task over 50 ms', async ({
+  chat,
+  fake,
+  page,
+}, testInfo) => {
+  test.setTimeout(60_000);
+  await rendererLoaded(page);
+  // One reply first, so that the renderer has run once (its first run compiles code, as on any page).
+  fake.queue({ content: 'Warm **up**.' });
+  await exchange(chat, 'Warm up');
+
+  const reply = typicalReply(2000);
+  const pieces = Array.from({ length: 250 }, (_, index) => reply.slice(index * 8, index * 8 + 8));
+  expect(pieces.join('')).toBe(reply);
+  await page.evaluate(() => {
+    const tasks: number[] = [];
+    Object.assign(window, { longTasks: tasks });
+    new PerformanceObserver((list) => {
+      for (const entry of list.getEntries()) tasks.push(Math.round(entry.duration));
+    }).observe({ type: 'longtask' });
+  });
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Emulation.setCPUThrottlingRate', { rate: 4 });
+  try {
+    fake.queue({ stream: pieces, pieceDelayMs: 10 });
+    await chat.sendWithEnter('A long answer, please');
+    await chat.expectReadyAfterReply({ timeout: 30_000 });
+  } finally {
+    await cdp.send('Emulation.setCPUThrottlingRate', { rate: 1 });
+  }
+  await expect(chat.bubbles('bot').last().locator('table')).not.toHaveCount(0);
+  const longTasks = await page.evaluate(() => (window as unknown as { longTasks: number[] }).longTasks);
+  testInfo.annotations.push({ type: 'long tasks (ms)', description: JSON.stringify(longTasks) });
+  expect(longTasks, 'main-thread tasks over 50 ms').toEqual([]);
+});

@@ -43,7 +43,7 @@ export const MessageBubble = memo(function MessageBubble({ text, sender, stopped
           {rich ? <markdown.RichReply text={text} partial={streaming || stopped} /> : text}
         </Box>
       )}
-      {rich && !streaming && text !== '' && <markdown.CopyButton text={text} label="Copy reply" />}
+      {rich && !streaming && text !== '' && <markdown.CopyButton text={text} />}
       {stopped && (
         <Box as="p" data-stopped fontSize="sm" fontStyle="italic" color="gray.700">
           {STOPPED_NOTE}

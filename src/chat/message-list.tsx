@@ -1,5 +1,5 @@
 import { Box, Flex } from '@chakra-ui/react';
-import { memo, useEffect, useLayoutEffect, useRef, useState } from 'react';
+import { memo, useDeferredValue, useEffect, useLayoutEffect, useRef, useState } from 'react';
 import type { ChatMessage } from '../../machines/chat-machine';
 import { ChatActorContext } from './chat-actor-context';
 import { RecipeButton } from './controls';
@@ -27,7 +27,10 @@ function isAtEnd(list: HTMLElement): boolean {
  */
 export function MessageList() {
   const messages = ChatActorContext.useSelector((snapshot) => snapshot.context.messages);
-  const reply = ChatActorContext.useSelector((snapshot) => snapshot.context.reply);
+  // Deferred: a slow phone reads several pieces of a stream in one task, and rendering the reply (as Markdown) for each
+  // of them there would make one long task. As a deferred value, pieces that arrive together cost one rendering, done
+  // in a transition that yields to the browser; only the cheap part (the machine's snapshot) runs per piece.
+  const reply = useDeferredValue(ChatActorContext.useSelector((snapshot) => snapshot.context.reply));
   const streaming = ChatActorContext.useSelector((snapshot) => snapshot.matches({ sending: 'streaming' }));
   const listRef = useRef<HTMLDivElement>(null);
   // Whether the list follows new text. Decided only by where the list is when it scrolls: the app's own scrolling

@@ -10,15 +10,15 @@ type CopyState = 'idle' | 'copied' | 'failed';
 export interface CopyButtonProps {
   /** What goes to the clipboard. */
   text: string;
-  /** The button's accessible name, e.g. "Copy reply". */
-  label: string;
+  /** The button's accessible name. */
+  label?: string;
 }
 
 /**
  * A small icon button that copies `text`, then says "Copied" next to itself in a status region, which screen readers
  * announce. The icon has no text of its own, so the conversation's live region reads a reply without "Copy" in it.
  */
-export function CopyButton({ text, label }: CopyButtonProps) {
+export function CopyButton({ text, label = 'Copy reply' }: CopyButtonProps) {
   const [state, setState] = useState<CopyState>('idle');
 
   useEffect(() => {

@@ -142,7 +142,7 @@ describe('CopyButton', () => {
     const user = userEvent.setup();
     render(
       <ChakraProvider value={getSystem()}>
-        <CopyButton text={'**Markdown** source'} label="Copy reply" />
+        <CopyButton text={'**Markdown** source'} />
       </ChakraProvider>,
     );
     expect(screen.getByRole('status')).toHaveTextContent('');

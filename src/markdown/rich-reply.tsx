@@ -77,6 +77,8 @@ export interface RichReplyProps {
  * finished blocks keep their rendering (and their DOM).
  */
 export function RichReply({ text, partial = false }: RichReplyProps) {
+  // Only an optimisation (splitBlocks checks that the text continues the one it was given), so a rendering that
+  // React discards does no harm here.
   const blocks = useRef<ReplyBlocks | undefined>(undefined);
   blocks.current = splitBlocks(text, blocks.current);
   const { finished, tail } = blocks.current;
