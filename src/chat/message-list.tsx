@@ -1,4 +1,5 @@
 import { Box, Flex } from '@chakra-ui/react';
+import { shallowEqual } from '@xstate/react';
 import { memo, useDeferredValue, useEffect, useLayoutEffect, useRef, useState } from 'react';
 import type { ChatMessage } from '../../machines/chat-machine';
 import { ChatActorContext } from './chat-actor-context';
@@ -26,12 +27,21 @@ function isAtEnd(list: HTMLElement): boolean {
  * visitor who scrolls back stays where they are, with a "Jump to latest" button, until they return to the end or send.
  */
 export function MessageList() {
-  const messages = ChatActorContext.useSelector((snapshot) => snapshot.context.messages);
-  // Deferred: a slow phone reads several pieces of a stream in one task, and rendering the reply (as Markdown) for each
-  // of them there would make one long task. As a deferred value, pieces that arrive together cost one rendering, done
-  // in a transition that yields to the browser; only the cheap part (the machine's snapshot) runs per piece.
-  const reply = useDeferredValue(ChatActorContext.useSelector((snapshot) => snapshot.context.reply));
-  const streaming = ChatActorContext.useSelector((snapshot) => snapshot.matches({ sending: 'streaming' }));
+  // Deferred, as one value: a slow phone reads several pieces of a stream in one task, and rendering the reply (as
+  // Markdown) for each of them there would make one long task; so would mounting a long finished reply in the task
+  // that ends the stream. As a deferred value, what arrives together costs one rendering, done in a transition that
+  // yields to the browser, and the messages, the reply and whether it streams always change together (no frame shows
+  // a reply twice or not at all).
+  const { messages, reply, streaming } = useDeferredValue(
+    ChatActorContext.useSelector(
+      (snapshot) => ({
+        messages: snapshot.context.messages,
+        reply: snapshot.context.reply,
+        streaming: snapshot.matches({ sending: 'streaming' }),
+      }),
+      shallowEqual,
+    ),
+  );
   const listRef = useRef<HTMLDivElement>(null);
   // Whether the list follows new text. Decided only by where the list is when it scrolls: the app's own scrolling
   // lands at the end (so it keeps following), the visitor's scrolling back does not.
