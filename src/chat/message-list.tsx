@@ -31,17 +31,19 @@ export function MessageList() {
   // Markdown) for each of them there would make one long task; so would mounting a long finished reply in the task
   // that ends the stream. As a deferred value, what arrives together costs one rendering, done in a transition that
   // yields to the browser, and the messages, the reply and whether it streams always change together (no frame shows
-  // a reply twice or not at all).
-  const { messages, reply, streaming } = useDeferredValue(
-    ChatActorContext.useSelector(
-      (snapshot) => ({
-        messages: snapshot.context.messages,
-        reply: snapshot.context.reply,
-        streaming: snapshot.matches({ sending: 'streaming' }),
-      }),
-      shallowEqual,
-    ),
+  // a reply twice or not at all). The visitor's own new message shows at once: it answers their keystroke, and it is
+  // one plain bubble.
+  const current = ChatActorContext.useSelector(
+    (snapshot) => ({
+      messages: snapshot.context.messages,
+      reply: snapshot.context.reply,
+      streaming: snapshot.matches({ sending: 'streaming' }),
+    }),
+    shallowEqual,
   );
+  const deferred = useDeferredValue(current);
+  const sentJustNow = current.messages !== deferred.messages && current.messages.at(-1)?.sender === 'user';
+  const { messages, reply, streaming } = sentJustNow ? current : deferred;
   const listRef = useRef<HTMLDivElement>(null);
   // Whether the list follows new text. Decided only by where the list is when it scrolls: the app's own scrolling
   // lands at the end (so it keeps following), the visitor's scrolling back does not.
