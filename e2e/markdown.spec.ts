@@ -1,4 +1,5 @@
 import type { Locator, Page } from '@playwright/test';
+import { streamedMarkdownReply } from '../testing/markdown-reply';
 import { expectNoAxeViolations } from './axe-check';
 import { ChatPage, expect, test } from './fixtures';
 
@@ -328,20 +329,6 @@ test('axe finds no WCAG 2.1 A/AA violations in a conversation with rich replies'
   await expectNoAxeViolations(page, 'with rich replies at 375 px');
 });
 
-/** About `length` characters of the Markdown a model writes: paragraphs, emphasis, lists, links, code and a table. */
-function typicalReply(length: number): string {
-  const sections = [
-    'To set this up, **install the package** and add it to your *build* step. See [the guide](https://example.com/guide).\n\n',
-    '1. Open `settings.json`.\n2. Add the **key** shown below.\n3. Restart the ~~server~~ service.\n\n',
-    '```js\nexport function add(a, b) {\n  return a + b;\n}\n```\n\n',
-    '| Option | Default |\n| --- | --- |\n| `timeout` | 30 s |\n| `retries` | 0 |\n\n',
-    '- [x] Installed\n- [ ] Configured, see <https://example.com/config>\n\n',
-  ];
-  let text = '';
-  for (let index = 0; text.length < length; index += 1) text += sections[index % sections.length];
-  return text.slice(0, length);
-}
-
 test('a 2,000-character reply streamed in 250 pieces at 4× CPU slowdown causes no main-thread task over 50 ms', async ({
   chat,
   fake,
@@ -353,8 +340,7 @@ test('a 2,000-character reply streamed in 250 pieces at 4× CPU slowdown causes 
   fake.queue({ content: 'Warm **up**.' });
   await exchange(chat, 'Warm up');
 
-  const reply = typicalReply(2000);
-  const pieces = Array.from({ length: 250 }, (_, index) => reply.slice(index * 8, index * 8 + 8));
+  const { reply, pieces } = streamedMarkdownReply();
   expect(pieces.join('')).toBe(reply);
   await page.evaluate(() => {
     const tasks: number[] = [];
