@@ -1,10 +1,9 @@
 import { Box, Flex } from '@chakra-ui/react';
 import { shallowEqual } from '@xstate/react';
 import { memo, useDeferredValue, useEffect, useLayoutEffect, useRef, useState } from 'react';
-import type { ChatMessage } from '../../machines/chat-machine';
 import { ChatActorContext } from './chat-actor-context';
 import { RecipeButton } from './controls';
-import { MessageBubble } from './message-bubble';
+import { MessageBubble, type MessageBubbleProps } from './message-bubble';
 import { TypingIndicator } from './typing-indicator';
 
 /**
@@ -83,8 +82,13 @@ export function MessageList() {
     setBehind(false);
   };
 
+  // The reply streaming in is the next message, at the index it will have once complete: the finished message then
+  // updates that bubble (keeping the DOM of its finished blocks) rather than replacing it.
+  const rows: readonly MessageBubbleProps[] = streaming
+    ? [...messages, { text: reply, sender: 'bot', streaming: true }]
+    : messages;
   const groups: number[] = [];
-  for (let start = 0; start < messages.length; start += GROUP_SIZE) groups.push(start);
+  for (let start = 0; start < rows.length; start += GROUP_SIZE) groups.push(start);
 
   return (
     <Box position="relative">
@@ -108,14 +112,8 @@ export function MessageList() {
       >
         {groups.map((start) => (
           // The list only ever grows at its end, so a group's first index is a stable identity.
-          <MessageGroup
-            key={start}
-            messages={messages}
-            start={start}
-            end={Math.min(start + GROUP_SIZE, messages.length)}
-          />
+          <MessageGroup key={start} messages={rows} start={start} end={Math.min(start + GROUP_SIZE, rows.length)} />
         ))}
-        {streaming && <MessageBubble text={reply} sender="bot" streaming />}
         <TypingIndicator />
       </Flex>
       {behind && (
@@ -138,7 +136,7 @@ export function MessageList() {
 
 interface MessageGroupProps {
   /** The whole conversation; the group shows `messages[start]` up to, not including, `messages[end]`. */
-  messages: readonly ChatMessage[];
+  messages: readonly MessageBubbleProps[];
   start: number;
   end: number;
 }
@@ -157,7 +155,15 @@ const MessageGroup = memo(function MessageGroup({ messages, start, end }: Messag
   for (let index = start; index < end; index += 1) {
     const message = messages[index];
     // Append-only between retries (a retry drops only the last messages), so an index is a stable identity.
-    bubbles.push(<MessageBubble key={index} text={message.text} sender={message.sender} stopped={message.stopped} />);
+    bubbles.push(
+      <MessageBubble
+        key={index}
+        text={message.text}
+        sender={message.sender}
+        stopped={message.stopped}
+        streaming={message.streaming}
+      />,
+    );
   }
   return (
     <Flex direction="column" gap="3" css={{ contain: 'content' }}>
