@@ -26,12 +26,11 @@ function isAtEnd(list: HTMLElement): boolean {
  * visitor who scrolls back stays where they are, with a "Jump to latest" button, until they return to the end or send.
  */
 export function MessageList() {
-  // Deferred, as one value: a slow phone reads several pieces of a stream in one task, and rendering the reply (as
-  // Markdown) for each of them there would make one long task; so would mounting a long finished reply in the task
-  // that ends the stream. As a deferred value, what arrives together costs one rendering, done in a transition that
-  // yields to the browser, and the messages, the reply and whether it streams always change together (no frame shows
-  // a reply twice or not at all). The visitor's own new message shows at once: it answers their keystroke, and it is
-  // one plain bubble.
+  // While a reply streams in, the list follows it as a deferred value: a slow phone reads several pieces of a stream in
+  // one task, and rendering the reply (as Markdown) for each of them there would make one long task; deferred, the
+  // pieces that arrive together cost one rendering, done in a transition that yields to the browser. The messages,
+  // the reply and whether it streams change together, so no frame shows a reply twice or not at all. Everything else
+  // (the visitor's message, a reply's first piece and its end) shows at once.
   const current = ChatActorContext.useSelector(
     (snapshot) => ({
       messages: snapshot.context.messages,
@@ -41,8 +40,7 @@ export function MessageList() {
     shallowEqual,
   );
   const deferred = useDeferredValue(current);
-  const sentJustNow = current.messages !== deferred.messages && current.messages.at(-1)?.sender === 'user';
-  const { messages, reply, streaming } = sentJustNow ? current : deferred;
+  const { messages, reply, streaming } = current.streaming && deferred.streaming ? deferred : current;
   const listRef = useRef<HTMLDivElement>(null);
   // Whether the list follows new text. Decided only by where the list is when it scrolls: the app's own scrolling
   // lands at the end (so it keeps following), the visitor's scrolling back does not.
