@@ -2,11 +2,12 @@ import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vitest/config';
 import { chakraPalette } from './build/chakra-palette.ts';
 import { embedLoader } from './build/embed-loader.ts';
+import { plainDynamicImports } from './build/plain-dynamic-imports.ts';
 import { sizeBudget } from './build/size-budget.ts';
 import { llmServer } from './server/vite-plugin.ts';
 
 export default defineConfig({
-  plugins: [react(), chakraPalette(), sizeBudget(), embedLoader(), llmServer()],
+  plugins: [plainDynamicImports(), react(), chakraPalette(), sizeBudget(), embedLoader(), llmServer()],
   resolve: {
     alias: [
       // @xstate/react imports the shims that give React 17 and older a useSyncExternalStore; React 19 has its own,
@@ -21,8 +22,12 @@ export default defineConfig({
   build: {
     outDir: 'dist/client',
     emptyOutDir: true,
-    // Every browser this targets supports module preload natively.
-    modulePreload: { polyfill: false },
+    // Every browser this targets supports module preload natively. The lazy chunks import only the entry, which is
+    // loaded by then: they need no preload list (see build/plain-dynamic-imports.ts).
+    modulePreload: {
+      polyfill: false,
+      resolveDependencies: (_file, deps, { hostType }) => (hostType === 'js' ? [] : deps),
+    },
     rolldownOptions: {
       treeshake: {
         // @emotion/react imports hoist-non-react-statics (CommonJS, which pulls in react-is) for its side effects

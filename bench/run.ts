@@ -19,6 +19,7 @@ import {
   type ProviderPace,
 } from './browser.ts';
 import { runLighthouse, startDebugChromium } from './lighthouse.ts';
+import { measureMarkdown, renderMarkdownTable } from './markdown.ts';
 import { BASELINE_PATH, buildAll, CLIENT_DIR, ROOT_DIR, startServer } from './serve.ts';
 import { type BenchResults, evaluate, renderTable } from './table.ts';
 
@@ -124,6 +125,8 @@ async function main() {
       app: await measureListSizes(browser, pages.app, LIST_SIZES, APPEND_SAMPLES, pace, USER_TEXT),
       baseline: await measureListSizes(browser, pages.baseline, LIST_SIZES, APPEND_SAMPLES, pace, USER_TEXT),
     };
+    step('Markdown: a 2,000-character reply in 250 pieces at 4× CPU slowdown, as Markdown and as plain text');
+    const markdown = await measureMarkdown(browser, pages.app, provider, CLIENT_DIR, pace.instant);
     await browser.close();
 
     step(`Lighthouse: ${runs} run(s) per page and form factor, median kept`);
@@ -163,10 +166,13 @@ async function main() {
     };
     results.wallSeconds = Math.round((performance.now() - started) / 1000);
 
-    const table = renderTable(results);
+    const table = `${renderTable(results)}\n\n${renderMarkdownTable(markdown)}`;
     console.log(`\n${table}\n`);
     await mkdir(fileURLToPath(new URL('./results/', import.meta.url)), { recursive: true });
-    await writeFile(RESULTS_FILE, `${JSON.stringify({ ...results, verdicts: evaluate(results) }, null, 2)}\n`);
+    await writeFile(
+      RESULTS_FILE,
+      `${JSON.stringify({ ...results, markdown, verdicts: evaluate(results) }, null, 2)}\n`,
+    );
     await writeFile(TABLE_FILE, `${table}\n`);
     step(`wrote ${RESULTS_FILE} and ${TABLE_FILE} (${results.wallSeconds} s)`);
   } finally {

@@ -1,8 +1,12 @@
 // @vitest-environment node
 import { describe, expect, it } from 'vitest';
-import { checkBudget, startUpChunks } from './size-budget';
+import { checkBudget, namedChunks, startUpChunks } from './size-budget';
 
-const chunk = (fileName: string, code: string, extra: { isEntry?: boolean; imports?: string[] } = {}) => ({
+const chunk = (
+  fileName: string,
+  code: string,
+  extra: { isEntry?: boolean; imports?: string[]; name?: string } = {},
+) => ({
   type: 'chunk' as const,
   fileName,
   code,
@@ -13,7 +17,7 @@ describe('size budget', () => {
   const bundle = {
     'index.js': chunk('index.js', 'a'.repeat(5000), { isEntry: true, imports: ['runtime.js'] }),
     'runtime.js': chunk('runtime.js', 'b'.repeat(100), { imports: ['index.js'] }),
-    'lazy.js': chunk('lazy.js', 'c'.repeat(90_000), { imports: ['runtime.js'] }),
+    'lazy.js': chunk('lazy.js', 'c'.repeat(90_000), { imports: ['runtime.js'], name: 'lazy' }),
     'style.css': { type: 'asset' as const, fileName: 'style.css' },
   };
 
@@ -29,5 +33,14 @@ describe('size budget', () => {
     expect(over.ok).toBe(false);
     expect(over.report).toContain(`${total} B gzip (budget ${total - 1} B`);
     expect(over.report).toContain('index.js');
+  });
+
+  it('finds a lazy chunk by name for its own budget', () => {
+    const [lazy] = namedChunks(bundle, 'lazy');
+    expect(lazy.fileName).toBe('lazy.js');
+    const report = checkBudget([lazy], lazy.gzipBytes - 1, 'lazy chunk lazy');
+    expect(report.ok).toBe(false);
+    expect(report.report).toContain(`lazy chunk lazy`);
+    expect(namedChunks(bundle, 'missing')).toEqual([]);
   });
 });

@@ -4,6 +4,12 @@ import type { Plugin } from 'vite';
 /** Start-up JavaScript limit: the entry chunk and every chunk it imports statically (which Vite also preloads). */
 export const START_UP_BUDGET_BYTES = 120_000;
 
+/** Limits for lazy chunks, by chunk name: each loads on its own, after the first paint. */
+export const LAZY_BUDGETS_BYTES: Record<string, number> = {
+  // The Markdown renderer (src/markdown/rich-reply.tsx): parser, GFM extensions, renderer, Copy buttons.
+  'rich-reply': 30_000,
+};
+
 export interface ChunkSize {
   fileName: string;
   gzipBytes: number;
@@ -12,6 +18,7 @@ export interface ChunkSize {
 interface ChunkLike {
   type: 'chunk' | 'asset';
   fileName: string;
+  name?: string;
   isEntry?: boolean;
   imports?: string[];
   code?: string;
@@ -27,25 +34,34 @@ export function startUpChunks(bundle: Record<string, ChunkLike>): ChunkSize[] {
     for (const imported of chunk.imports ?? []) visit(imported);
   };
   for (const chunk of Object.values(bundle)) if (chunk.type === 'chunk' && chunk.isEntry) visit(chunk.fileName);
-  return [...seen].map((fileName) => ({
-    fileName,
-    gzipBytes: gzipSync(bundle[fileName].code ?? '', { level: 9 }).length,
-  }));
+  return [...seen].map((fileName) => gzipSize(bundle[fileName]));
 }
 
-/** A report of the start-up chunks against the budget, and whether it holds. */
-export function checkBudget(chunks: ChunkSize[], budget = START_UP_BUDGET_BYTES) {
+function gzipSize(chunk: ChunkLike): ChunkSize {
+  return { fileName: chunk.fileName, gzipBytes: gzipSync(chunk.code ?? '', { level: 9 }).length };
+}
+
+/** The gzip sizes of the chunks named `name` (a lazy chunk is one chunk; none if the name is not in the bundle). */
+export function namedChunks(bundle: Record<string, ChunkLike>, name: string): ChunkSize[] {
+  return Object.values(bundle)
+    .filter((chunk) => chunk.type === 'chunk' && chunk.name === name)
+    .map(gzipSize);
+}
+
+/** A report of the chunks against a budget, and whether it holds. */
+export function checkBudget(chunks: ChunkSize[], budget = START_UP_BUDGET_BYTES, label = 'start-up total') {
   const total = chunks.reduce((sum, chunk) => sum + chunk.gzipBytes, 0);
   const lines = [
     ...chunks.map((chunk) => `  ${chunk.fileName.padEnd(44)} ${String(chunk.gzipBytes).padStart(8)} B gzip`),
-    `  ${'start-up total'.padEnd(44)} ${String(total).padStart(8)} B gzip (budget ${budget} B, ${((total / budget) * 100).toFixed(1)}%)`,
+    `  ${label.padEnd(44)} ${String(total).padStart(8)} B gzip (budget ${budget} B, ${((total / budget) * 100).toFixed(1)}%)`,
   ];
   return { total, ok: total <= budget, report: lines.join('\n') };
 }
 
 /**
- * Fails the production build when the JavaScript needed before the first interaction grows past the budget, and
- * prints the figures either way. Lazy chunks (the openai client) are not counted: they load after the first paint.
+ * Fails the production build when the JavaScript needed before the first interaction grows past the budget, or a
+ * lazy chunk past its own, and prints the figures either way. Lazy chunks (the openai client, the Markdown renderer)
+ * are not counted in the start-up total: they load after the first paint.
  */
 export function sizeBudget(budget = START_UP_BUDGET_BYTES): Plugin {
   return {
@@ -55,9 +71,18 @@ export function sizeBudget(budget = START_UP_BUDGET_BYTES): Plugin {
     writeBundle(_options, bundle) {
       // Server (SSR) builds have no page to load.
       if (this.environment.name !== 'client') return;
-      const { ok, report } = checkBudget(startUpChunks(bundle as Record<string, ChunkLike>), budget);
+      const chunks = bundle as Record<string, ChunkLike>;
+      const { ok, report } = checkBudget(startUpChunks(chunks), budget);
       if (!ok) this.error(`Start-up JavaScript is over its size budget:\n${report}`);
       this.info(`start-up JavaScript within budget:\n${report}`);
+      for (const [name, lazyBudget] of Object.entries(LAZY_BUDGETS_BYTES)) {
+        const named = namedChunks(chunks, name);
+        // A renamed chunk would otherwise pass unmeasured.
+        if (named.length === 0) this.error(`No chunk is named ${name}: update LAZY_BUDGETS_BYTES`);
+        const lazy = checkBudget(named, lazyBudget, `lazy chunk ${name}`);
+        if (!lazy.ok) this.error(`The lazy chunk ${name} is over its size budget:\n${lazy.report}`);
+        this.info(`lazy chunk ${name} within budget:\n${lazy.report}`);
+      }
     },
   };
 }

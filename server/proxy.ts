@@ -555,6 +555,8 @@ async function callProvider(
     json: () => body.json(),
     chunks: () => body[Symbol.asyncIterator](),
     discard: async () => {
+      // Destroyed unread, undici's body emits an abort error: handled here, or it would take the process down.
+      body.on('error', () => undefined);
       body.destroy();
     },
   };

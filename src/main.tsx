@@ -7,6 +7,7 @@ import { followColorScheme } from './color-scheme';
 import { inspectIfAsked } from './inspector';
 import { createFetchReply, loadRequestReply, replyDelays } from './llm/fetch-reply';
 import { readLlmConfig } from './llm/llm-config';
+import { loadMarkdown } from './markdown/load-markdown';
 
 const config = readLlmConfig(import.meta.env, window.location.origin);
 const logic = chatMachine.provide({ actors: { fetchReply: createFetchReply(config) }, delays: replyDelays(config) });
@@ -37,8 +38,11 @@ void Promise.all([
   });
 });
 
-// Fetch the openai client once the page is idle, so the first message does not wait for the download.
-const prefetch = () => void loadRequestReply().catch(() => undefined);
+// Fetch the openai client and the Markdown renderer once the page is idle, so the first message waits for neither.
+const prefetch = () => {
+  loadRequestReply().catch(() => undefined);
+  void loadMarkdown();
+};
 if ('requestIdleCallback' in window) {
   window.requestIdleCallback(prefetch, { timeout: 3000 });
 } else {

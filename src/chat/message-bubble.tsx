@@ -1,17 +1,27 @@
 import { Box, Flex } from '@chakra-ui/react';
 import { memo } from 'react';
-import type { ChatMessage } from '../../machines/chat-machine';
+import { type ChatMessage, ERROR_MESSAGE, NO_CONTENT_MESSAGE } from '../../machines/chat-machine';
+import { useMarkdown } from '../markdown/load-markdown';
 
 /** Said under a reply the visitor stopped (and announced with it). */
 export const STOPPED_NOTE = 'Reply stopped';
 
+export interface MessageBubbleProps extends ChatMessage {
+  /** The reply is still streaming in. */
+  streaming?: boolean;
+}
+
 /**
  * One message. Memoised: messages never change once appended, so a new one re-renders only itself (a reply that is
  * streaming in re-renders as it grows).
- * The text is a React text node, so markup in it is shown, never interpreted.
+ * A visitor's message, and any message until the Markdown renderer has loaded, is a React text node: markup in it is
+ * shown, never interpreted. A bot reply then renders as safe Markdown, with a Copy button once complete; the spec's
+ * two status texts stay plain.
  */
-export const MessageBubble = memo(function MessageBubble({ text, sender, stopped }: ChatMessage) {
+export const MessageBubble = memo(function MessageBubble({ text, sender, stopped, streaming }: MessageBubbleProps) {
   const fromUser = sender === 'user';
+  const markdown = useMarkdown();
+  const rich = markdown && !fromUser && text !== NO_CONTENT_MESSAGE && text !== ERROR_MESSAGE;
   return (
     <Flex direction="column" align={fromUser ? 'flex-end' : 'flex-start'} gap="1">
       <Box as="span" srOnly>
@@ -31,9 +41,10 @@ export const MessageBubble = memo(function MessageBubble({ text, sender, stopped
           whiteSpace="pre-wrap"
           overflowWrap="anywhere"
         >
-          {text}
+          {rich ? <markdown.RichReply text={text} partial={streaming || stopped} /> : text}
         </Box>
       )}
+      {rich && !streaming && text !== '' && <markdown.CopyButton text={text} />}
       {stopped && (
         <Box as="p" data-stopped fontSize="sm" fontStyle="italic" color="fg.muted">
           {STOPPED_NOTE}

@@ -1,9 +1,9 @@
 import { Box, Flex } from '@chakra-ui/react';
-import { memo, useEffect, useLayoutEffect, useRef, useState } from 'react';
-import type { ChatMessage } from '../../machines/chat-machine';
+import { shallowEqual } from '@xstate/react';
+import { memo, useDeferredValue, useEffect, useLayoutEffect, useRef, useState } from 'react';
 import { ChatActorContext } from './chat-actor-context';
 import { RecipeButton } from './controls';
-import { MessageBubble } from './message-bubble';
+import { MessageBubble, type MessageBubbleProps } from './message-bubble';
 import { useReplyStatus } from './reply-status';
 
 /**
@@ -29,11 +29,24 @@ function isAtEnd(list: HTMLElement): boolean {
 export function MessageList({
   h = '80vh',
 }: {
-  /** The list's height: 80% of the viewport (the spec), or the card's. */ h?: string;
+  /** The list's height: 80% of the viewport (the spec), or the card's in the embed loader's frame. */
+  h?: string;
 }) {
-  const messages = ChatActorContext.useSelector((snapshot) => snapshot.context.messages);
-  const reply = ChatActorContext.useSelector((snapshot) => snapshot.context.reply);
-  const streaming = ChatActorContext.useSelector((snapshot) => snapshot.matches({ sending: 'streaming' }));
+  // While a reply streams in, the list follows it as a deferred value: a slow phone reads several pieces of a stream in
+  // one task, and rendering the reply (as Markdown) for each of them there would make one long task; deferred, the
+  // pieces that arrive together cost one rendering, done in a transition that yields to the browser. The messages,
+  // the reply and whether it streams change together, so no frame shows a reply twice or not at all. Everything else
+  // (the visitor's message, a reply's first piece and its end) shows at once.
+  const current = ChatActorContext.useSelector(
+    (snapshot) => ({
+      messages: snapshot.context.messages,
+      reply: snapshot.context.reply,
+      streaming: snapshot.matches({ sending: 'streaming' }),
+    }),
+    shallowEqual,
+  );
+  const deferred = useDeferredValue(current);
+  const { messages, reply, streaming } = current.streaming && deferred.streaming ? deferred : current;
   const replyStatus = useReplyStatus();
   const listRef = useRef<HTMLDivElement>(null);
   // Whether the list follows new text. Decided only by positions: a scroll event that finds the list where the app
@@ -81,8 +94,13 @@ export function MessageList({
     setBehind(false);
   };
 
+  // The reply streaming in is the next message, at the index it will have once complete: the finished message then
+  // updates that bubble (keeping the DOM of its finished blocks) rather than replacing it.
+  const rows: readonly MessageBubbleProps[] = streaming
+    ? [...messages, { text: reply, sender: 'bot', streaming: true }]
+    : messages;
   const groups: number[] = [];
-  for (let start = 0; start < messages.length; start += GROUP_SIZE) groups.push(start);
+  for (let start = 0; start < rows.length; start += GROUP_SIZE) groups.push(start);
 
   return (
     <Box position="relative">
@@ -109,14 +127,8 @@ export function MessageList({
       >
         {groups.map((start) => (
           // The list only ever grows at its end, so a group's first index is a stable identity.
-          <MessageGroup
-            key={start}
-            messages={messages}
-            start={start}
-            end={Math.min(start + GROUP_SIZE, messages.length)}
-          />
+          <MessageGroup key={start} messages={rows} start={start} end={Math.min(start + GROUP_SIZE, rows.length)} />
         ))}
-        {streaming && <MessageBubble text={reply} sender="bot" />}
         {replyStatus && <replyStatus.TypingIndicator />}
       </Flex>
       <Flex
@@ -142,7 +154,7 @@ export function MessageList({
 
 interface MessageGroupProps {
   /** The whole conversation; the group shows `messages[start]` up to, not including, `messages[end]`. */
-  messages: readonly ChatMessage[];
+  messages: readonly MessageBubbleProps[];
   start: number;
   end: number;
 }
@@ -161,7 +173,15 @@ const MessageGroup = memo(function MessageGroup({ messages, start, end }: Messag
   for (let index = start; index < end; index += 1) {
     const message = messages[index];
     // Append-only between retries (a retry drops only the last messages), so an index is a stable identity.
-    bubbles.push(<MessageBubble key={index} text={message.text} sender={message.sender} stopped={message.stopped} />);
+    bubbles.push(
+      <MessageBubble
+        key={index}
+        text={message.text}
+        sender={message.sender}
+        stopped={message.stopped}
+        streaming={message.streaming}
+      />,
+    );
   }
   return (
     <Flex direction="column" gap="3" css={{ contain: 'content' }}>

@@ -1,0 +1,197 @@
+import type { Nodes, Parents } from 'mdast';
+import { fromMarkdown } from 'mdast-util-from-markdown';
+import { gfmAutolinkLiteralFromMarkdown } from 'mdast-util-gfm-autolink-literal';
+import { gfmStrikethroughFromMarkdown } from 'mdast-util-gfm-strikethrough';
+import { gfmTableFromMarkdown } from 'mdast-util-gfm-table';
+import { gfmTaskListItemFromMarkdown } from 'mdast-util-gfm-task-list-item';
+import { gfmAutolinkLiteral } from 'micromark-extension-gfm-autolink-literal';
+import { gfmStrikethrough } from 'micromark-extension-gfm-strikethrough';
+import { gfmTable } from 'micromark-extension-gfm-table';
+import { gfmTaskListItem } from 'micromark-extension-gfm-task-list-item';
+import type { ReactNode } from 'react';
+import { CodeBlock } from './code-block';
+
+const ALLOWED_PROTOCOLS = new Set(['https:', 'http:', 'mailto:']);
+
+/**
+ * The `href` a link may have, or `undefined` when it may not be a link. The URL is parsed as the browser would parse
+ * it (character references are already decoded by the Markdown parser; tabs, newlines, leading controls and case are
+ * handled by the URL parser), and the serialised result is what the page gets, so what was checked is what is used.
+ * Relative URLs have no protocol to check and are refused too.
+ */
+export function safeHref(url: string): string | undefined {
+  try {
+    const parsed = new URL(url);
+    return ALLOWED_PROTOCOLS.has(parsed.protocol) ? parsed.href : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const parseOptions = {
+  extensions: [gfmTable(), gfmStrikethrough(), gfmTaskListItem(), gfmAutolinkLiteral()],
+  mdastExtensions: [
+    gfmTableFromMarkdown(),
+    gfmStrikethroughFromMarkdown(),
+    gfmTaskListItemFromMarkdown(),
+    gfmAutolinkLiteralFromMarkdown(),
+  ],
+};
+
+interface RenderContext {
+  source: string;
+  /** The source is the block still being written: a bare URL at its very end may not have fully arrived. */
+  partial: boolean;
+}
+
+/**
+ * Renders Markdown (CommonMark, GitHub tables, strikethrough, task lists and bare URLs) to React elements chosen here,
+ * never to HTML: every element and attribute in the output is one this function creates, and the reply contributes
+ * only text and checked link targets. Raw HTML, reference links and definitions are shown as their source text.
+ */
+export function renderMarkdown(source: string, partial = false): ReactNode {
+  return renderChildren(fromMarkdown(source, parseOptions), { source, partial });
+}
+
+const BLOCK_PARENTS = new Set(['root', 'blockquote', 'listItem']);
+
+function renderChildren(parent: Parents, context: RenderContext, tight = false): ReactNode[] {
+  const block = BLOCK_PARENTS.has(parent.type);
+  return parent.children.map((child, index) => renderNode(child, index, context, tight, block));
+}
+
+function sourceText(node: Nodes, context: RenderContext): string {
+  return context.source.slice(node.position?.start.offset, node.position?.end.offset);
+}
+
+function renderNode(node: Nodes, key: number, context: RenderContext, tight: boolean, block = false): ReactNode {
+  switch (node.type) {
+    case 'text':
+      return node.value;
+    case 'paragraph':
+      // A tight list's items hold their text without paragraph spacing, as CommonMark renders them.
+      return tight ? renderChildren(node, context) : <p key={key}>{renderChildren(node, context)}</p>;
+    case 'heading':
+      // As strong text, not headings: a reply's headings would enter the page's outline among the card's own.
+      return (
+        <p key={key} data-heading={node.depth}>
+          <strong>{renderChildren(node, context)}</strong>
+        </p>
+      );
+    case 'emphasis':
+      return <em key={key}>{renderChildren(node, context)}</em>;
+    case 'strong':
+      return <strong key={key}>{renderChildren(node, context)}</strong>;
+    case 'delete':
+      return <del key={key}>{renderChildren(node, context)}</del>;
+    case 'inlineCode':
+      return <code key={key}>{node.value}</code>;
+    case 'break':
+      return <br key={key} />;
+    case 'thematicBreak':
+      return <hr key={key} />;
+    case 'blockquote':
+      return <blockquote key={key}>{renderChildren(node, context)}</blockquote>;
+    case 'list': {
+      const items = node.children.map((item, index) => renderNode(item, index, context, !node.spread));
+      return node.ordered ? (
+        <ol key={key} start={node.start ?? undefined}>
+          {items}
+        </ol>
+      ) : (
+        <ul key={key}>{items}</ul>
+      );
+    }
+    case 'listItem':
+      return (
+        <li key={key}>
+          {typeof node.checked === 'boolean' && (
+            // A glyph, not a checkbox: no input comes out of a reply.
+            <span role="img" aria-label={node.checked ? 'Done' : 'Not done'} data-task>
+              {node.checked ? '☑' : '☐'}
+            </span>
+          )}
+          {renderChildren(node, context, tight && !node.spread)}
+        </li>
+      );
+    case 'code':
+      return <CodeBlock key={key} code={node.value} language={node.lang ?? undefined} />;
+    case 'table':
+      return (
+        // Focusable so that a wide table can be scrolled sideways from the keyboard.
+        // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must be reachable by keyboard (WCAG 2.1.1).
+        <div key={key} data-scroll tabIndex={0}>
+          <table>
+            <thead>{renderRow(node.children[0], 0, context, 'th', node.align)}</thead>
+            <tbody>
+              {node.children.slice(1).map((row, index) => renderRow(row, index, context, 'td', node.align))}
+            </tbody>
+          </table>
+        </div>
+      );
+    case 'link': {
+      const href = safeHref(node.url);
+      const start = context.source[node.position?.start.offset ?? 0];
+      const bareUrlStillArriving =
+        context.partial && node.position?.end.offset === context.source.length && start !== '[' && start !== '<';
+      if (!href || bareUrlStillArriving) return <span key={key}>{renderChildren(node, context)}</span>;
+      return (
+        <a key={key} href={href} target="_blank" rel="noopener noreferrer nofollow">
+          {renderChildren(node, context)}
+        </a>
+      );
+    }
+    case 'image': {
+      // Never an <img>: a remote image is a request that a reply (or a prompt injection in it) chooses.
+      const href = safeHref(node.url);
+      return (
+        <span key={key} data-image>
+          {`Image: ${node.alt || 'no description'}`}
+          {href && (
+            <>
+              {' ('}
+              <a href={href} target="_blank" rel="noopener noreferrer nofollow">
+                {href}
+              </a>
+              {')'}
+            </>
+          )}
+        </span>
+      );
+    }
+    case 'html':
+      // Escaped by React like any text: shown as written, never interpreted.
+      return block ? (
+        <p key={key} data-source>
+          {node.value}
+        </p>
+      ) : (
+        node.value
+      );
+    default:
+      // Reference links, images and definitions (a definition could otherwise smuggle an unchecked target in) and
+      // anything else not chosen above: shown as written.
+      return sourceText(node, context);
+  }
+}
+
+function renderRow(
+  row: Parents | undefined,
+  key: number,
+  context: RenderContext,
+  cell: 'th' | 'td',
+  align: (string | null)[] | null | undefined,
+): ReactNode {
+  if (!row) return null;
+  const Cell = cell;
+  return (
+    <tr key={key}>
+      {row.children.map((child, index) => (
+        // biome-ignore lint/suspicious/noArrayIndexKey: a parsed table never reorders its cells.
+        <Cell key={index} data-align={align?.[index] ?? undefined}>
+          {child.type === 'tableCell' ? renderChildren(child, context) : null}
+        </Cell>
+      ))}
+    </tr>
+  );
+}

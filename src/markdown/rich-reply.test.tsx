@@ -1,0 +1,153 @@
+import { ChakraProvider } from '@chakra-ui/react';
+import { render, screen } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { fromMarkdown } from 'mdast-util-from-markdown';
+import { describe, expect, it, vi } from 'vitest';
+import { getSystem } from '../system';
+import { safeHref } from './render-markdown';
+import { CopyButton, RichReply } from './rich-reply';
+
+// The real parser, watched: which sources it is given shows what is parsed again as a reply grows.
+vi.mock('mdast-util-from-markdown', async (importOriginal) => {
+  const original = await importOriginal<typeof import('mdast-util-from-markdown')>();
+  return { fromMarkdown: vi.fn(original.fromMarkdown) };
+});
+
+function renderReply(text: string, partial = false) {
+  const view = render(
+    <ChakraProvider value={getSystem()}>
+      <RichReply text={text} partial={partial} />
+    </ChakraProvider>,
+  );
+  return {
+    ...view,
+    grow: (longer: string) =>
+      view.rerender(
+        <ChakraProvider value={getSystem()}>
+          <RichReply text={longer} partial />
+        </ChakraProvider>,
+      ),
+  };
+}
+
+describe('RichReply', () => {
+  it('renders CommonMark and GitHub tables, strikethrough and task lists', () => {
+    const { container } = renderReply(
+      [
+        '# Title',
+        'Some **bold**, *italic*, ~~old~~ and `code`.',
+        '- one\n- two\n  1. nested',
+        '3. three\n4. four',
+        '- [x] done\n- [ ] to do',
+        '| Left | Right |\n| :--- | ----: |\n| a | 1 |',
+        '> quoted',
+        '```ts\nconst  spaced = 1;\n```',
+        '---',
+      ].join('\n\n'),
+    );
+    expect(container.querySelector('strong')?.textContent).toBe('Title');
+    expect(container.querySelector('p strong')?.textContent).toBe('Title');
+    expect(screen.getByText('bold').tagName).toBe('STRONG');
+    expect(screen.getByText('italic').tagName).toBe('EM');
+    expect(screen.getByText('old').tagName).toBe('DEL');
+    expect(screen.getByText('code').tagName).toBe('CODE');
+    expect(Array.from(container.querySelectorAll('ul > li'), (li) => li.firstChild?.textContent)).toEqual([
+      'one',
+      'two',
+      '☑',
+      '☐',
+    ]);
+    expect(container.querySelector('ul ol')?.textContent).toBe('nested');
+    expect(container.querySelector('ol[start="3"]')?.textContent).toBe('threefour');
+    expect(screen.getByRole('img', { name: 'Done' })).toHaveTextContent('☑');
+    expect(screen.getByRole('table')).toHaveTextContent('LeftRighta1');
+    expect(screen.getByRole('cell', { name: '1' })).toHaveAttribute('data-align', 'right');
+    expect(container.querySelector('blockquote')?.textContent).toBe('quoted');
+    expect(container.querySelector('pre code')?.textContent).toBe('const  spaced = 1;');
+    expect(screen.getByRole('button', { name: 'Copy code' })).toBeInTheDocument();
+    expect(container.querySelector('hr')).not.toBeNull();
+    expect(container.querySelector('input, img, script, style, iframe, form, [style]')).toBeNull();
+  });
+
+  it('links only to http, https and mailto, in a new tab, and shows everything else as text', () => {
+    const { container } = renderReply(
+      [
+        '[web](https://example.com/a?b=c) [mail](mailto:me@example.com) <http://example.org> www.example.net',
+        '[js](javascript:alert(1)) [JS](JaVaScRiPt:alert(1)) [enc](&#106;avascript:alert(1)) [vb](vbscript:x)',
+        '[data](data:text/html;base64,PHNjcmlwdD4=) [rel](/relative) [ref][r] ![track](https://t.example/p.gif?u=1)',
+        '<a href="https://example.com" onclick="alert(1)">raw</a>',
+        '',
+        '[r]: javascript:alert(1)',
+      ].join('\n'),
+    );
+    const links = Array.from(container.querySelectorAll('a'), (a) => [a.textContent, a.getAttribute('href')]);
+    expect(links).toEqual([
+      ['web', 'https://example.com/a?b=c'],
+      ['mail', 'mailto:me@example.com'],
+      ['http://example.org', 'http://example.org/'],
+      ['www.example.net', 'http://www.example.net/'],
+      ['https://t.example/p.gif?u=1', 'https://t.example/p.gif?u=1'],
+    ]);
+    for (const link of container.querySelectorAll('a')) {
+      expect(link).toHaveAttribute('target', '_blank');
+      expect(link).toHaveAttribute('rel', 'noopener noreferrer nofollow');
+    }
+    expect(container.textContent).toContain('js JS enc vb');
+    expect(container.textContent).toContain('[ref][r] Image: track (https://t.example/p.gif?u=1)');
+    expect(container.textContent).toContain('<a href="https://example.com" onclick="alert(1)">raw</a>');
+    expect(container.textContent).toContain('[r]: javascript:alert(1)');
+    expect(container.querySelector('img, [onclick]')).toBeNull();
+  });
+
+  it('checks a URL as the browser would read it', () => {
+    expect(safeHref('https://example.com')).toBe('https://example.com/');
+    expect(safeHref(' \tjava\nscript:alert(1)')).toBeUndefined();
+    expect(safeHref('\u0000javascript:alert(1)')).toBeUndefined();
+    expect(safeHref('HTTPS://EXAMPLE.COM')).toBe('https://example.com/');
+    expect(safeHref('java%73cript:alert(1)')).toBeUndefined();
+    expect(safeHref('//example.com')).toBeUndefined();
+  });
+
+  it('while streaming, parses only the block being written and shows no raw markers', () => {
+    const parsed = vi.mocked(fromMarkdown);
+    const first = 'First block with **bold** text.\n\n';
+    const view = renderReply('First', true);
+    view.grow(first);
+    view.grow(`${first}Then **str`);
+    expect(view.container.querySelector('p:last-child strong')?.textContent).toBe('str');
+    expect(view.container.textContent).not.toContain('*');
+    view.grow(`${first}Then **strong** and [a link](https://exa`);
+    expect(view.container.querySelector('a')).toBeNull();
+    expect(view.container.textContent).toContain('and a link');
+    view.grow(`${first}Then **strong** and [a link](https://example.com)`);
+    expect(view.container.querySelector('a')).toHaveAttribute('href', 'https://example.com/');
+    view.grow(`${first}Bare https://example.co`);
+    expect(view.container.querySelector('a'), 'a bare URL still arriving').toBeNull();
+    parsed.mockClear();
+    view.grow(`${first}Bare https://example.com and more`);
+    expect(view.container.querySelector('a')).toHaveAttribute('href', 'https://example.com/');
+    // The finished first block was not parsed again.
+    expect(parsed.mock.calls.map(([source]) => source)).toEqual(['Bare https://example.com and more']);
+  });
+
+  it('shows an open code fence as code while it streams', () => {
+    const view = renderReply('```py\nprint("hi")\n', true);
+    expect(view.container.querySelector('pre code')?.textContent).toBe('print("hi")');
+    expect(view.container.textContent).not.toContain('```');
+  });
+});
+
+describe('CopyButton', () => {
+  it('copies its text and says "Copied" in a status region', async () => {
+    const user = userEvent.setup();
+    render(
+      <ChakraProvider value={getSystem()}>
+        <CopyButton text={'**Markdown** source'} />
+      </ChakraProvider>,
+    );
+    expect(screen.getByRole('status')).toHaveTextContent('');
+    await user.click(screen.getByRole('button', { name: 'Copy reply' }));
+    expect(await navigator.clipboard.readText()).toBe('**Markdown** source');
+    expect(await screen.findByRole('status')).toHaveTextContent('Copied');
+  });
+});

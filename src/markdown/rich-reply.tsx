@@ -1,0 +1,94 @@
+import { Box, type SystemStyleObject } from '@chakra-ui/react';
+import { memo, type ReactNode, useRef } from 'react';
+import { renderMarkdown } from './render-markdown';
+import { healPartialBlock, type ReplyBlocks, splitBlocks } from './stream-blocks';
+
+// The lazily loaded part of the card: everything a reply needs to show as Markdown, and its Copy buttons.
+export { CopyButton } from './copy-button';
+
+/** Finished blocks rendered before, by source: a streamed reply's blocks render again as the finished message. */
+const rendered = new Map<string, ReactNode>();
+const RENDERED_LIMIT = 500;
+
+function renderFinished(source: string): ReactNode {
+  let node = rendered.get(source);
+  if (node === undefined) {
+    node = renderMarkdown(source);
+    if (rendered.size >= RENDERED_LIMIT) rendered.delete(rendered.keys().next().value as string);
+    rendered.set(source, node);
+  }
+  return node;
+}
+
+const FinishedBlock = memo(function FinishedBlock({ source }: { source: string }) {
+  return renderFinished(source);
+});
+
+function PartialBlock({ source }: { source: string }) {
+  const healed = healPartialBlock(source);
+  return healed.trim() === '' ? null : renderMarkdown(healed, true);
+}
+
+// Chakra's tokens for the elements the renderer creates; the reply itself brings no style.
+const markdownStyles: SystemStyleObject = {
+  whiteSpace: 'normal',
+  '& > * + *, & li > * + *, & blockquote > * + *': { mt: '2' },
+  '& ul, & ol': { ps: '5' },
+  '& ul': { listStyleType: 'disc' },
+  '& ol': { listStyleType: 'decimal' },
+  '& li:has(> [data-task])': { listStyleType: 'none', ms: '-5' },
+  '& [data-task]': { me: '1' },
+  '& a': { color: 'blue.700', textDecoration: 'underline' },
+  '& code': { fontFamily: 'mono', fontSize: '0.875em' },
+  '& :not(pre) > code': { bg: 'gray.200', px: '1', rounded: 'sm' },
+  '& blockquote': { borderStartWidth: '3px', borderColor: 'gray.400', ps: '2', color: 'gray.700' },
+  '& hr': { borderColor: 'gray.400' },
+  '& del': { textDecoration: 'line-through' },
+  '& [data-source]': { whiteSpace: 'pre-wrap' },
+  '& [data-scroll]': { overflowX: 'auto', maxW: 'full' },
+  '& [data-scroll]:focus-visible': { outline: '2px solid', outlineColor: 'blue.600', outlineOffset: '1px' },
+  '& [data-code-block]': { bg: 'gray.900', color: 'gray.50', rounded: 'md', overflow: 'hidden' },
+  '& [data-code-header]': {
+    display: 'flex',
+    alignItems: 'center',
+    justifyContent: 'space-between',
+    ps: '2',
+    fontSize: 'xs',
+    bg: 'gray.800',
+    '& > div': { color: 'gray.50' },
+    '& button': { color: 'gray.50', _hover: { bg: 'gray.700' } },
+  },
+  '& pre': { p: '2', whiteSpace: 'pre', overflowWrap: 'normal', fontSize: 'sm' },
+  '& table': { borderCollapse: 'collapse', fontSize: 'sm' },
+  '& th, & td': { borderWidth: '1px', borderColor: 'gray.400', px: '2', py: '1', textAlign: 'start' },
+  '& [data-align=center]': { textAlign: 'center' },
+  '& [data-align=right]': { textAlign: 'end' },
+};
+
+export interface RichReplyProps {
+  /** The reply's Markdown source. */
+  text: string;
+  /** The reply is still streaming in (or was cut short): its last block is half-written. */
+  partial?: boolean;
+}
+
+/**
+ * A bot reply rendered as Markdown. While it streams in, only its last block is parsed again for each new piece;
+ * finished blocks keep their rendering (and their DOM).
+ */
+export function RichReply({ text, partial = false }: RichReplyProps) {
+  // Only an optimisation (splitBlocks checks that the text continues the one it was given), so a rendering that
+  // React discards does no harm here.
+  const blocks = useRef<ReplyBlocks | undefined>(undefined);
+  blocks.current = splitBlocks(text, blocks.current);
+  const { finished, tail } = blocks.current;
+  return (
+    <Box css={markdownStyles}>
+      {finished.map((source, index) => (
+        // biome-ignore lint/suspicious/noArrayIndexKey: a reply only grows, so a block's index is its identity.
+        <FinishedBlock key={index} source={source} />
+      ))}
+      {partial ? <PartialBlock source={tail} /> : <FinishedBlock source={tail} />}
+    </Box>
+  );
+}
