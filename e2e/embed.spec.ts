@@ -1,9 +1,9 @@
-import AxeBuilder from '@axe-core/playwright';
 import type { FrameLocator, Page } from '@playwright/test';
 import type { EmbedApi } from '../embed/loader';
 import { FAKE_REPLY } from '../testing/fake-provider';
 import { type HostPageOptions, type HostSite, hostPageHtml, startHostSite } from '../testing/host-site';
 import { startAppServer } from './app-server';
+import { expectNoAxeViolations } from './axe-check';
 import { UPSTREAM_API_KEY } from './e2e-env';
 import { test as base, expect } from './fixtures';
 
@@ -11,7 +11,6 @@ import { test as base, expect } from './fixtures';
 
 const LABEL = 'Chat with AI Assistant';
 const FRAME_TITLE = 'AI Assistant chat';
-const WCAG_21_AA = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'];
 
 interface EmbedWorkerFixtures {
   /** A site the app's `FRAME_ANCESTORS` allows. */
@@ -79,14 +78,6 @@ async function openHostPage(page: Page, site: HostSite, options: HostPageOptions
 /** What a site's own button would call. */
 function callApi(page: Page, method: keyof EmbedApi) {
   return page.evaluate((name) => (window as unknown as { AIAssistant: EmbedApi }).AIAssistant[name](), method);
-}
-
-async function expectNoAxeViolations(page: Page, when: string) {
-  const { violations } = await new AxeBuilder({ page }).withTags(WCAG_21_AA).analyze();
-  const found = violations.map(
-    (v) => `${v.id}: ${v.help} (${v.nodes.map((node) => node.target.join(' ')).join(', ')})`,
-  );
-  expect(found, `axe violations ${when}`).toEqual([]);
 }
 
 test('a host page fetches nothing but the loader until the chat is opened, and nothing shifts', async ({
@@ -178,7 +169,11 @@ test('keyboard only: open, chat through the proxy, Escape, reopen with the conve
   // So does the close button in the card's header.
   await page.keyboard.press('Enter');
   await expect(messageBox(page)).toBeFocused();
+  // Backwards from the box: the reply's Copy button, the conversation, then the close button in the header.
   await page.keyboard.press('Shift+Tab');
+  await expect(chatFrame(page).getByRole('button', { name: 'Copy reply' })).toBeFocused();
+  await page.keyboard.press('Shift+Tab');
+  await expect(log).toBeFocused();
   await page.keyboard.press('Shift+Tab');
   const close = chatFrame(page).getByRole('button', { name: 'Close chat' });
   await expect(close).toBeFocused();
