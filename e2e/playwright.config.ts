@@ -32,7 +32,11 @@ export default defineConfig<{ mode: Mode }, { mode: Mode }>({
       use: { mode: 'direct' },
       workers: 1,
       testIgnore: ['**/layout.spec.ts', '**/accessibility.spec.ts'],
+      grepInvert: /@timing/,
     },
-    { name: 'proxy', use: { mode: 'proxy' } },
+    { name: 'proxy', use: { mode: 'proxy' }, grepInvert: /@timing/ },
+    // Checks that time the page's main thread (tagged @timing) run last and alone: another worker's browser on the
+    // same two cores would lengthen the very tasks they measure.
+    { name: 'timing', use: { mode: 'proxy' }, grep: /@timing/, dependencies: ['direct', 'proxy'] },
   ],
 });
