@@ -8,11 +8,11 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import autocannon from 'autocannon';
 import { MAX_TOKENS } from '../contract/llm.ts';
 import { CHAT_COMPLETIONS_PATH } from '../server/proxy.ts';
 import { buildServerOnly, ROOT_DIR, startProductionServer } from '../testing/production-app.ts';
 import { freePort } from '../testing/redis-server.ts';
+import type { CannonOptions, CannonSummary } from './cannon.ts';
 
 const BUILD_DIR = fileURLToPath(new URL('../node_modules/.cache/load', import.meta.url));
 const CONNECTIONS = [10, 100, 500] as const;
@@ -23,7 +23,9 @@ const CONNECTIONS = [10, 100, 500] as const;
 const MODEL_PACE = { delayMs: 300, pieceDelayMs: 20 };
 /** Far faster than any hosted model: shows what the proxy costs when requests come faster than a model can answer. */
 const STRESS_PACE = { delayMs: 50, pieceDelayMs: 10 };
-const SECONDS_PER_RUN = Number(process.env.LOAD_SECONDS ?? 5);
+/** Each run's measured seconds, after `SETTLE_SECONDS` that are timed apart (see bench/cannon.ts). */
+const SECONDS_PER_RUN = Number(process.env.LOAD_SECONDS ?? 10);
+const SETTLE_SECONDS = 3;
 const MEMORY_SAMPLES = [5_000, 50_000] as const;
 /** The issue's targets, at 100 connections. */
 const TARGET_P50_MS = 5;
@@ -40,8 +42,8 @@ interface Run {
   pace: 'model' | 'stress';
   mode: 'plain' | 'stream';
   connections: number;
-  direct: autocannon.Result;
-  proxy: autocannon.Result;
+  direct: CannonSummary;
+  proxy: CannonSummary;
 }
 
 function chatBody(stream: boolean, upstreamShape: boolean): string {
@@ -56,31 +58,24 @@ function chatBody(stream: boolean, upstreamShape: boolean): string {
   return JSON.stringify(body);
 }
 
-function cannon(url: string, body: string, options: { connections: number; duration?: number; amount?: number }) {
-  return autocannon({
-    url,
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body,
-    connections: options.connections,
-    // In a worker thread: this process's own event loop must stay free to read the server's request log as it comes.
-    // Held up behind the load generator, that pipe fills and the server waits on its log, which is no cost of its own.
-    workers: 1,
-    ...(options.amount ? { amount: options.amount } : { duration: options.duration }),
-    timeout: 30,
+/** One autocannon run, in a process of its own (bench/cannon.ts). */
+async function cannon(options: CannonOptions): Promise<CannonSummary> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/cannon.ts', JSON.stringify(options)], {
+    cwd: ROOT_DIR,
+    stdio: ['ignore', 'pipe', 'inherit'],
   });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    output += chunk.toString('utf8');
+  });
+  const [code] = (await once(child, 'close')) as [number | null];
+  if (code !== 0) throw new Error(`autocannon on ${options.url} failed (exit code ${code})`);
+  return JSON.parse(output) as CannonSummary;
 }
 
-/** Errors that are not the expected 429s: connection errors, timeouts and any other status but 200. */
-function unexpected(result: autocannon.Result): number {
-  const codes = result.statusCodeStats ?? {};
-  const other = Object.entries(codes)
-    .filter(([code]) => code !== '200' && code !== '429')
-    .reduce((sum, [, stat]) => sum + (stat.count ?? 0), 0);
-  return result.errors + result.timeouts + other;
-}
-
-const count429 = (result: autocannon.Result) => result.statusCodeStats?.['429']?.count ?? 0;
+/** A timed run of `connections` for `SETTLE_SECONDS` + `SECONDS_PER_RUN`. */
+const timedRun = (url: string, body: string, connections: number) =>
+  cannon({ url, body, connections, seconds: SETTLE_SECONDS + SECONDS_PER_RUN, settleSeconds: SETTLE_SECONDS });
 
 /** The server's own figures, from its metrics: memory, and CPU time so far (user + system). */
 async function serverFigures(metricsUrl: string): Promise<{ rss: number; heap: number; cpuSeconds: number }> {
@@ -141,14 +136,8 @@ async function main() {
       for (const mode of ['plain', 'stream'] as const) {
         console.log(`[load] ${pace} pace, ${mode}, ${connections} connections, ${SECONDS_PER_RUN} s each way`);
         const stream = mode === 'stream';
-        const direct = await cannon(`${upstreams[pace].url}/chat/completions`, chatBody(stream, true), {
-          connections,
-          duration: SECONDS_PER_RUN,
-        });
-        const proxy = await cannon(servers[pace].url + CHAT_COMPLETIONS_PATH, chatBody(stream, false), {
-          connections,
-          duration: SECONDS_PER_RUN,
-        });
+        const direct = await timedRun(`${upstreams[pace].url}/chat/completions`, chatBody(stream, true), connections);
+        const proxy = await timedRun(servers[pace].url + CHAT_COMPLETIONS_PATH, chatBody(stream, false), connections);
         runs.push({ pace, mode, connections, direct, proxy });
       }
     }
@@ -178,7 +167,9 @@ async function main() {
           () => undefined,
         );
       }, 100);
-      const result = await cannon(server.url + CHAT_COMPLETIONS_PATH, chatBody(false, false), {
+      const result = await cannon({
+        url: server.url + CHAT_COMPLETIONS_PATH,
+        body: chatBody(false, false),
         connections: 100,
         amount: target - sent,
       });
@@ -187,7 +178,7 @@ async function main() {
       heapFloor = Math.min(heapFloor, after.heap);
       // CPU per request does not depend on what else the machine runs, unlike the latencies above.
       const cpuMsPerRequest = ((after.cpuSeconds - before.cpuSeconds) * 1000) / (target - sent);
-      samples.push({ requests: target, ...after, heapFloor, cpuMsPerRequest, errors: unexpected(result) });
+      samples.push({ requests: target, ...after, heapFloor, cpuMsPerRequest, errors: result.unexpected });
       sent = target;
       before = after;
     }
@@ -197,20 +188,20 @@ async function main() {
         `load average ${loadBefore.map((l) => l.toFixed(2)).join(' ')} before and ` +
         `${loadavg()
           .map((l) => l.toFixed(2))
-          .join(' ')} after; ${SECONDS_PER_RUN} s per run; ` +
+          .join(' ')} after; each run ${SETTLE_SECONDS} s settling (timed apart) + ${SECONDS_PER_RUN} s measured; ` +
         `upstream at a model's pace: ${MODEL_PACE.delayMs} ms per reply (streamed: ${MODEL_PACE.delayMs} ms, then 5 ` +
         `pieces ${MODEL_PACE.pieceDelayMs} ms apart); at the stress pace: ${STRESS_PACE.delayMs} ms and ` +
         `${STRESS_PACE.pieceDelayMs} ms.`,
       '',
-      '| Upstream | Mode   | Conns | Direct req/s | Proxy req/s | Direct p50 | Proxy p50 | Added p50 | Direct p99 | Proxy p99 | Added p99 | 429s | Other errors |',
-      '|----------|--------|------:|-------------:|------------:|-----------:|----------:|----------:|-----------:|----------:|----------:|-----:|-------------:|',
+      '| Upstream | Mode   | Conns | Direct req/s | Proxy req/s | Direct p50 | Proxy p50 | Added p50 | Direct p99 | Proxy p99 | Added p99 | Added p99 while settling | 429s | Other errors |',
+      '|----------|--------|------:|-------------:|------------:|-----------:|----------:|----------:|-----------:|----------:|----------:|-------------------------:|-----:|-------------:|',
     ];
     for (const { pace, mode, connections, direct, proxy } of runs) {
       lines.push(
-        `| ${pace} | ${mode.padEnd(6)} | ${connections} | ${direct.requests.average.toFixed(0)} | ${proxy.requests.average.toFixed(0)} | ` +
-          `${ms(direct.latency.p50)} | ${ms(proxy.latency.p50)} | ${signed(proxy.latency.p50 - direct.latency.p50)} | ` +
-          `${ms(direct.latency.p99)} | ${ms(proxy.latency.p99)} | ${signed(proxy.latency.p99 - direct.latency.p99)} | ` +
-          `${count429(proxy)} | ${unexpected(proxy) + unexpected(direct)} |`,
+        `| ${pace} | ${mode.padEnd(6)} | ${connections} | ${direct.steady.perSecond.toFixed(0)} | ${proxy.steady.perSecond.toFixed(0)} | ` +
+          `${ms(direct.steady.p50)} | ${ms(proxy.steady.p50)} | ${signed(proxy.steady.p50 - direct.steady.p50)} | ` +
+          `${ms(direct.steady.p99)} | ${ms(proxy.steady.p99)} | ${signed(proxy.steady.p99 - direct.steady.p99)} | ` +
+          `${signed(proxy.settling.p99 - direct.settling.p99)} | ${proxy.count429} | ${proxy.unexpected + direct.unexpected} |`,
       );
     }
     lines.push(
@@ -226,8 +217,8 @@ async function main() {
     }
 
     const at100 = runs.filter((run) => run.pace === 'model' && run.connections === 100);
-    const addedP50 = Math.max(...at100.map((run) => run.proxy.latency.p50 - run.direct.latency.p50));
-    const addedP99 = Math.max(...at100.map((run) => run.proxy.latency.p99 - run.direct.latency.p99));
+    const addedP50 = Math.max(...at100.map((run) => run.proxy.steady.p50 - run.direct.steady.p50));
+    const addedP99 = Math.max(...at100.map((run) => run.proxy.steady.p99 - run.direct.steady.p99));
     const growth = samples[1].heapFloor - samples[0].heapFloor;
     const rssGrowth = samples[1].rss - samples[0].rss;
     const met = (ok: boolean) => (ok ? 'met' : 'NOT met');

@@ -2,6 +2,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import type { Hono } from 'hono';
+import type { ServerEnv } from './proxy.ts';
 
 /** A listening server and how to stop it. */
 export interface RunningServer {
@@ -24,7 +25,7 @@ function browsableHost(host: string): string {
 }
 
 /** Serves `app` over HTTP on `host:port` (port 0: any free port) with @hono/node-server. */
-export function listen(app: Hono, { port, host }: { port: number; host: string }): Promise<RunningServer> {
+export function listen(app: Hono<ServerEnv>, { port, host }: { port: number; host: string }): Promise<RunningServer> {
   return new Promise((resolve, reject) => {
     const server = serve({ fetch: app.fetch, port, hostname: host }) as Server;
     server.once('error', reject);

@@ -1,5 +1,6 @@
 import { serveStatic } from '@hono/node-server/serve-static';
 import type { Hono } from 'hono';
+import type { ServerEnv } from './proxy.ts';
 
 /** Vite's content-hashed output: a changed file gets a new name, so a cached copy never goes stale. */
 const HASHED_ASSETS = '/assets/';
@@ -12,7 +13,7 @@ const COMPRESSIBLE = /^(?:text\/|application\/(?:javascript|json|xml)|image\/svg
  * single-page app's fallback), and 404 for anything else, notably a missing `/assets/` file, which must not be
  * answered with HTML under a year-long cache header.
  */
-export function serveClient(app: Hono, clientDir: string): void {
+export function serveClient(app: Hono<ServerEnv>, clientDir: string): void {
   app.use('*', async (c, next) => {
     await next();
     if (c.req.method !== 'GET' && c.req.method !== 'HEAD') return;

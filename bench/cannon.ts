@@ -1,0 +1,81 @@
+// One autocannon run for `npm run load`, in a process of its own: neither the load generator nor the harness (which
+// reads the server's request log as it comes) then holds up the other. Takes its options as JSON (first argument) and
+// prints a JSON `CannonSummary`.
+//
+// Each response is timed by the moment its request was sent, so that the start of a run can be left out: autocannon
+// opens all its connections and sends a request on each at the same instant, a burst no real audience makes, and a
+// freshly started server is still compiling its code. What a server does once it is running is what the rest shows.
+import autocannon from 'autocannon';
+import { quantile } from './stats.ts';
+
+export interface CannonOptions {
+  url: string;
+  body: string;
+  connections: number;
+  /** Seconds to run, of which the first `settleSeconds` are timed apart; or `amount` requests in all. */
+  seconds?: number;
+  settleSeconds?: number;
+  amount?: number;
+}
+
+export interface Latencies {
+  count: number;
+  p50: number;
+  p99: number;
+}
+
+export interface CannonSummary {
+  /** Requests sent after the settling time, and their latencies (ms); requests per second over that time. */
+  steady: Latencies & { perSecond: number };
+  /** The requests sent while the run settled. */
+  settling: Latencies;
+  /** Over the whole run: the 429s, and errors of any other kind (connection errors, timeouts, other statuses). */
+  count429: number;
+  unexpected: number;
+}
+
+const options = JSON.parse(process.argv[2] ?? '{}') as CannonOptions;
+const settleMs = (options.settleSeconds ?? 0) * 1000;
+const steady: number[] = [];
+const settling: number[] = [];
+let startedAt = 0;
+
+const result = await new Promise<autocannon.Result>((resolve, reject) => {
+  const instance = autocannon(
+    {
+      url: options.url,
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: options.body,
+      connections: options.connections,
+      ...(options.amount ? { amount: options.amount } : { duration: options.seconds }),
+      timeout: 30,
+    },
+    (error, finished) => (error ? reject(error) : resolve(finished)),
+  );
+  instance.on('start', () => {
+    startedAt = performance.now();
+  });
+  instance.on('response', (_client, _status, _bytes, responseTime) => {
+    const sentAt = performance.now() - responseTime - startedAt;
+    (sentAt < settleMs ? settling : steady).push(responseTime);
+  });
+});
+
+const latencies = (times: number[]): Latencies => ({
+  count: times.length,
+  p50: quantile(times, 0.5),
+  p99: quantile(times, 0.99),
+});
+const codes = result.statusCodeStats ?? {};
+const otherStatuses = Object.entries(codes)
+  .filter(([code]) => code !== '200' && code !== '429')
+  .reduce((sum, [, stat]) => sum + (stat.count ?? 0), 0);
+const measuredSeconds = options.seconds ? options.seconds - settleMs / 1000 : Number.NaN;
+const summary: CannonSummary = {
+  steady: { ...latencies(steady), perSecond: steady.length / measuredSeconds },
+  settling: latencies(settling),
+  count429: codes['429']?.count ?? 0,
+  unexpected: result.errors + result.timeouts + otherStatuses,
+};
+console.log(JSON.stringify(summary));
