@@ -2,6 +2,8 @@
 
 /** The same-origin path under which the server offers the OpenAI-compatible proxy. */
 export const PROXY_BASE_PATH = '/api/llm/v1';
+/** The chat path under it: the only one the proxy forwards, and the one the app's openai client calls. */
+export const CHAT_COMPLETIONS_PATH = `${PROXY_BASE_PATH}/chat/completions`;
 
 /** The spec's business constants for every chat request. */
 export const MAX_TOKENS = 250;

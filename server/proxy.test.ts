@@ -2,10 +2,10 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_TOKENS, PROXY_BASE_PATH } from '../contract/llm.ts';
+import { CHAT_COMPLETIONS_PATH, MAX_TOKENS, PROXY_BASE_PATH } from '../contract/llm.ts';
 import { FAKE_REPLY, type FakeProvider, startFakeProvider } from '../testing/fake-provider.ts';
 import { listen, type RunningServer } from './listen.ts';
-import { CHAT_COMPLETIONS_PATH, createProxyApp, type ProxyOptions, UsageFilter } from './proxy.ts';
+import { createProxyApp, type ProxyOptions, UsageFilter } from './proxy.ts';
 
 // Deliberately unlike any provider's token format, so it cannot be mistaken for a real one.
 const TOKEN = 'test-upstream-token-3f9c2a';

@@ -5,7 +5,7 @@ import { bodyLimit } from 'hono/body-limit';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { rateLimiter, type Store } from 'hono-rate-limiter';
 import { Agent, request as sendRequest } from 'undici';
-import { PROXY_BASE_PATH } from '../contract/llm.ts';
+import { CHAT_COMPLETIONS_PATH, PROXY_BASE_PATH } from '../contract/llm.ts';
 import { type ChatRequest, parseChatRequest } from './chat-request.ts';
 import { clientAddress, clientAddressBehind, clientKey, trustedProxyList } from './client-key.ts';
 import { type Counters, MemoryCounters, RedisCounters } from './counters.ts';
@@ -54,9 +54,6 @@ export interface ProxyOptions {
 
 /** 256 KiB: far above any chat message a person types, far below what could tie up the server. */
 export const DEFAULT_MAX_BODY_BYTES = 256 * 1024;
-
-/** The chat path the app's openai client calls, and the only one forwarded. */
-export const CHAT_COMPLETIONS_PATH = `${PROXY_BASE_PATH}/chat/completions`;
 
 type ErrorCode =
   | 'not_found'

@@ -4,11 +4,10 @@
 import { rm } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { BUILD_INFO_FILE, MAX_TOKENS } from '../contract/llm.ts';
+import { BUILD_INFO_FILE, CHAT_COMPLETIONS_PATH, MAX_TOKENS } from '../contract/llm.ts';
 import { FAKE_REPLY, type FakeProvider, startFakeProvider } from '../testing/fake-provider.ts';
 import { buildServerOnly, type ProductionServer, startProductionServer } from '../testing/production-app.ts';
 import { freePort, type RedisServer, startRedisServer } from '../testing/redis-server.ts';
-import { CHAT_COMPLETIONS_PATH } from './proxy.ts';
 import { nextUtcMidnight } from './spend-cap.ts';
 
 /** Under node_modules, so that the built server resolves its dependencies (ioredis, prom-client) as dist/ does. */

@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer, type PreviewServer, preview, type ViteDevServer } from 'vite';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { CHAT_COMPLETIONS_PATH } from '../contract/llm.ts';
 import { FAKE_REPLY, type FakeProvider, startFakeProvider } from '../testing/fake-provider.ts';
-import { CHAT_COMPLETIONS_PATH } from './proxy.ts';
 import { llmServer } from './vite-plugin.ts';
 
 const TOKEN = 'dev-server-token-for-tests';
