@@ -31,7 +31,8 @@ export interface ConnectionLimits {
 
 /**
  * Node's own defaults (300 s for a request, 60 s for its headers, no cap) let a client that trickles its bytes hold a
- * connection for minutes. A chat request is small: 15 s is ample unless a reverse proxy buffers it first anyway.
+ * connection for minutes. A chat request is small, so 15 s is ample; a reverse proxy that buffers request bodies takes
+ * even that wait off the server.
  */
 export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = {
   headersTimeoutMs: 10_000,
@@ -109,7 +110,7 @@ function logDrops(server: Server, cap: number, log: (line: string) => void): voi
     dropped += 1;
     if (Date.now() - lastLog < DROP_LOG_INTERVAL_MS) return;
     lastLog = Date.now();
-    log(`[server] MAX_CONNECTIONS (${cap}) reached: ${dropped} new connections turned away since the last notice`);
+    log(`[server] MAX_CONNECTIONS (${cap}) reached: turning new connections away (${dropped} since the last notice)`);
     dropped = 0;
   });
 }
