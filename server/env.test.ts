@@ -34,6 +34,7 @@ describe('readServerEnv', () => {
       dailyTokenLimit: 0,
       security: { frameAncestors: ["'self'"], connectSrc: [] },
     });
+    expect(config.connections).toEqual({ headersTimeoutMs: 10_000, requestTimeoutMs: 15_000, maxConnections: 1000 });
     expect(config.redisUrl).toBeUndefined();
     expect(config.metrics).toBeUndefined();
     expect(config.notices).toEqual([]);
@@ -54,13 +55,18 @@ describe('readServerEnv', () => {
       LLM_DAILY_TOKEN_LIMIT: '200000',
       REDIS_URL: 'redis://127.0.0.1:6379/2',
       METRICS_PORT: '9464',
+      METRICS_HOST: '::1',
+      HEADERS_TIMEOUT_MS: '5000',
+      REQUEST_TIMEOUT_MS: '12000',
+      MAX_CONNECTIONS: '0',
     });
 
     expect(config).toMatchObject({
       port: 8080,
       host: '127.0.0.1',
+      connections: { headersTimeoutMs: 5000, requestTimeoutMs: 12_000, maxConnections: 0 },
       redisUrl: 'redis://127.0.0.1:6379/2',
-      metrics: { port: 9464, host: '127.0.0.1' },
+      metrics: { port: 9464, host: '::1' },
     });
     expect(config.proxy).toEqual({
       upstream: { kind: 'provider', baseURL: 'http://127.0.0.1:11434/v1', apiKey: KEY, model: 'llama3.1:8b' },
@@ -103,6 +109,9 @@ describe('readServerEnv', () => {
       LLM_DAILY_TOKEN_LIMIT: 'lots',
       REDIS_URL: 'http://127.0.0.1:6379',
       METRICS_PORT: '70000',
+      HOST: '0.0.0.0:3000',
+      REQUEST_TIMEOUT_MS: '0',
+      MAX_CONNECTIONS: '1e3',
     });
 
     expect(problems.map((problem) => problem.split(/[ :]/)[0]).sort()).toEqual(
@@ -117,20 +126,82 @@ describe('readServerEnv', () => {
         'PORT',
         'RATE_LIMIT_PER_MINUTE',
         'TRUST_PROXY',
+        'HOST',
+        'REQUEST_TIMEOUT_MS',
+        'MAX_CONNECTIONS',
       ].sort(),
     );
   });
 
-  it('takes TRUST_PROXY as addresses and CIDR ranges too, and refuses what is neither', () => {
-    const config = readServerEnv({ LLM_API_KEY: KEY, TRUST_PROXY: '10.0.0.0/8, 192.0.2.7 2001:db8::/32' });
+  it('takes TRUST_PROXY as addresses and CIDR ranges too', () => {
+    const config = readServerEnv({
+      LLM_API_KEY: KEY,
+      TRUST_PROXY: '10.0.0.0/8, 192.0.2.7 2001:db8::/32 0.0.0.0/1 198.51.100.9/32 2001:db8::1/128',
+    });
 
     expect(config.proxy.trustProxyHops).toBe(0);
-    expect(config.proxy.trustedProxies).toEqual(['10.0.0.0/8', '192.0.2.7', '2001:db8::/32']);
-    expect(problemsOf({ LLM_API_KEY: KEY, TRUST_PROXY: '10.0.0.0/33' })).toEqual([
-      expect.stringContaining('TRUST_PROXY'),
+    expect(config.proxy.trustedProxies).toEqual([
+      '10.0.0.0/8',
+      '192.0.2.7',
+      '2001:db8::/32',
+      '0.0.0.0/1',
+      '198.51.100.9/32',
+      '2001:db8::1/128',
     ]);
-    expect(problemsOf({ LLM_API_KEY: KEY, TRUST_PROXY: 'proxy.internal' })).toEqual([
-      expect.stringContaining('TRUST_PROXY'),
+    expect(readServerEnv({ LLM_API_KEY: KEY, TRUST_PROXY: 'true' }).proxy.trustProxyHops).toBe(1);
+    expect(readServerEnv({ LLM_API_KEY: KEY, TRUST_PROXY: '10' }).proxy.trustProxyHops).toBe(10);
+  });
+
+  // Each of these once parsed, several as "trust everyone" (an empty prefix was /0).
+  it.each([
+    ['10.0.0.0/', '10.0.0.0/'],
+    ['0.0.0.0/0', '0.0.0.0/0'],
+    ['::/0', '::/0'],
+    ['10.0.0.0/1e1', '10.0.0.0/1e1'],
+    ['10.0.0.0/0x8', '10.0.0.0/0x8'],
+    ['10.0.0.0/8.0', '10.0.0.0/8.0'],
+    ['10.0.0.0/-8', '10.0.0.0/-8'],
+    ['10.0.0.0/33', '10.0.0.0/33'],
+    ['2001:db8::/129', '2001:db8::/129'],
+    ['10.0.0.0/0008', '10.0.0.0/0008'],
+    ['10.0.0.0/8/8', '10.0.0.0/8/8'],
+    ['192.0.2.7, 10.0.0.0/ 8', '10.0.0.0/'],
+    ['fe80::1%eth0', 'fe80::1%eth0'],
+    ['proxy.internal', 'proxy.internal'],
+    ['1.5', '1.5'],
+    ['0x1', '0x1'],
+    ['11', '11'],
+  ])('refuses TRUST_PROXY=%s, naming the setting and the bad value', (value, bad) => {
+    const problems = problemsOf({ LLM_API_KEY: KEY, TRUST_PROXY: value });
+
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(/^TRUST_PROXY /);
+    expect(problems[0]).toContain(`"${bad}`);
+  });
+
+  it.each([
+    ['PORT', '0x50'],
+    ['PORT', '8e1'],
+    ['LLM_TIMEOUT_MS', '5000.0'],
+    ['LLM_DAILY_TOKEN_LIMIT', '1_000'],
+    ['RATE_LIMIT_PER_MINUTE', ' -1'],
+    ['FRAME_ANCESTORS', 'https://a.example,https://b.example'],
+    ['FRAME_ANCESTORS', 'https://a.example:99999'],
+    ['CSP_CONNECT_SRC', 'https://llm.example/v1;'],
+    ['CSP_CONNECT_SRC', "https://llm.example 'none'"],
+    ['HOST', 'http://0.0.0.0'],
+    ['HEADERS_TIMEOUT_MS', '999'],
+    ['REQUEST_TIMEOUT_MS', '15s'],
+    ['MAX_CONNECTIONS', '-1'],
+  ])('refuses %s=%s, naming it', (name, value) => {
+    const problems = problemsOf({ LLM_API_KEY: KEY, [name]: value });
+
+    expect(problems).toEqual([expect.stringMatching(new RegExp(`^${name}\\b`))]);
+  });
+
+  it('refuses a headers timeout longer than the whole request may take', () => {
+    expect(problemsOf({ LLM_API_KEY: KEY, HEADERS_TIMEOUT_MS: '20000' })).toEqual([
+      'HEADERS_TIMEOUT_MS (20000) must not be longer than REQUEST_TIMEOUT_MS (15000)',
     ]);
   });
 
@@ -213,12 +284,32 @@ describe('security headers', () => {
 describe('rate-limit keys', () => {
   it('keys IPv4 whole and IPv6 by /64', () => {
     expect(clientKey('203.0.113.7')).toBe('203.0.113.7');
-    expect(clientKey('::ffff:203.0.113.7')).toBe('203.0.113.7');
     expect(clientKey('2001:db8:abcd:12:1:2:3:4')).toBe('2001:db8:abcd:12::/64');
     expect(clientKey('2001:db8:abcd:12::99')).toBe('2001:db8:abcd:12::/64');
+    expect(clientKey('2001:0DB8:ABCD:0012::99')).toBe('2001:db8:abcd:12::/64');
     expect(clientKey('2001:db8::1')).toBe('2001:db8:0:0::/64');
+    expect(clientKey('fe80::1%eth0')).toBe('fe80:0:0:0::/64');
     expect(clientKey('::1')).toBe('0:0:0:0::/64');
     expect(clientKey(undefined)).toBe('unknown');
+  });
+
+  it.each([
+    '::ffff:203.0.113.7',
+    '::FFFF:203.0.113.7',
+    '::ffff:cb00:7107',
+    '::ffff:CB00:7107',
+    '0:0:0:0:0:ffff:203.0.113.7',
+    '0:0:0:0:0:ffff:cb00:7107',
+    '0000:0000:0000:0000:0000:ffff:cb00:7107',
+    '::0:ffff:cb00:7107',
+    '0::ffff:203.0.113.7',
+  ])('keys the IPv4-mapped spelling %s as its IPv4 address', (mapped) => {
+    expect(clientKey(mapped)).toBe('203.0.113.7');
+  });
+
+  it('does not take IPv6 addresses that merely end in an IPv4 address for mapped ones', () => {
+    expect(clientKey('64:ff9b::203.0.113.7')).toBe('64:ff9b:0:0::/64');
+    expect(clientKey('::ffff:0:203.0.113.7')).toBe('0:0:0:0::/64');
   });
 
   it('uses X-Forwarded-For only as far as the trusted hops reach', () => {
@@ -226,6 +317,26 @@ describe('rate-limit keys', () => {
     expect(clientAddress('10.0.0.1', 'forged, 198.51.100.1', 1)).toBe('198.51.100.1');
     expect(clientAddress('10.0.0.2', '198.51.100.1, 10.0.0.1', 2)).toBe('198.51.100.1');
     expect(clientAddress('10.0.0.1', undefined, 1)).toBe('10.0.0.1');
+    // Too short for two hops: the one entry was written by the client (or the first proxy got no header at all).
+    expect(clientAddress('10.0.0.2', '198.51.100.1', 2)).toBe('10.0.0.2');
+  });
+
+  it.each([
+    ['198.51.100.1:5678', '198.51.100.1'],
+    ['[2001:db8::1]:443', '2001:db8::1'],
+    ['[2001:db8::1]', '2001:db8::1'],
+    ['::ffff:198.51.100.1', '::ffff:198.51.100.1'],
+    ['unknown', '10.0.0.1'],
+    ['_hidden', '10.0.0.1'],
+    ['198.51.100.1:', '10.0.0.1'],
+    ['2001:db8::1:443', '2001:db8::1:443'],
+    ['[198.51.100.1]:80', '198.51.100.1'],
+    ['198.51.100.999', '10.0.0.1'],
+  ])('reads the forwarded entry %s as %s', (entry, address) => {
+    const trusted = trustedProxyList(['10.0.0.0/8']);
+
+    expect(clientAddress('10.0.0.1', `forged, ${entry}`, 1)).toBe(address);
+    expect(clientAddressBehind('10.0.0.1', `forged, ${entry}`, trusted)).toBe(address);
   });
 
   it('uses X-Forwarded-For only when the peer is a trusted proxy, skipping the trusted entries from the right', () => {
@@ -235,7 +346,10 @@ describe('rate-limit keys', () => {
     expect(clientAddressBehind('203.0.113.5', '198.51.100.1', trusted)).toBe('203.0.113.5');
     expect(clientAddressBehind('10.0.0.1', 'forged, 198.51.100.1', trusted)).toBe('198.51.100.1');
     expect(clientAddressBehind('::ffff:10.0.0.2', '198.51.100.1, 10.0.0.1', trusted)).toBe('198.51.100.1');
+    expect(clientAddressBehind('0:0:0:0:0:ffff:a00:2', '198.51.100.1, 10.0.0.1:8080', trusted)).toBe('198.51.100.1');
     expect(clientAddressBehind('2001:db8::1', '198.51.100.7', trusted)).toBe('198.51.100.7');
     expect(clientAddressBehind('10.0.0.1', undefined, trusted)).toBe('10.0.0.1');
+    // A trusted proxy that could not tell who its peer was: that peer is not every such visitor at once.
+    expect(clientAddressBehind('10.0.0.1', 'unknown, 10.0.0.3', trusted)).toBe('10.0.0.1');
   });
 });

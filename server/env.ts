@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { parseEnv } from 'node:util';
 import { DEFAULT_BASE_URL, DEFAULT_MODEL, DEFAULT_PROXY_TIMEOUT_MS } from '../contract/llm.ts';
 import { trustedProxyList } from './client-key.ts';
+import { type ConnectionLimits, DEFAULT_CONNECTION_LIMITS } from './listen.ts';
 import type { ProxyOptions, Upstream } from './proxy.ts';
 import { DEFAULT_FRAME_ANCESTORS, parseSourceList } from './security-headers.ts';
 
@@ -23,6 +24,8 @@ export interface ServerConfig {
   port: number;
   host: string;
   proxy: Omit<ProxyOptions, 'clientDir' | 'log' | 'counters' | 'metrics'>;
+  /** How long a client may take to send a request, and how many connections may be open at once. */
+  connections: ConnectionLimits;
   /** Where rate limits and the spend cap are shared (`REDIS_URL`); unset: in this process's memory. */
   redisUrl?: string;
   /** The Prometheus listener (`METRICS_PORT`, `METRICS_HOST`); unset: no metrics. */
@@ -50,8 +53,9 @@ function flag(env: Env, name: string, problems: string[]): boolean {
 function integer(env: Env, name: string, fallback: number, min: number, max: number, problems: string[]): number {
   const raw = env[name]?.trim();
   if (!raw) return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max) {
+  // Decimal digits only: Number() would also take `1e3`, `0x10` or `8.0`, which nobody writes on purpose.
+  const value = /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!Number.isSafeInteger(value) || value < min || value > max) {
     problems.push(`${name} must be a whole number from ${min} to ${max} (got "${raw}")`);
     return fallback;
   }
@@ -67,6 +71,49 @@ function sources(env: Env, name: string, fallback: string[], problems: string[])
     problems.push((error as Error).message);
     return fallback;
   }
+}
+
+// An IP address or a DNS name: what `listen` can bind to.
+const HOST_PATTERN = /^(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*$/i;
+
+function host(env: Env, name: string, fallback: string, problems: string[]): string {
+  const raw = env[name]?.trim();
+  if (!raw) return fallback;
+  if (isIP(raw) === 0 && !HOST_PATTERN.test(raw)) {
+    problems.push(`${name} must be an IP address or a host name such as 127.0.0.1 (got "${raw}")`);
+    return fallback;
+  }
+  return raw;
+}
+
+/** `HEADERS_TIMEOUT_MS`, `REQUEST_TIMEOUT_MS` and `MAX_CONNECTIONS`. */
+function connectionLimits(env: Env, problems: string[]): ConnectionLimits {
+  const limits: ConnectionLimits = {
+    headersTimeoutMs: integer(
+      env,
+      'HEADERS_TIMEOUT_MS',
+      DEFAULT_CONNECTION_LIMITS.headersTimeoutMs,
+      1000,
+      600_000,
+      problems,
+    ),
+    requestTimeoutMs: integer(
+      env,
+      'REQUEST_TIMEOUT_MS',
+      DEFAULT_CONNECTION_LIMITS.requestTimeoutMs,
+      1000,
+      600_000,
+      problems,
+    ),
+    maxConnections: integer(env, 'MAX_CONNECTIONS', DEFAULT_CONNECTION_LIMITS.maxConnections, 0, 1_000_000, problems),
+  };
+  // The headers are part of the request: a longer allowance for them than for the whole request would never apply.
+  if (limits.headersTimeoutMs > limits.requestTimeoutMs) {
+    problems.push(
+      `HEADERS_TIMEOUT_MS (${limits.headersTimeoutMs}) must not be longer than REQUEST_TIMEOUT_MS (${limits.requestTimeoutMs})`,
+    );
+  }
+  return limits;
 }
 
 function isLoopback(hostname: string): boolean {
@@ -154,7 +201,8 @@ export function readServerEnv(
   const metricsPort = integer(env, 'METRICS_PORT', 0, 0, 65_535, problems);
   const config: ServerConfig = {
     port: integer(env, 'PORT', DEFAULT_PORT, 0, 65_535, problems),
-    host: env.HOST?.trim() || DEFAULT_HOST,
+    host: host(env, 'HOST', DEFAULT_HOST, problems),
+    connections: connectionLimits(env, problems),
     proxy: {
       upstream,
       timeoutMs: integer(env, 'LLM_TIMEOUT_MS', DEFAULT_PROXY_TIMEOUT_MS, 1, 600_000, problems),
@@ -173,7 +221,7 @@ export function readServerEnv(
   if (redisUrl) config.redisUrl = redisUrl;
   // METRICS_PORT=0 cannot mean "any free port": nobody could find it to scrape.
   if (metricsPort > 0) {
-    config.metrics = { port: metricsPort, host: env.METRICS_HOST?.trim() || DEFAULT_METRICS_HOST };
+    config.metrics = { port: metricsPort, host: host(env, 'METRICS_HOST', DEFAULT_METRICS_HOST, problems) };
     if (!isLoopbackHost(config.metrics.host)) {
       notices.push(`METRICS_HOST=${config.metrics.host}: the metrics are reachable beyond this machine.`);
     }
@@ -189,7 +237,10 @@ export interface DirectBuild {
   providerOrigin: string;
 }
 
-/** `TRUST_PROXY`: a number of hops (`true` is one), or the proxies' addresses and CIDR ranges. */
+/**
+ * `TRUST_PROXY`: a number of hops (`true` is one), or the proxies' addresses and CIDR ranges. Anything else stops the
+ * server: a typo here must not trust the whole internet to say who each visitor is.
+ */
 function readTrustProxy(env: Env, problems: string[]): number | string[] {
   const raw = env.TRUST_PROXY?.trim().toLowerCase();
   if (raw === 'true') return 1;
@@ -200,7 +251,9 @@ function readTrustProxy(env: Env, problems: string[]): number | string[] {
       trustedProxyList(entries);
       return entries;
     } catch (error) {
-      problems.push(`TRUST_PROXY must be a number of proxies or their addresses: ${(error as Error).message}`);
+      problems.push(
+        `TRUST_PROXY must be a number of proxies or their addresses (got "${env.TRUST_PROXY?.trim()}"): ${(error as Error).message}`,
+      );
       return 0;
     }
   }

@@ -19,15 +19,72 @@ export interface RunningServer {
   drain(graceMs: number): Promise<number>;
 }
 
+/** What a client may hold: time to send its request, and a share of the process's connections. */
+export interface ConnectionLimits {
+  /** How long a client may take to send a request's headers (`server.headersTimeout`). */
+  headersTimeoutMs: number;
+  /** How long a client may take to send a whole request, body included (`server.requestTimeout`); replies are not timed. */
+  requestTimeoutMs: number;
+  /** Connections open at once in this process (`server.maxConnections`); more are closed on arrival. 0: no cap. */
+  maxConnections: number;
+}
+
+/**
+ * Node's own defaults (300 s for a request, 60 s for its headers, no cap) let a client that trickles its bytes hold a
+ * connection for minutes. A chat request is small, so 15 s is ample; a reverse proxy that buffers request bodies takes
+ * even that wait off the server.
+ */
+export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = {
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 15_000,
+  maxConnections: 1000,
+};
+
+/**
+ * Node looks for timed-out requests only this often (30 s by default), so a cut can come that much late: look every
+ * second, or every tenth of the shorter timeout when that is shorter.
+ */
+function checkingIntervalMs({ headersTimeoutMs, requestTimeoutMs }: ConnectionLimits): number {
+  return Math.min(1000, Math.ceil(Math.min(headersTimeoutMs, requestTimeoutMs) / 10));
+}
+
+/** How often, at most, the server says that it turned connections away. */
+const DROP_LOG_INTERVAL_MS = 60_000;
+
 function browsableHost(host: string): string {
   if (host === '0.0.0.0' || host === '::') return 'localhost';
   return host.includes(':') ? `[${host}]` : host;
 }
 
-/** Serves `app` over HTTP on `host:port` (port 0: any free port) with @hono/node-server. */
-export function listen(app: Hono<ServerEnv>, { port, host }: { port: number; host: string }): Promise<RunningServer> {
+/**
+ * Serves `app` over HTTP on `host:port` (port 0: any free port) with @hono/node-server, cutting off clients that
+ * send their requests too slowly and turning connections away beyond the cap (`limits`, by default
+ * `DEFAULT_CONNECTION_LIMITS`). `log` hears, at most once a minute, how many connections the cap turned away.
+ */
+export function listen(
+  app: Hono<ServerEnv>,
+  {
+    port,
+    host,
+    limits = DEFAULT_CONNECTION_LIMITS,
+    log,
+  }: { port: number; host: string; limits?: ConnectionLimits; log?: (line: string) => void },
+): Promise<RunningServer> {
   return new Promise((resolve, reject) => {
-    const server = serve({ fetch: app.fetch, port, hostname: host }) as Server;
+    const server = serve({
+      fetch: app.fetch,
+      port,
+      hostname: host,
+      serverOptions: {
+        headersTimeout: limits.headersTimeoutMs,
+        requestTimeout: limits.requestTimeoutMs,
+        connectionsCheckingInterval: checkingIntervalMs(limits),
+      },
+    }) as Server;
+    if (limits.maxConnections > 0) {
+      server.maxConnections = limits.maxConnections;
+      if (log) logDrops(server, limits.maxConnections, log);
+    }
     server.once('error', reject);
     server.once('listening', () => {
       const actualPort = (server.address() as AddressInfo).port;
@@ -43,6 +100,18 @@ export function listen(app: Hono<ServerEnv>, { port, host }: { port: number; hos
         drain: (graceMs) => drain(server, graceMs),
       });
     });
+  });
+}
+
+function logDrops(server: Server, cap: number, log: (line: string) => void): void {
+  let dropped = 0;
+  let lastLog = Number.NEGATIVE_INFINITY;
+  server.on('drop', () => {
+    dropped += 1;
+    if (Date.now() - lastLog < DROP_LOG_INTERVAL_MS) return;
+    lastLog = Date.now();
+    log(`[server] MAX_CONNECTIONS (${cap}) reached: turning new connections away (${dropped} since the last notice)`);
+    dropped = 0;
   });
 }
 

@@ -29,7 +29,7 @@ async function main(): Promise<void> {
   const counters = config.redisUrl ? new RedisCounters(config.redisUrl, log) : undefined;
   const metrics = config.metrics ? createMetrics() : undefined;
   const app = createProxyApp({ ...config.proxy, clientDir, counters, metrics, log });
-  const running = await listen(app, { port: config.port, host: config.host });
+  const running = await listen(app, { port: config.port, host: config.host, limits: config.connections, log });
   const metricsServer =
     config.metrics && metrics ? await serveMetrics(metrics, config.metrics.port, config.metrics.host) : undefined;
 

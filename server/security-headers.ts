@@ -33,7 +33,8 @@ export function parseSourceList(value: string, name: string): string[] {
     .filter(Boolean)
     .map((source) => (source === 'self' || source === 'none' ? `'${source}'` : source));
   for (const source of sources) {
-    if (!SOURCE_PATTERN.test(source)) {
+    const port = /:(\d+)\/?$/.exec(source)?.[1];
+    if (!SOURCE_PATTERN.test(source) || (port !== undefined && Number(port) > 65_535)) {
       throw new Error(
         `${name}: "${source}" is not a CSP source (use 'self', 'none' or an origin like https://example.com)`,
       );
