@@ -1,4 +1,8 @@
+import type { MiddlewareHandler } from 'hono';
+import { CHAT_COMPLETIONS_PATH } from '../contract/llm.ts';
+import { apiError } from './api-error.ts';
 import type { Counters } from './counters.ts';
+import type { Metrics } from './metrics.ts';
 
 /** The token usage a provider reports with a completion (OpenAI's `usage` object). */
 export interface TokenUsage {
@@ -56,4 +60,32 @@ export class SpendCap {
   get dailyLimit(): number {
     return this.limit;
   }
+}
+
+/** Refuses chat with the cap's 429 (and `Retry-After`) while today's count is past the cap. */
+export function spendCapGuard(spendCap: SpendCap, log: (line: string) => void, metrics?: Metrics): MiddlewareHandler {
+  return async (c, next) => {
+    const retryAfter = await spendCap.refusal();
+    if (retryAfter === undefined) return next();
+    log(`[llm-proxy] POST ${CHAT_COMPLETIONS_PATH} 429 daily token limit (${spendCap.dailyLimit}) reached`);
+    metrics?.rateLimited.inc({ reason: 'spend_cap' });
+    const answer = apiError(c, 429, 'daily_token_limit', 'The daily usage limit is reached, please come back later.');
+    answer.headers.set('Retry-After', String(retryAfter));
+    return answer;
+  };
+}
+
+/** Counts a reply's usage in the metrics and, with a cap, in today's total (logged; a failure is logged, not thrown). */
+export function usageRecorder(spendCap: SpendCap | undefined, log: (line: string) => void, metrics?: Metrics) {
+  return async (usage: TokenUsage): Promise<void> => {
+    metrics?.tokens.inc({ kind: 'prompt' }, usage.prompt);
+    metrics?.tokens.inc({ kind: 'completion' }, usage.completion);
+    if (!spendCap) return;
+    try {
+      const today = await spendCap.record(usage.total);
+      log(`[llm-proxy] usage tokens=${usage.total} today=${today}/${spendCap.dailyLimit}`);
+    } catch (error) {
+      log(`[llm-proxy] usage not counted (${(error as Error).name})`);
+    }
+  };
 }
