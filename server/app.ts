@@ -6,7 +6,7 @@ import { MemoryCounters, RedisCounters } from './counters.ts';
 import type { ProxyOptions, ServerEnv } from './hono-env.ts';
 import { headersForPath, securityHeaders } from './security-headers.ts';
 import { serveClient } from './serve-client.ts';
-import { SpendCap, usageRecorder } from './spend-cap.ts';
+import { SpendCap } from './spend-cap.ts';
 
 /**
  * The site's one request handler: security headers on every response, health checks, the same-origin LLM proxy
@@ -54,8 +54,7 @@ export function createApp(options: ProxyOptions): Hono<ServerEnv> {
 
   const { upstream } = options;
   if (upstream.kind !== 'none') {
-    const recordUsage = usageRecorder(spendCap, log, options.metrics);
-    app.route('/', chatRoute({ ...options, upstream }, { counters, spendCap, log, recordUsage }));
+    app.route('/', chatRoute({ ...options, upstream }, { counters, spendCap, log }));
   }
   app.all(`${PROXY_BASE_PATH}/*`, (c) => apiError(c, 404, 'not_found', 'Not found.'));
 

@@ -9,17 +9,15 @@ import { DEMO_MODEL } from './demo-responder.ts';
 import { Exchange } from './exchange.ts';
 import type { ProxyOptions, ServerEnv, Upstream } from './hono-env.ts';
 import { rateLimit } from './rate-limit.ts';
-import { readUsage, type SpendCap, spendCapGuard, type TokenUsage } from './spend-cap.ts';
+import { type Reservation, readUsage, reservationFor, type SpendCap, type TokenUsage } from './spend-cap.ts';
 import { relayStream } from './sse-relay.ts';
 import { callUpstream, type UpstreamAnswer, upstreamLabel } from './upstream.ts';
 
-/** What the chat route needs besides its options: where counts go, and how a reply's usage is recorded. */
+/** What the chat route needs besides its options: where counts go, and where its log lines go. */
 export interface ChatRouteDeps {
   counters: Counters;
   spendCap: SpendCap | undefined;
   log: (line: string) => void;
-  /** Settles once the usage is counted, so that the next request (on any replica) sees it. */
-  recordUsage: (usage: TokenUsage) => Promise<void>;
 }
 
 type ChatUpstream = Exclude<Upstream, { kind: 'none' }>;
@@ -39,7 +37,6 @@ export function chatRoute(options: ProxyOptions & { upstream: ChatUpstream }, de
       metrics?.chatRequests.inc({ status: String(c.res.status) });
     },
     ...rateLimit(options, deps.counters, deps.log),
-    ...(deps.spendCap ? [spendCapGuard(deps.spendCap, deps.log, metrics)] : []),
     limitBody(options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES),
     (c) => forwardChat(c, options, deps),
   );
@@ -49,7 +46,7 @@ export function chatRoute(options: ProxyOptions & { upstream: ChatUpstream }, de
 async function forwardChat(
   c: Context<ServerEnv>,
   options: ProxyOptions & { upstream: ChatUpstream },
-  { log, recordUsage }: ChatRouteDeps,
+  { log, spendCap }: ChatRouteDeps,
 ): Promise<Response> {
   const started = Date.now();
   const { upstream, metrics } = options;
@@ -75,6 +72,31 @@ async function forwardChat(
   if (!parsed.ok) return done(apiError(c, 400, 'invalid_body', parsed.reason), 'refused');
   const request = parsed.request;
 
+  // The demo costs nothing. A provider's call is paid for before it is made, so that no burst can outrun the cap.
+  let reservation: Reservation | undefined;
+  if (spendCap && upstream.kind === 'provider') {
+    const held = await spendCap.reserve(reservationFor(request));
+    if ('retryAfter' in held) {
+      metrics?.rateLimited.inc({ reason: 'spend_cap' });
+      const refusal = apiError(
+        c,
+        429,
+        'daily_token_limit',
+        'The daily usage limit is reached, please come back later.',
+      );
+      refusal.headers.set('Retry-After', String(held.retryAfter));
+      return done(refusal, `refused: daily token limit (${spendCap.dailyLimit}) reached`);
+    }
+    reservation = held;
+  }
+  // Settles once the usage is counted, so that the next request (on any replica) sees it.
+  const recordUsage = async (usage: TokenUsage) => {
+    metrics?.tokens.inc({ kind: 'prompt' }, usage.prompt);
+    metrics?.tokens.inc({ kind: 'completion' }, usage.completion);
+    const today = await reservation?.settle(usage.total);
+    if (today !== undefined) log(`[llm-proxy] usage tokens=${usage.total} today=${today}/${spendCap?.dailyLimit}`);
+  };
+
   const calledAt = performance.now();
   const exchange = new Exchange(c, options.timeoutMs, () =>
     metrics?.upstreamDuration.observe((performance.now() - calledAt) / 1000),
@@ -99,6 +121,8 @@ async function forwardChat(
 
   if (answer.status < 200 || answer.status > 299) {
     exchange.end();
+    // The provider refused the call, so it cost nothing: the reservation is given back.
+    await reservation?.settle(0);
     // Dropped rather than read: the provider's error text may quote the request or describe the account.
     await answer.discard();
     if (answer.status === 401 || answer.status === 403) {

@@ -18,7 +18,8 @@ function counterStore(counters: Counters, windowMs: number): Store<ServerEnv> {
   return {
     async increment(key) {
       const resetAt = window();
-      return { totalHits: await counters.add(`rate:${resetAt}:${key}`, 1, resetAt), resetTime: new Date(resetAt) };
+      const totalHits = (await counters.add(`rate:${resetAt}:${key}`, 1, resetAt)) ?? 0;
+      return { totalHits, resetTime: new Date(resetAt) };
     },
     async decrement(key) {
       const resetAt = window();

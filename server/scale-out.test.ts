@@ -2,6 +2,7 @@
 // Replicas of the production server as operators run them, sharing a real Redis: each test starts what it needs on
 // 127.0.0.1 and stops it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_TOKENS } from '../contract/llm.ts';
 import { FAKE_REPLY } from '../testing/fake-provider.ts';
 import {
   awayFromMinuteEdge,
@@ -15,7 +16,10 @@ import {
   until,
 } from '../testing/production-harness.ts';
 import { freePort, type RedisServer, startRedisServer } from '../testing/redis-server.ts';
-import { nextUtcMidnight } from './spend-cap.ts';
+import { nextUtcMidnight, TEMPLATE_TOKENS } from './spend-cap.ts';
+
+/** What each chat request reserves before it is forwarded (see `reservationFor`). */
+const RESERVATION = Buffer.byteLength(PROMPT) + TEMPLATE_TOKENS + MAX_TOKENS;
 
 const { provider, startServer } = productionHarness('scale-out');
 let redis: RedisServer;
@@ -83,7 +87,9 @@ describe('replicas behind a load balancer', () => {
   it(
     'share one daily token cap, and past it answer 429 until midnight UTC without calling the provider',
     async () => {
-      const env = { REDIS_URL: `${redis.url}/2`, LLM_DAILY_TOKEN_LIMIT: String(3 * TOKENS_PER_EXCHANGE - 1) };
+      // Room for two exchanges and the reservation of a third; the fourth's reservation would pass the cap.
+      const cap = 3 * TOKENS_PER_EXCHANGE - 1 + RESERVATION;
+      const env = { REDIS_URL: `${redis.url}/2`, LLM_DAILY_TOKEN_LIMIT: String(cap) };
       const [a, b] = await Promise.all([startServer(env), startServer(env)]);
       await Promise.all(
         [a, b].map((server) =>
@@ -116,7 +122,7 @@ describe('replicas behind a load balancer', () => {
       expect(provider().requests).toHaveLength(3);
       // Totals, never texts.
       const logs = [...a.output, ...b.output].join('\n');
-      expect(logs).toContain(`today=${3 * TOKENS_PER_EXCHANGE}/${3 * TOKENS_PER_EXCHANGE - 1}`);
+      expect(logs).toContain(`today=${3 * TOKENS_PER_EXCHANGE}/${cap}`);
       expect(logs).not.toContain(PROMPT);
       expect(logs).not.toContain(FAKE_REPLY);
     },
