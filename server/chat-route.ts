@@ -22,6 +22,16 @@ export interface ChatRouteDeps {
 
 type ChatUpstream = Exclude<Upstream, { kind: 'none' }>;
 
+/** Errors of a call that never reached the provider. */
+const NEVER_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN']);
+
+/** The cap's 429: the client's openai library reads it like a provider's rate limit, and waits for `Retry-After`. */
+function capRefusal(c: Context, retryAfter: number): Response {
+  const refusal = apiError(c, 429, 'daily_token_limit', 'The daily usage limit is reached, please come back later.');
+  refusal.headers.set('Retry-After', String(retryAfter));
+  return refusal;
+}
+
 /**
  * `POST /api/llm/v1/chat/completions`: counted, rate limited, capped, size limited, checked, then forwarded with the
  * token added server-side and the model pinned. Upstream error bodies never reach the client, only a generic error
@@ -78,14 +88,7 @@ async function forwardChat(
     const held = await spendCap.reserve(reservationFor(request));
     if ('retryAfter' in held) {
       metrics?.rateLimited.inc({ reason: 'spend_cap' });
-      const refusal = apiError(
-        c,
-        429,
-        'daily_token_limit',
-        'The daily usage limit is reached, please come back later.',
-      );
-      refusal.headers.set('Retry-After', String(held.retryAfter));
-      return done(refusal, `refused: daily token limit (${spendCap.dailyLimit}) reached`);
+      return done(capRefusal(c, held.retryAfter), `refused: daily token limit (${spendCap.dailyLimit}) reached`);
     }
     reservation = held;
   }
@@ -115,7 +118,9 @@ async function forwardChat(
   let answer: UpstreamAnswer;
   try {
     answer = await callUpstream(upstream, request, exchange.signal);
-  } catch {
+  } catch (error) {
+    // Nothing was sent to a provider that could not be connected to: it cost nothing.
+    if (NEVER_SENT.has((error as NodeJS.ErrnoException).code ?? '')) await reservation?.settle(0);
     return failed();
   }
 

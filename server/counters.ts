@@ -57,7 +57,7 @@ const ADD_SCRIPT = `
 local count = tonumber(redis.call('GET', KEYS[1]) or '0')
 local amount = tonumber(ARGV[1])
 local limit = tonumber(ARGV[2])
-if limit >= 0 and amount > 0 and count + amount > limit then return -1 end
+if limit >= 0 and amount > 0 and count + amount > limit then return false end
 count = redis.call('INCRBY', KEYS[1], amount)
 redis.call('PEXPIREAT', KEYS[1], ARGV[3])
 redis.call('SET', KEYS[2], amount, 'PX', ARGV[4])
@@ -153,7 +153,8 @@ export class RedisCounters implements Counters {
     try {
       const count = await this.redis.addCount(key, note, amount, limit ?? -1, resetAt, NOTE_MS);
       this.markUp();
-      return count < 0 ? undefined : count;
+      // A refusal is Lua's `false`, which Redis answers as nil.
+      return count ?? undefined;
     } catch (error) {
       // Not awaited: it waits behind the late call, and nobody needs its answer.
       this.redis.undoCount(key, note).catch(() => undefined);

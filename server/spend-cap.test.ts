@@ -99,11 +99,18 @@ describe('the daily token cap, in one process', () => {
     expect(provider.requests).toHaveLength(1);
   });
 
-  it('gives the reservation back when the provider refuses the call', async () => {
+  it('gives the reservation back when the provider refuses the call, or cannot be reached at all', async () => {
     provider.queue({ status: 503 });
     const { url } = await start({ dailyTokenLimit: reservation('hi') + 10 });
+    const unreachable = await start({
+      dailyTokenLimit: reservation('hi') + 10,
+      upstream: { kind: 'provider', baseURL: 'http://127.0.0.1:9/v1', apiKey: 'test-token-unused', model: 'm' },
+    });
 
     expect((await postChat(url, chatBody('hi'))).status).toBe(503);
     expect((await postChat(url, chatBody('hi'))).status).toBe(200);
+    expect((await postChat(unreachable.url, chatBody('hi'))).status).toBe(502);
+    expect((await postChat(unreachable.url, chatBody('hi'))).status).toBe(502);
+    expect(unreachable.logs.filter((line) => line.includes(' 429 '))).toEqual([]);
   });
 });
