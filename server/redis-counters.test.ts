@@ -3,7 +3,7 @@
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_TOKENS } from '../contract/llm.ts';
-import { chatBody, postChat, proxyHarness, until } from '../testing/proxy-app.ts';
+import { chatBody, parallelBurst, postChat, proxyHarness, until } from '../testing/proxy-app.ts';
 import { type RedisServer, startRedisServer } from '../testing/redis-server.ts';
 import { REDIS_KEY_PREFIX, RedisCounters } from './counters.ts';
 import { TEMPLATE_TOKENS } from './spend-cap.ts';
@@ -61,17 +61,10 @@ async function timedChat(url: string): Promise<{ status: number; ms: number }> {
 
 describe('the daily token cap in Redis', () => {
   it('admits a parallel burst only as far as its reservations fit under the cap', async () => {
-    provider.respondWith({ hold: true });
     const { counters } = await redisCounters([]);
     const cap = 2_000;
     const { url } = await start({ dailyTokenLimit: cap, counters });
-    const answers = Array.from({ length: 20 }, () => postChat(url, chatBody('hello there')));
-    const statuses: number[] = [];
-    for (const answer of answers) void answer.then((response) => statuses.push(response.status));
-    await until(() => statuses.length + provider.heldCount === 20, 'every request to be admitted or refused');
-    const admitted = provider.heldCount;
-    while (provider.heldCount > 0) provider.release({ content: 'ok' });
-    await Promise.all(answers);
+    const { admitted, statuses } = await parallelBurst(url, provider, 20, 'hello there');
 
     expect(admitted).toBe(Math.floor(cap / (Buffer.byteLength('hello there') + TEMPLATE_TOKENS + MAX_TOKENS)));
     expect(admitted).toBeLessThanOrEqual(8);

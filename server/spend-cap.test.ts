@@ -1,7 +1,7 @@
 // @vitest-environment node
 import { describe, expect, it } from 'vitest';
 import { MAX_TOKENS } from '../contract/llm.ts';
-import { chatBody, postChat, proxyHarness, until } from '../testing/proxy-app.ts';
+import { chatBody, parallelBurst, postChat, proxyHarness, until } from '../testing/proxy-app.ts';
 import { TEMPLATE_TOKENS } from './spend-cap.ts';
 
 const { provider, start } = await proxyHarness();
@@ -70,17 +70,9 @@ describe('the daily token cap, in one process', () => {
   });
 
   it('admits a parallel burst only as far as its reservations fit under the cap', async () => {
-    provider.respondWith({ hold: true });
     const cap = 2_000;
     const { url } = await start({ dailyTokenLimit: cap });
-    const answers = Array.from({ length: 20 }, () => postChat(url, chatBody('hello there')));
-    const statuses: number[] = [];
-    for (const answer of answers) void answer.then((response) => statuses.push(response.status));
-    // Every request has been decided once the refused ones have answered and the admitted ones are held.
-    await until(() => statuses.length + provider.heldCount === 20, 'every request to be admitted or refused');
-    const admitted = provider.heldCount;
-    while (provider.heldCount > 0) provider.release({ content: 'ok' });
-    await Promise.all(answers);
+    const { admitted, statuses } = await parallelBurst(url, provider, 20, 'hello there');
 
     expect(admitted).toBe(Math.floor(cap / reservation('hello there')));
     expect(admitted).toBeLessThanOrEqual(8);

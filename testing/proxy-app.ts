@@ -3,7 +3,7 @@ import { CHAT_COMPLETIONS_PATH, MAX_TOKENS } from '../contract/llm.ts';
 import { createApp } from '../server/app.ts';
 import type { ProxyOptions } from '../server/hono-env.ts';
 import { listen, type RunningServer } from '../server/listen.ts';
-import { FAKE_REPLY, startFakeProvider } from './fake-provider.ts';
+import { FAKE_REPLY, type FakeProvider, startFakeProvider } from './fake-provider.ts';
 
 // Deliberately unlike any provider's token format, so it cannot be mistaken for a real one.
 export const TOKEN = 'test-upstream-token-3f9c2a';
@@ -75,4 +75,21 @@ export async function until(condition: () => boolean, what: string, timeoutMs = 
     if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
+}
+
+/**
+ * Sends `count` chat requests at once while `provider` holds every one that reaches it, so that all of them are in
+ * flight together; once each is admitted (held) or refused (answered), lets the held ones finish. Returns how many
+ * reached the provider, and every status.
+ */
+export async function parallelBurst(url: string, provider: FakeProvider, count: number, text: string) {
+  provider.respondWith({ hold: true });
+  const answers = Array.from({ length: count }, () => postChat(url, chatBody(text)));
+  const statuses: number[] = [];
+  for (const answer of answers) void answer.then((response) => statuses.push(response.status));
+  await until(() => statuses.length + provider.heldCount === count, 'every request to be admitted or refused');
+  const admitted = provider.heldCount;
+  while (provider.heldCount > 0) provider.release({ content: 'ok' });
+  await Promise.all(answers);
+  return { admitted, statuses };
 }
