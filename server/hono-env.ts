@@ -34,7 +34,10 @@ export interface ProxyOptions {
   trustedProxies?: string[];
   /** Where rate-limit hits and spent tokens are counted: this process's memory by default, or Redis. */
   counters?: Counters;
-  /** Tokens per UTC day, as the provider reports them; past it chat gets 429 until midnight. 0 or unset: no cap. */
+  /**
+   * Tokens per UTC day: each provider call reserves the most it can cost first, and gets 429 until midnight when that
+   * would pass the cap; the reservation is then settled to the reported usage. 0 or unset: no cap.
+   */
   dailyTokenLimit?: number;
   metrics?: Metrics;
   security: SecurityOptions;
