@@ -14,8 +14,16 @@ describe('counts in memory', () => {
 
     expect([await counters.add('a', 1, 1_000), await counters.add('a', 2, 1_000)]).toEqual([1, 3]);
     vi.advanceTimersByTime(1_000);
-    expect(await counters.get('a')).toBe(0);
     expect(await counters.add('a', 1, 2_000)).toBe(1);
+  });
+
+  it('add within a limit only what fits, in one step, and always take amounts back', async () => {
+    const counters = new MemoryCounters();
+
+    expect(await counters.add('t', 6, Date.now() + 1_000, 10)).toBe(6);
+    expect(await counters.add('t', 5, Date.now() + 1_000, 10)).toBeUndefined();
+    expect(await counters.add('t', 4, Date.now() + 1_000, 10)).toBe(10);
+    expect(await counters.add('t', -3, Date.now() + 1_000, 10)).toBe(7);
   });
 
   it('forget expired keys, so that many one-off clients do not grow the map without end', async () => {

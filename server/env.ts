@@ -5,7 +5,7 @@ import { parseEnv } from 'node:util';
 import { DEFAULT_BASE_URL, DEFAULT_MODEL, DEFAULT_PROXY_TIMEOUT_MS } from '../contract/llm.ts';
 import { trustedProxyList } from './client-key.ts';
 import { type ConnectionLimits, DEFAULT_CONNECTION_LIMITS } from './listen.ts';
-import type { ProxyOptions, Upstream } from './proxy.ts';
+import type { ProxyOptions, Upstream } from './hono-env.ts';
 import { DEFAULT_FRAME_ANCESTORS, parseSourceList } from './security-headers.ts';
 
 /** Variables as read from `process.env` or Vite's `loadEnv`. */
@@ -19,7 +19,7 @@ export const DEFAULT_RATE_LIMIT_PER_MINUTE = 20;
 /** Metrics are for the operator's scraper on the same host (or a sidecar), not for the public. */
 export const DEFAULT_METRICS_HOST = '127.0.0.1';
 
-/** The server's settings, ready for `createProxyApp` and `listen`. */
+/** The server's settings, ready for `createApp` and `listen`. */
 export interface ServerConfig {
   port: number;
   host: string;

@@ -2,7 +2,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import type { Hono } from 'hono';
-import type { ServerEnv } from './proxy.ts';
+import type { ServerEnv } from './hono-env.ts';
 
 /** A listening server and how to stop it. */
 export interface RunningServer {

@@ -3,11 +3,11 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { BUILD_INFO_FILE, type BuildInfo } from '../contract/llm.ts';
+import { createApp } from './app.ts';
 import { RedisCounters } from './counters.ts';
 import { type DirectBuild, describeUpstream, loadDotEnvFiles, readServerEnv } from './env.ts';
 import { listen } from './listen.ts';
 import { createMetrics, serveMetrics } from './metrics.ts';
-import { createProxyApp } from './proxy.ts';
 
 const clientDir = fileURLToPath(new URL('../client', import.meta.url));
 
@@ -28,7 +28,7 @@ async function main(): Promise<void> {
   const log = (line: string) => console.log(line);
   const counters = config.redisUrl ? new RedisCounters(config.redisUrl, log) : undefined;
   const metrics = config.metrics ? createMetrics() : undefined;
-  const app = createProxyApp({ ...config.proxy, clientDir, counters, metrics, log });
+  const app = createApp({ ...config.proxy, clientDir, counters, metrics, log });
   const running = await listen(app, { port: config.port, host: config.host, limits: config.connections, log });
   const metricsServer =
     config.metrics && metrics ? await serveMetrics(metrics, config.metrics.port, config.metrics.host) : undefined;

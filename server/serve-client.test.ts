@@ -5,9 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from './app.ts';
 import { listen, type RunningServer } from './listen.ts';
 import { precompressDir } from './precompress.ts';
-import { createProxyApp } from './proxy.ts';
 
 const INDEX_HTML =
   '<!doctype html><html><head><title>AI Assistant</title></head><body><div id="root"></div></body></html>';
@@ -32,7 +32,7 @@ beforeAll(async () => {
   await writeFile(join(clientDir, 'robot.svg'), '<svg xmlns="http://www.w3.org/2000/svg"/>');
   await writeFile(join(clientDir, 'embed.js'), '(function(){})();');
   precompressed = await precompressDir(clientDir);
-  const app = createProxyApp({
+  const app = createApp({
     upstream: { kind: 'demo' },
     timeoutMs: 1_000,
     rateLimitPerMinute: 0,

@@ -1,6 +1,6 @@
 import { serveStatic } from '@hono/node-server/serve-static';
 import type { Hono } from 'hono';
-import type { ServerEnv } from './proxy.ts';
+import type { ServerEnv } from './hono-env.ts';
 
 /** Vite's content-hashed output: a changed file gets a new name, so a cached copy never goes stale. */
 const HASHED_ASSETS = '/assets/';

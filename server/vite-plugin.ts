@@ -3,9 +3,9 @@ import { join } from 'node:path';
 import { getRequestListener } from '@hono/node-server';
 import { type Connect, loadEnv, type Plugin, type ResolvedConfig } from 'vite';
 import { BUILD_INFO_FILE, type BuildInfo, DEFAULT_BASE_URL, PROXY_BASE_PATH } from '../contract/llm.ts';
+import { createApp } from './app.ts';
 import { describeUpstream, readServerEnv } from './env.ts';
 import { precompressDir } from './precompress.ts';
-import { createProxyApp } from './proxy.ts';
 import { headersForPath, securityHeaders } from './security-headers.ts';
 
 /** The token is in `VITE_LLM_API_KEY`, i.e. in the bundle: the spec's direct mode. */
@@ -25,7 +25,7 @@ function isProxyPath(url: string | undefined): boolean {
 }
 
 /**
- * Mounts the production server's handler (`createProxyApp`) on a Vite server. The `LLM_*` variables come from the
+ * Mounts the production server's handler (`createApp`) on a Vite server. The `LLM_*` variables come from the
  * `.env` files and the environment via `loadEnv(mode, envDir, '')`; without `LLM_API_KEY` the demo responder
  * answers, and the log says so.
  *
@@ -40,7 +40,7 @@ function mountProxy(middlewares: Connect.Server, config: ResolvedConfig, applyTo
   // A direct-mode page calls its provider itself, so the CSP must let it.
   if (direct) proxy.security.connectSrc = [...proxy.security.connectSrc, new URL(direct).origin];
 
-  const app = createProxyApp({ ...proxy, log: (line) => config.logger.info(line, { timestamp: true }) });
+  const app = createApp({ ...proxy, log: (line) => config.logger.info(line, { timestamp: true }) });
   // Hono's lightweight Request/Response must not replace the globals of the process Vite (and Vitest) runs in.
   const listener = getRequestListener(app.fetch, { overrideGlobalObjects: false });
   const headers = securityHeaders(proxy.security);

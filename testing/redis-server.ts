@@ -18,6 +18,10 @@ export interface RedisServer {
   stop(): Promise<void>;
   /** Starts it again on the same port, empty. */
   start(): Promise<void>;
+  /** Freezes it (SIGSTOP): connections stay open and nothing answers, as in a stall. */
+  pause(): void;
+  /** Lets a paused server go on (SIGCONT), with whatever was sent to it meanwhile. */
+  resume(): void;
 }
 
 /**
@@ -55,5 +59,11 @@ export async function startRedisServer(): Promise<RedisServer> {
   };
 
   await start();
-  return { url: `redis://127.0.0.1:${port}`, stop, start };
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    stop,
+    start,
+    pause: () => child?.kill('SIGSTOP'),
+    resume: () => child?.kill('SIGCONT'),
+  };
 }

@@ -1,0 +1,72 @@
+import { Hono } from 'hono';
+import { PROXY_BASE_PATH } from '../contract/llm.ts';
+import { apiError } from './api-error.ts';
+import { chatRoute } from './chat-route.ts';
+import { MemoryCounters, RedisCounters } from './counters.ts';
+import type { ProxyOptions, ServerEnv } from './hono-env.ts';
+import { headersForPath, securityHeaders } from './security-headers.ts';
+import { serveClient } from './serve-client.ts';
+import { SpendCap } from './spend-cap.ts';
+
+/**
+ * The site's one request handler: security headers on every response, health checks, the same-origin LLM proxy
+ * under `PROXY_BASE_PATH` (only its chat route forwards; everything else there is a JSON 404), and (with `clientDir`)
+ * the built app. Vite's dev and preview servers and the production server all run this app, so what is tested here
+ * is what runs everywhere.
+ */
+export function createApp(options: ProxyOptions): Hono<ServerEnv> {
+  const log = options.log ?? ((line: string) => console.log(line));
+  const headers = securityHeaders(options.security);
+  const counters = options.counters ?? new MemoryCounters();
+  const spendCap = options.dailyTokenLimit ? new SpendCap(options.dailyTokenLimit, counters) : undefined;
+  const app = new Hono<ServerEnv>();
+
+  // Set on Node's response before anything answers (what a handler sets itself still wins): setting them on each web
+  // Response afterwards made it build and validate a Headers object per response.
+  app.use('*', async (c, next) => {
+    for (const [name, value] of Object.entries(headersForPath(headers, c.req.path))) {
+      c.env.outgoing.setHeader(name, value);
+    }
+    await next();
+  });
+
+  // Liveness: the process answers. Readiness: it can serve chat as configured (Redis reachable when it is set; without
+  // it chat still works on per-process limits, but a balancer should prefer a replica that shares them).
+  app.get('/healthz', (c) => c.json({ status: 'ok' }));
+  app.get('/readyz', (c) => {
+    const redis = counters instanceof RedisCounters ? (counters.reachable ? 'reachable' : 'unreachable') : 'not used';
+    const ready = redis !== 'unreachable';
+    return c.json({ status: ready ? 'ready' : 'not ready', upstream: options.upstream.kind, redis }, ready ? 200 : 503);
+  });
+
+  app.use(`${PROXY_BASE_PATH}/*`, async (c, next) => {
+    // Answers are per visitor and per message: no cache may keep them.
+    c.env.outgoing.setHeader('Cache-Control', 'no-store');
+    // Browsers mark every request with where it came from; a page on another site must not spend this site's quota.
+    // There is no CORS either, so a foreign page's JSON request already fails its preflight; this also stops the
+    // "simple" requests that skip the preflight.
+    const site = c.req.header('sec-fetch-site');
+    if (site && site !== 'same-origin' && site !== 'none') {
+      return apiError(c, 403, 'forbidden_origin', 'Requests from other sites are not allowed.');
+    }
+    await next();
+  });
+
+  const { upstream } = options;
+  if (upstream.kind !== 'none') {
+    app.route('/', chatRoute({ ...options, upstream }, { counters, spendCap, log }));
+  }
+  app.all(`${PROXY_BASE_PATH}/*`, (c) => apiError(c, 404, 'not_found', 'Not found.'));
+
+  if (options.clientDir) serveClient(app, options.clientDir);
+
+  app.notFound((c) =>
+    c.req.path.startsWith('/api/') ? apiError(c, 404, 'not_found', 'Not found.') : c.text('Not found', 404),
+  );
+  app.onError((error, c) => {
+    // The message may come from a library and is not the client's business; the name is enough to start looking.
+    log(`[server] ${c.req.method} ${c.req.path} 500 ${error.name}`);
+    return apiError(c, 500, 'internal_error', 'Internal server error.');
+  });
+  return app;
+}

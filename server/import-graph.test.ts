@@ -1,0 +1,55 @@
+// @vitest-environment node
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const SERVER_DIR = dirname(fileURLToPath(import.meta.url));
+const ROOT = resolve(SERVER_DIR, '..');
+
+/** The relative imports and re-exports of a file (type-only ones too: a cycle of types is still a tangle). */
+function relativeImports(file: string): string[] {
+  const text = readFileSync(file, 'utf8');
+  const specifiers = [...text.matchAll(/^(?:import|export)\b[^;]*?\bfrom\s+'(\.{1,2}\/[^']+)'/gms)].map((m) => m[1]);
+  return specifiers.map((specifier) => resolve(dirname(file), specifier));
+}
+
+/** One import cycle reachable from `files`, as the files around it, or `undefined` when there is none. */
+function findCycle(files: string[]): string[] | undefined {
+  const state = new Map<string, 'visiting' | 'done'>();
+  const path: string[] = [];
+  const visit = (file: string): string[] | undefined => {
+    if (state.get(file) === 'done') return undefined;
+    if (state.get(file) === 'visiting') return [...path.slice(path.indexOf(file)), file];
+    state.set(file, 'visiting');
+    path.push(file);
+    for (const next of relativeImports(file)) {
+      const cycle = visit(next);
+      if (cycle) return cycle;
+    }
+    path.pop();
+    state.set(file, 'done');
+    return undefined;
+  };
+  for (const file of files) {
+    const cycle = visit(file);
+    if (cycle) return cycle;
+  }
+  return undefined;
+}
+
+const serverFiles = readdirSync(SERVER_DIR)
+  .filter((name) => name.endsWith('.ts'))
+  .map((name) => join(SERVER_DIR, name));
+
+describe("the server's imports", () => {
+  it('run downhill: no file reaches itself again', () => {
+    const cycle = findCycle(serverFiles);
+    expect(cycle?.map((file) => relative(ROOT, file)).join(' → ')).toBeUndefined();
+  });
+
+  it('are read by this check (it finds a cycle when there is one)', () => {
+    expect(relativeImports(join(SERVER_DIR, 'app.ts'))).toContain(join(SERVER_DIR, 'chat-route.ts'));
+    expect(relativeImports(join(SERVER_DIR, 'listen.ts'))).toContain(join(SERVER_DIR, 'hono-env.ts'));
+  });
+});

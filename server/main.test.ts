@@ -1,0 +1,105 @@
+// @vitest-environment node
+// The production server as `npm start` runs it, in a process of its own: signals, client addresses, health and a
+// direct-mode build. Each test starts what it needs on 127.0.0.1 and stops it.
+import { describe, expect, it } from 'vitest';
+import type { ProductionServer } from '../testing/production-app.ts';
+import {
+  awayFromMinuteEdge,
+  chat,
+  DIRECT_ORIGIN,
+  productionHarness,
+  readiness,
+  statuses,
+  TEST_TIMEOUT_MS,
+  until,
+} from '../testing/production-harness.ts';
+
+const { provider, startServer } = productionHarness('main', { direct: true });
+
+describe('a rolling restart', () => {
+  it(
+    'on SIGTERM takes no new connections, finishes a slow streamed reply, then exits 0',
+    async () => {
+      const server = await startServer({});
+      provider().queue({ stream: ['one ', 'two ', 'three ', 'four'], pieceDelayMs: 300 });
+      const response = await chat(server, { stream: true });
+      const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+      const decoder = new TextDecoder();
+      let text = decoder.decode((await reader.read()).value);
+
+      const exited = server.signal('SIGTERM');
+      await until(
+        async () => server.output.some((line) => line.includes('SIGTERM')),
+        Boolean,
+        'the server to take the signal',
+      );
+      await expect(fetch(`${server.url}/healthz`)).rejects.toThrow();
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        text += decoder.decode(value);
+      }
+
+      expect(text).toContain('"four"');
+      expect(text).toContain('data: [DONE]');
+      expect(await exited).toBe(0);
+    },
+    TEST_TIMEOUT_MS,
+  );
+});
+
+describe('client addresses', () => {
+  it(
+    'ignore X-Forwarded-For from a peer that is not a trusted proxy, and use it from one that is',
+    async () => {
+      await awayFromMinuteEdge();
+      const [untrusted, trusted, unset] = await Promise.all([
+        startServer({ RATE_LIMIT_PER_MINUTE: '2', TRUST_PROXY: '10.0.0.0/8' }),
+        startServer({ RATE_LIMIT_PER_MINUTE: '2', TRUST_PROXY: '127.0.0.1' }),
+        startServer({ RATE_LIMIT_PER_MINUTE: '2' }),
+      ]);
+      const spoofing = (server: ProductionServer) =>
+        statuses(
+          () => chat(server, { forwardedFor: '198.51.100.1' }),
+          () => chat(server, { forwardedFor: '198.51.100.2' }),
+          () => chat(server, { forwardedFor: '198.51.100.3' }),
+        );
+
+      // 127.0.0.1 is not in 10.0.0.0/8: a fresh forged address per request buys no fresh quota.
+      expect(await spoofing(untrusted)).toEqual([200, 200, 429]);
+      expect(await spoofing(trusted)).toEqual([200, 200, 200]);
+      expect(await spoofing(unset)).toEqual([200, 200, 429]);
+      const warnings = unset.output.filter((line) => line.includes('X-Forwarded-For but TRUST_PROXY'));
+      expect(warnings).toHaveLength(1);
+      expect(untrusted.output.join('\n')).not.toContain('X-Forwarded-For but TRUST_PROXY');
+    },
+    TEST_TIMEOUT_MS,
+  );
+});
+
+describe('health and start-up', () => {
+  it(
+    'answers /healthz and /readyz without Redis, as the embedded default runs',
+    async () => {
+      const server = await startServer({});
+
+      expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+      expect(await readiness(server)).toEqual({ status: 200, redis: 'not used' });
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'serves a direct-mode build without a server token, allowing its provider and saying the token is in the page',
+    async () => {
+      const server = await startServer({}, 'direct');
+      const page = await fetch(server.url);
+
+      expect(page.status).toBe(200);
+      expect(page.headers.get('content-security-policy')).toContain(`connect-src 'self' ${DIRECT_ORIGIN}`);
+      expect(server.output.join('\n')).toMatch(/direct-mode build.*token.*every visitor can read it/);
+      expect((await chat(server)).status).toBe(404);
+    },
+    TEST_TIMEOUT_MS,
+  );
+});

@@ -1,0 +1,106 @@
+import { rm } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { afterAll, afterEach, beforeAll } from 'vitest';
+import { BUILD_INFO_FILE, CHAT_COMPLETIONS_PATH, MAX_TOKENS } from '../contract/llm.ts';
+import { type FakeProvider, startFakeProvider } from './fake-provider.ts';
+import { buildServerOnly, type ProductionServer, startProductionServer } from './production-app.ts';
+
+export const DIRECT_ORIGIN = 'https://direct-provider.example';
+const TOKEN = 'test-upstream-token-scale-7d1e';
+/** The fake provider counts words: this prompt is 2 tokens and its reply (FAKE_REPLY) 5, so 7 per exchange. */
+export const PROMPT = 'hello there';
+export const TOKENS_PER_EXCHANGE = 7;
+export const TEST_TIMEOUT_MS = 20_000;
+
+/**
+ * For a test file that runs the built production server as operators do, in separate processes: builds it (and, when
+ * asked, a direct-mode build beside it) once for the file, starts one fake provider, and stops every server after each
+ * test. `name` keeps the file's build apart from other files'. Call it once, at the top of the file.
+ */
+export function productionHarness(name: string, { direct = false } = {}) {
+  /** Under node_modules, so that the built server resolves its dependencies (ioredis, prom-client) as dist/ does. */
+  const buildDir = fileURLToPath(new URL(`../node_modules/.cache/${name}-test/`, import.meta.url));
+  const running: ProductionServer[] = [];
+  const state: { provider?: FakeProvider; proxyEntry?: string; directEntry?: string } = {};
+
+  beforeAll(async () => {
+    [state.proxyEntry, state.directEntry, state.provider] = await Promise.all([
+      buildServerOnly(`${buildDir}proxy`),
+      // A direct-mode build as the client build records it: the same server next to a page that calls its provider.
+      direct
+        ? buildServerOnly(`${buildDir}direct`, {
+            [BUILD_INFO_FILE]: JSON.stringify({ mode: 'direct', providerOrigin: DIRECT_ORIGIN }),
+          })
+        : undefined,
+      startFakeProvider(),
+    ]);
+  }, 60_000);
+  afterEach(async () => {
+    await Promise.all(running.splice(0).map((server) => server.close()));
+    state.provider?.reset();
+  });
+  afterAll(async () => {
+    await state.provider?.close();
+    await rm(buildDir, { recursive: true, force: true });
+  });
+
+  const provider = (): FakeProvider => state.provider as FakeProvider;
+  async function startServer(env: Record<string, string>, build: 'proxy' | 'direct' = 'proxy') {
+    const server = await startProductionServer((build === 'proxy' ? state.proxyEntry : state.directEntry) as string, {
+      ...(build === 'proxy' ? { LLM_BASE_URL: provider().baseURL, LLM_API_KEY: TOKEN } : {}),
+      LLM_TIMEOUT_MS: '5000',
+      RATE_LIMIT_PER_MINUTE: '0',
+      ...env,
+    });
+    running.push(server);
+    return server;
+  }
+  return { provider, startServer };
+}
+
+export function chat(server: ProductionServer, options: { stream?: boolean; forwardedFor?: string } = {}) {
+  return fetch(server.url + CHAT_COMPLETIONS_PATH, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      ...(options.forwardedFor ? { 'x-forwarded-for': options.forwardedFor } : {}),
+    },
+    body: JSON.stringify({
+      messages: [{ role: 'user', content: PROMPT }],
+      max_tokens: MAX_TOKENS,
+      ...(options.stream ? { stream: true } : {}),
+    }),
+  });
+}
+
+/** Sends chat requests one after the other and returns their statuses (bodies read, so connections are reused). */
+export async function statuses(...requests: (() => Promise<Response>)[]): Promise<number[]> {
+  const result: number[] = [];
+  for (const request of requests) {
+    const response = await request();
+    await response.text();
+    result.push(response.status);
+  }
+  return result;
+}
+
+export async function until<T>(probe: () => Promise<T>, accept: (value: T) => boolean, what: string): Promise<T> {
+  const deadline = Date.now() + 8_000;
+  for (;;) {
+    const value = await probe();
+    if (accept(value)) return value;
+    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what} (last: ${JSON.stringify(value)})`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+export async function readiness(server: ProductionServer): Promise<{ status: number; redis: string }> {
+  const response = await fetch(`${server.url}/readyz`);
+  return { status: response.status, redis: ((await response.json()) as { redis: string }).redis };
+}
+
+/** Rate-limit windows are whole clock minutes: a test that counts to a limit must not straddle two of them. */
+export async function awayFromMinuteEdge(): Promise<void> {
+  const intoMinute = Date.now() % 60_000;
+  if (intoMinute > 55_000) await new Promise((resolve) => setTimeout(resolve, 60_000 - intoMinute + 100));
+}
