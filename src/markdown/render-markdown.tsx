@@ -166,6 +166,7 @@ function renderNode(node: Nodes, key: number, context: RenderContext, tight: boo
           {href && (
             <>
               {' ('}
+              {/* Shown as itself, the address can mislead only by its userinfo. */}
               {misleads(node.url, href, href) ? (
                 href
               ) : (
