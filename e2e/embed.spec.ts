@@ -235,6 +235,42 @@ test('a site the allow-list does not name gets no chat', async ({ page, foreignS
   expect(provider.requests).toHaveLength(0);
 });
 
+test.describe("when the browser gives no currentScript, another vendor's /embed.js earlier on the page", () => {
+  const vendor = (site: HostSite) => `<script src="${site.origin}/embed.js"></script>`;
+  const framedOrigin = async (page: Page) => new URL((await page.locator('iframe').getAttribute('src')) ?? '').origin;
+
+  /** As a tag manager would run the loader: its own text, so that neither currentScript nor the stack names a tag. */
+  async function runLoaderText(page: Page, site: HostSite, foreignSite: HostSite, appOrigin: string, mark: string) {
+    const tag = `<script type="text/plain" src="${appOrigin}/embed.js"${mark}></script>`;
+    await page.goto(
+      site.page('/tag-manager', hostPageHtml({ appOrigin, snippet: false, head: vendor(foreignSite) + tag })),
+    );
+    await page.evaluate(await (await fetch(`${appOrigin}/embed.js`)).text());
+  }
+
+  test('is passed over for the tag this file was loaded from', async ({ page, site, foreignSite, embedApp }) => {
+    await page.addInitScript(() => Object.defineProperty(document, 'currentScript', { get: () => null }));
+    await openHostPage(page, site, { appOrigin: embedApp.origin, head: vendor(foreignSite) });
+    await launcher(page).click();
+    expect(await framedOrigin(page)).toBe(embedApp.origin);
+    await expect(messageBox(page)).toBeFocused();
+  });
+
+  test('is passed over for the tag marked data-ai-assistant', async ({ page, site, foreignSite, embedApp }) => {
+    await runLoaderText(page, site, foreignSite, embedApp.origin, ' data-ai-assistant data-label="Ask the shop"');
+    await page.getByRole('button', { name: 'Ask the shop' }).click();
+    expect(await framedOrigin(page)).toBe(embedApp.origin);
+    await expect(messageBox(page)).toBeFocused();
+  });
+
+  test('is never taken, even when no tag is ours', async ({ page, site, foreignSite, embedApp }) => {
+    await runLoaderText(page, site, foreignSite, embedApp.origin, '');
+    // The loader runs synchronously: had it taken a tag, its launcher and API would be there now.
+    expect(await page.evaluate(() => 'AIAssistant' in window)).toBe(false);
+    await expect(page.locator('ai-assistant-embed')).toHaveCount(0);
+  });
+});
+
 test('data- attributes: side, label, open on load; the global API; forged messages are ignored', async ({
   page,
   site,

@@ -106,6 +106,11 @@ for (const [index, group] of groups.entries()) {
         }
         return found;
       });
+      if (reply.shows !== undefined) {
+        const bubble = chat.bubbles('bot').last();
+        await expect(bubble, reply.name).toContainText(reply.shows);
+        await expect(bubble.locator('a'), reply.name).toHaveCount(0);
+      }
       const watch = await page.evaluate(() => (window as unknown as { __watch: Watch }).__watch);
       expect({ unsafe, ...watch, dialogs }, reply.name).toEqual({
         unsafe: [],

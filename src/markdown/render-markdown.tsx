@@ -10,6 +10,7 @@ import { gfmTable } from 'micromark-extension-gfm-table';
 import { gfmTaskListItem } from 'micromark-extension-gfm-task-list-item';
 import type { ReactNode } from 'react';
 import { CodeBlock } from './code-block';
+import { misleads } from './honest-link';
 
 const ALLOWED_PROTOCOLS = new Set(['https:', 'http:', 'mailto:']);
 
@@ -62,6 +63,12 @@ function renderChildren(parent: Parents, context: RenderContext, tight = false):
 
 function sourceText(node: Nodes, context: RenderContext): string {
   return context.source.slice(node.position?.start.offset, node.position?.end.offset);
+}
+
+/** A node's text as a reader sees it, without its emphasis or code marks. */
+function textOf(node: Nodes): string {
+  if (node.type === 'text' || node.type === 'inlineCode') return node.value;
+  return 'children' in node ? node.children.map(textOf).join('') : '';
 }
 
 function renderNode(node: Nodes, key: number, context: RenderContext, tight: boolean, block = false): ReactNode {
@@ -135,6 +142,15 @@ function renderNode(node: Nodes, key: number, context: RenderContext, tight: boo
       const bareUrlStillArriving =
         context.partial && node.position?.end.offset === context.source.length && start !== '[' && start !== '<';
       if (!href || bareUrlStillArriving) return <span key={key}>{renderChildren(node, context)}</span>;
+      if (misleads(node.url, href, textOf(node))) {
+        // As text, followed by where it would have gone, unless the text is that address already (an autolink).
+        return (
+          <span key={key}>
+            {renderChildren(node, context)}
+            {start === '[' && ` (${href})`}
+          </span>
+        );
+      }
       return (
         <a key={key} href={href} target="_blank" rel="noopener noreferrer nofollow">
           {renderChildren(node, context)}
@@ -150,9 +166,14 @@ function renderNode(node: Nodes, key: number, context: RenderContext, tight: boo
           {href && (
             <>
               {' ('}
-              <a href={href} target="_blank" rel="noopener noreferrer nofollow">
-                {href}
-              </a>
+              {/* Shown as itself, the address can mislead only by its userinfo. */}
+              {misleads(node.url, href, href) ? (
+                href
+              ) : (
+                <a href={href} target="_blank" rel="noopener noreferrer nofollow">
+                  {href}
+                </a>
+              )}
               {')'}
             </>
           )}

@@ -99,6 +99,35 @@ describe('RichReply', () => {
     expect(container.querySelector('img, [onclick]')).toBeNull();
   });
 
+  it('shows a link whose text names another host, or whose URL has userinfo, as text and its destination', () => {
+    const { container } = renderReply(
+      [
+        '[https://bank.example](https://evil.example) [bank.example](https://evil.example/a)',
+        '[www.bank.example/login](https://evil.example) [**bank**.example](https://evil.example)',
+        '[bank](https://user:pass@evil.example/) http://good.example\\@evil.example https://user:pass@host.example/',
+        '[BANK.example.](https://www.bank.example/) [https://bücher.example](https://xn--bcher-kva.example/x)',
+      ].join('\n'),
+    );
+    expect(Array.from(container.querySelectorAll('a'), (a) => [a.textContent, a.getAttribute('href')])).toEqual([
+      ['BANK.example.', 'https://www.bank.example/'],
+      ['https://bücher.example', 'https://xn--bcher-kva.example/x'],
+    ]);
+    expect(container.textContent).toBe(
+      [
+        'https://bank.example (https://evil.example/) bank.example (https://evil.example/a)',
+        'www.bank.example/login (https://evil.example/) bank.example (https://evil.example/)',
+        'bank (https://user:pass@evil.example/) http://good.example\\@evil.example https://user:pass@host.example/',
+        'BANK.example. https://bücher.example',
+      ].join('\n'),
+    );
+  });
+
+  it('never links an image address with userinfo', () => {
+    const { container } = renderReply('![pixel](https://user@tracker.example/p.gif)');
+    expect(container.querySelector('a')).toBeNull();
+    expect(container.textContent).toBe('Image: pixel (https://user@tracker.example/p.gif)');
+  });
+
   it('checks a URL as the browser would read it', () => {
     expect(safeHref('https://example.com')).toBe('https://example.com/');
     expect(safeHref(' \tjava\nscript:alert(1)')).toBeUndefined();

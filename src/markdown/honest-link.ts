@@ -1,0 +1,39 @@
+// Links that would lie about where they go. A reply (or a prompt injection speaking through it) chooses both a link's
+// text and its target; the reader sees only the text. These are shown as text, never as links.
+
+// Userinfo in an http(s) URL, read as the RFC reads it (only `/`, `?` and `#` end the authority). The browser reads
+// `\` as `/` too, so `http://good.example\@evil.example` goes to good.example there but to evil.example elsewhere:
+// either way the text names a host the link may not go to.
+const USERINFO = /^https?:[\\/]*[^/?#]*@/i;
+
+// A whole link text that is a URL (`https://bank.example`) or a domain, optionally with a port or path
+// (`www.bank.example/login`). The last label is spelt as top-level domains are (letters, or punycode), so that `3.14`
+// and `e.g.` name no host.
+const URL_TEXT = /^[a-z][a-z\d+.-]*:\/\//i;
+const DOMAIN_TEXT = /^(?:[\p{L}\p{N}_-]+\.)+(?:\p{L}{2,}|xn--[a-z\d-]+)\.?(?:[:/?#]\S*)?$/iu;
+
+/** The host a link's text names, as the URL parser spells it (lower case, IDN as punycode), or `undefined`. */
+function namedHost(text: string): string | undefined {
+  const trimmed = text.trim();
+  const url = URL_TEXT.test(trimmed) ? trimmed : DOMAIN_TEXT.test(trimmed) ? `http://${trimmed}` : undefined;
+  if (!url) return undefined;
+  try {
+    return new URL(url).hostname || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+// `BANK.example.`, `www.bank.example` and `bank.example` are one site to a reader.
+const sameSite = (host: string) => host.replace(/\.$/, '').replace(/^www\./, '');
+
+/**
+ * Whether a link must not be made: its URL carries userinfo (`user@host`), or its text is a URL or domain naming
+ * another host than the one it goes to. `url` is the target as written, `href` the same after `safeHref`.
+ */
+export function misleads(url: string, href: string, text: string): boolean {
+  const target = new URL(href);
+  if (target.username || target.password || USERINFO.test(url.trim())) return true;
+  const named = namedHost(text);
+  return named !== undefined && sameSite(named) !== sameSite(target.hostname);
+}
