@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { parseEnv } from 'node:util';
 import { DEFAULT_BASE_URL, DEFAULT_MODEL, DEFAULT_PROXY_TIMEOUT_MS } from '../contract/llm.ts';
 import { trustedProxyList } from './client-key.ts';
-import { type ConnectionLimits, DEFAULT_CONNECTION_LIMITS } from './listen.ts';
 import type { ProxyOptions, Upstream } from './hono-env.ts';
+import { type ConnectionLimits, DEFAULT_CONNECTION_LIMITS } from './listen.ts';
 import { DEFAULT_FRAME_ANCESTORS, parseSourceList } from './security-headers.ts';
 
 /** Variables as read from `process.env` or Vite's `loadEnv`. */
