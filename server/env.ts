@@ -1,15 +1,10 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { isIP } from 'node:net';
-import { join } from 'node:path';
-import { parseEnv } from 'node:util';
-import { DEFAULT_BASE_URL, DEFAULT_MODEL, DEFAULT_PROXY_TIMEOUT_MS } from '../contract/llm.ts';
+import { DEFAULT_PROXY_TIMEOUT_MS } from '../contract/llm.ts';
 import { trustedProxyList } from './client-key.ts';
-import type { ProxyOptions, Upstream } from './hono-env.ts';
+import { type DirectBuild, readUpstream } from './env-upstream.ts';
+import { type Env, isLoopbackHost, readHost, readInteger, readSourceList } from './env-values.ts';
+import type { ProxyOptions } from './hono-env.ts';
 import { type ConnectionLimits, DEFAULT_CONNECTION_LIMITS } from './listen.ts';
-import { DEFAULT_FRAME_ANCESTORS, parseSourceList } from './security-headers.ts';
-
-/** Variables as read from `process.env` or Vite's `loadEnv`. */
-export type Env = Record<string, string | undefined>;
+import { DEFAULT_FRAME_ANCESTORS } from './security-headers.ts';
 
 /** The production server's port when `PORT` is unset. */
 export const DEFAULT_PORT = 3000;
@@ -42,54 +37,10 @@ export class EnvError extends Error {
   }
 }
 
-function flag(env: Env, name: string, problems: string[]): boolean {
-  const value = env[name]?.trim().toLowerCase() ?? '';
-  if (['', '0', 'false', 'no', 'off'].includes(value)) return false;
-  if (['1', 'true', 'yes', 'on'].includes(value)) return true;
-  problems.push(`${name} must be 1 or 0 (got "${env[name]}")`);
-  return false;
-}
-
-function integer(env: Env, name: string, fallback: number, min: number, max: number, problems: string[]): number {
-  const raw = env[name]?.trim();
-  if (!raw) return fallback;
-  // Decimal digits only: Number() would also take `1e3`, `0x10` or `8.0`, which nobody writes on purpose.
-  const value = /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
-  if (!Number.isSafeInteger(value) || value < min || value > max) {
-    problems.push(`${name} must be a whole number from ${min} to ${max} (got "${raw}")`);
-    return fallback;
-  }
-  return value;
-}
-
-function sources(env: Env, name: string, fallback: string[], problems: string[]): string[] {
-  const raw = env[name]?.trim();
-  if (!raw) return fallback;
-  try {
-    return parseSourceList(raw, name);
-  } catch (error) {
-    problems.push((error as Error).message);
-    return fallback;
-  }
-}
-
-// An IP address or a DNS name: what `listen` can bind to.
-const HOST_PATTERN = /^(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*$/i;
-
-function host(env: Env, name: string, fallback: string, problems: string[]): string {
-  const raw = env[name]?.trim();
-  if (!raw) return fallback;
-  if (isIP(raw) === 0 && !HOST_PATTERN.test(raw)) {
-    problems.push(`${name} must be an IP address or a host name such as 127.0.0.1 (got "${raw}")`);
-    return fallback;
-  }
-  return raw;
-}
-
 /** `HEADERS_TIMEOUT_MS`, `REQUEST_TIMEOUT_MS` and `MAX_CONNECTIONS`. */
 function connectionLimits(env: Env, problems: string[]): ConnectionLimits {
   const limits: ConnectionLimits = {
-    headersTimeoutMs: integer(
+    headersTimeoutMs: readInteger(
       env,
       'HEADERS_TIMEOUT_MS',
       DEFAULT_CONNECTION_LIMITS.headersTimeoutMs,
@@ -97,7 +48,7 @@ function connectionLimits(env: Env, problems: string[]): ConnectionLimits {
       600_000,
       problems,
     ),
-    requestTimeoutMs: integer(
+    requestTimeoutMs: readInteger(
       env,
       'REQUEST_TIMEOUT_MS',
       DEFAULT_CONNECTION_LIMITS.requestTimeoutMs,
@@ -105,7 +56,14 @@ function connectionLimits(env: Env, problems: string[]): ConnectionLimits {
       600_000,
       problems,
     ),
-    maxConnections: integer(env, 'MAX_CONNECTIONS', DEFAULT_CONNECTION_LIMITS.maxConnections, 0, 1_000_000, problems),
+    maxConnections: readInteger(
+      env,
+      'MAX_CONNECTIONS',
+      DEFAULT_CONNECTION_LIMITS.maxConnections,
+      0,
+      1_000_000,
+      problems,
+    ),
   };
   // The headers are part of the request: a longer allowance for them than for the whole request would never apply.
   if (limits.headersTimeoutMs > limits.requestTimeoutMs) {
@@ -116,43 +74,10 @@ function connectionLimits(env: Env, problems: string[]): ConnectionLimits {
   return limits;
 }
 
-function isLoopback(hostname: string): boolean {
-  const host = hostname.replace(/^\[|\]$/g, '');
-  return host === 'localhost' || host.endsWith('.localhost') || host === '::1' || /^127\./.test(host);
-}
-
-/** A provider reached over plain http beyond this machine sees the token and every message in clear on the way. */
-function plainHttpNotice(name: string, url: URL, notices: string[]): void {
-  if (url.protocol !== 'http:' || isLoopback(url.hostname)) return;
-  notices.push(
-    `${name} is plain http to ${url.host}: the provider token and every message cross the network unencrypted. ` +
-      'Use https unless that host is on a network you trust.',
-  );
-}
-
-function baseURL(env: Env, problems: string[], notices: string[]): string {
-  const raw = env.LLM_BASE_URL?.trim() || DEFAULT_BASE_URL;
-  try {
-    const url = new URL(raw);
-    if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error();
-    plainHttpNotice('LLM_BASE_URL', url, notices);
-    if (url.username || url.password) {
-      // fetch refuses such URLs, and they would be printed in the start-up line.
-      problems.push('LLM_BASE_URL must not contain credentials: put the token in LLM_API_KEY');
-    }
-    return raw;
-  } catch {
-    problems.push(`LLM_BASE_URL must be an http(s) URL such as ${DEFAULT_BASE_URL} (got "${raw}")`);
-    return DEFAULT_BASE_URL;
-  }
-}
-
 /**
- * Reads the server's variables (see `.env.example`) into options, validating all of them.
- *
- * Without `LLM_API_KEY` the server refuses to start unless `LLM_DEMO=1` asks for the demo responder, so a production
- * deployment never answers visitors with demo text by accident; `demoFallback` (Vite's dev and preview servers)
- * turns that refusal into the demo responder with a notice instead.
+ * Reads the server's variables (see `.env.example`) into options, validating all of them: anything wrong throws one
+ * `EnvError` naming every problem. `demoFallback` is for Vite's dev and preview servers, which answer with the demo
+ * responder when no `LLM_API_KEY` is set instead of refusing to start (see `readUpstream`).
  */
 export function readServerEnv(
   env: Env,
@@ -161,57 +86,32 @@ export function readServerEnv(
   const problems: string[] = [];
   const notices: string[] = [];
 
-  const demo = flag(env, 'LLM_DEMO', problems);
-  const apiKey = env.LLM_API_KEY?.trim() ?? '';
-  const model = env.LLM_MODEL?.trim() || DEFAULT_MODEL;
-  const url = baseURL(env, problems, notices);
-
-  let upstream: Upstream;
-  if (demo) {
-    upstream = { kind: 'demo' };
-    if (apiKey) notices.push('LLM_DEMO=1 is set, so LLM_API_KEY is ignored and the demo responder answers.');
-  } else if (apiKey) {
-    upstream = { kind: 'provider', baseURL: url, apiKey, model };
-  } else if (directBuild) {
-    // The page calls its provider itself: there is nothing to proxy, and no server token to ask for.
-    upstream = { kind: 'none' };
-  } else if (demoFallback) {
-    upstream = { kind: 'demo' };
-    notices.push(
-      'No LLM_API_KEY is set, so the built-in demo responder answers chat requests. ' +
-        'Put LLM_API_KEY (and optionally LLM_BASE_URL, LLM_MODEL) in .env to talk to a real model.',
-    );
-  } else {
-    upstream = { kind: 'demo' };
-    problems.push('LLM_API_KEY is not set. Set it to the provider token, or set LLM_DEMO=1 to run the demo responder.');
-  }
-
-  if (directBuild) {
-    notices.push(
-      `This is a direct-mode build: the page calls ${directBuild.providerOrigin} itself with the provider token ` +
-        'embedded in its JavaScript, where every visitor can read it. Rebuild without VITE_LLM_API_KEY (proxy mode) ' +
-        'to keep the token secret.',
-    );
-    plainHttpNotice("The direct-mode build's VITE_LLM_BASE_URL", new URL(directBuild.providerOrigin), notices);
-  }
-  const connectSrc = sources(env, 'CSP_CONNECT_SRC', [], problems);
+  const upstream = readUpstream(env, { demoFallback, directBuild }, problems, notices);
+  const connectSrc = readSourceList(env, 'CSP_CONNECT_SRC', [], problems);
   if (directBuild && !connectSrc.includes(directBuild.providerOrigin)) connectSrc.push(directBuild.providerOrigin);
 
   const trust = readTrustProxy(env, problems);
-  const metricsPort = integer(env, 'METRICS_PORT', 0, 0, 65_535, problems);
+  const metricsPort = readInteger(env, 'METRICS_PORT', 0, 0, 65_535, problems);
   const config: ServerConfig = {
-    port: integer(env, 'PORT', DEFAULT_PORT, 0, 65_535, problems),
-    host: host(env, 'HOST', DEFAULT_HOST, problems),
+    port: readInteger(env, 'PORT', DEFAULT_PORT, 0, 65_535, problems),
+    host: readHost(env, 'HOST', DEFAULT_HOST, problems),
     connections: connectionLimits(env, problems),
     proxy: {
       upstream,
-      timeoutMs: integer(env, 'LLM_TIMEOUT_MS', DEFAULT_PROXY_TIMEOUT_MS, 1, 600_000, problems),
-      rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', DEFAULT_RATE_LIMIT_PER_MINUTE, 0, 1_000_000, problems),
+      timeoutMs: readInteger(env, 'LLM_TIMEOUT_MS', DEFAULT_PROXY_TIMEOUT_MS, 1, 600_000, problems),
+      rateLimitPerMinute: readInteger(
+        env,
+        'RATE_LIMIT_PER_MINUTE',
+        DEFAULT_RATE_LIMIT_PER_MINUTE,
+        0,
+        1_000_000,
+        problems,
+      ),
       trustProxyHops: typeof trust === 'number' ? trust : 0,
       ...(typeof trust === 'number' ? {} : { trustedProxies: trust }),
-      dailyTokenLimit: integer(env, 'LLM_DAILY_TOKEN_LIMIT', 0, 0, Number.MAX_SAFE_INTEGER, problems),
+      dailyTokenLimit: readInteger(env, 'LLM_DAILY_TOKEN_LIMIT', 0, 0, Number.MAX_SAFE_INTEGER, problems),
       security: {
-        frameAncestors: sources(env, 'FRAME_ANCESTORS', DEFAULT_FRAME_ANCESTORS, problems),
+        frameAncestors: readSourceList(env, 'FRAME_ANCESTORS', DEFAULT_FRAME_ANCESTORS, problems),
         connectSrc,
       },
     },
@@ -221,7 +121,7 @@ export function readServerEnv(
   if (redisUrl) config.redisUrl = redisUrl;
   // METRICS_PORT=0 cannot mean "any free port": nobody could find it to scrape.
   if (metricsPort > 0) {
-    config.metrics = { port: metricsPort, host: host(env, 'METRICS_HOST', DEFAULT_METRICS_HOST, problems) };
+    config.metrics = { port: metricsPort, host: readHost(env, 'METRICS_HOST', DEFAULT_METRICS_HOST, problems) };
     if (!isLoopbackHost(config.metrics.host)) {
       notices.push(`METRICS_HOST=${config.metrics.host}: the metrics are reachable beyond this machine.`);
     }
@@ -230,11 +130,6 @@ export function readServerEnv(
     notices.push('RATE_LIMIT_PER_MINUTE=0: chat requests are not rate limited.');
   if (problems.length > 0) throw new EnvError(problems);
   return config;
-}
-
-/** A build made with `VITE_LLM_API_KEY`, as the client build records it (see `BUILD_INFO_FILE`). */
-export interface DirectBuild {
-  providerOrigin: string;
 }
 
 /**
@@ -257,7 +152,7 @@ function readTrustProxy(env: Env, problems: string[]): number | string[] {
       return 0;
     }
   }
-  return integer(env, 'TRUST_PROXY', 0, 0, 10, problems);
+  return readInteger(env, 'TRUST_PROXY', 0, 0, 10, problems);
 }
 
 function readRedisUrl(env: Env, problems: string[]): string | undefined {
@@ -272,35 +167,4 @@ function readRedisUrl(env: Env, problems: string[]): string | undefined {
     problems.push('REDIS_URL must be a redis:// or rediss:// URL such as redis://127.0.0.1:6379');
     return undefined;
   }
-}
-
-/** Whether an address given to the server is only reachable from this machine. */
-export function isLoopbackHost(host: string): boolean {
-  return isIP(host) !== 0 ? isLoopback(host) : host === 'localhost';
-}
-
-/** One line that says what the server forwards to: origin and path only, never the token. */
-export function describeUpstream(upstream: Upstream): string {
-  if (upstream.kind === 'demo') return 'demo responder (no provider; replies are canned)';
-  if (upstream.kind === 'none') return 'direct-mode build (the page calls its provider itself; no chat proxy)';
-  const url = new URL(upstream.baseURL);
-  return `proxy to ${url.origin}${url.pathname.replace(/\/+$/, '')} (model ${upstream.model})`;
-}
-
-/**
- * Adds the variables of `.env` files in `dir` to `env` without overriding what is already set, in Vite's order for
- * `mode` (`.env.[mode].local`, `.env.[mode]`, `.env.local`, `.env`), so `npm start` reads the same `.env` as
- * `npm run dev`. Returns the files read.
- */
-export function loadDotEnvFiles(env: Env, dir: string, mode = 'production'): string[] {
-  const read: string[] = [];
-  for (const name of [`.env.${mode}.local`, `.env.${mode}`, '.env.local', '.env']) {
-    const path = join(dir, name);
-    if (!existsSync(path)) continue;
-    read.push(name);
-    for (const [key, value] of Object.entries(parseEnv(readFileSync(path, 'utf8')))) {
-      if (env[key] === undefined) env[key] = value;
-    }
-  }
-  return read;
 }

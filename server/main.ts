@@ -5,7 +5,9 @@ import { fileURLToPath } from 'node:url';
 import { BUILD_INFO_FILE, type BuildInfo } from '../contract/llm.ts';
 import { createApp } from './app.ts';
 import { RedisCounters } from './counters.ts';
-import { type DirectBuild, describeUpstream, loadDotEnvFiles, readServerEnv } from './env.ts';
+import { loadDotEnvFiles } from './dot-env-files.ts';
+import { readServerEnv } from './env.ts';
+import { type DirectBuild, describeUpstream } from './env-upstream.ts';
 import { listen } from './listen.ts';
 import { createMetrics, serveMetrics } from './metrics.ts';
 

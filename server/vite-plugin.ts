@@ -4,7 +4,8 @@ import { getRequestListener } from '@hono/node-server';
 import { type Connect, loadEnv, type Plugin, type ResolvedConfig } from 'vite';
 import { BUILD_INFO_FILE, type BuildInfo, DEFAULT_BASE_URL, PROXY_BASE_PATH } from '../contract/llm.ts';
 import { createApp } from './app.ts';
-import { describeUpstream, readServerEnv } from './env.ts';
+import { readServerEnv } from './env.ts';
+import { describeUpstream } from './env-upstream.ts';
 import { precompressDir } from './precompress.ts';
 import { headersForPath, securityHeaders } from './security-headers.ts';
 
