@@ -1,7 +1,7 @@
 // @vitest-environment node
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { setup } from 'xstate';
+import { fromPromise, setup } from 'xstate';
 import { chatMachine } from '../machines/chat-machine';
 import { diagramBlock, diagramIn, machineDiagram, README_FILE, withDiagram } from './machine-diagram';
 
@@ -14,6 +14,7 @@ describe('the machine diagram', () => {
 
   it('draws nesting, initial states, guards, delays, invoke outcomes, re-entry and in-place handlers', () => {
     const machine = setup({
+      actors: { work: fromPromise(async () => 'done') },
       guards: { isReady: () => true },
       delays: { tick: 10 },
     }).createMachine({

@@ -126,5 +126,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const readme = readFileSync(README_FILE, 'utf8');
   const updated = withDiagram(readme);
   writeFileSync(README_FILE, updated);
-  console.log(updated === readme ? 'README.md: the machine diagram was up to date' : 'README.md: machine diagram written');
+  console.log(
+    updated === readme ? 'README.md: the machine diagram was up to date' : 'README.md: machine diagram written',
+  );
 }

@@ -1,9 +1,8 @@
 // The app's job with no framework: plain DOM and `fetch`, the same request to the same same-origin proxy (a streamed
 // reply, shown as it arrives), the same texts. The benchmark measures it next to the app, so the app's figures read as ratios to the practical limit.
 
-const ENDPOINT = '/api/llm/v1/chat/completions';
-const MODEL = 'Qwen/Qwen2.5-7B-Instruct';
-const TIMEOUT_MS = 30_000;
+// The chat request's constants, written in from contract/llm.ts when the bench copies this page (bench/serve.ts).
+const { path, model, maxTokens, temperature, timeoutMs } = __CHAT_REQUEST__;
 
 const form = document.querySelector('form');
 const input = form.elements.namedItem('message');
@@ -49,17 +48,17 @@ function setSending(sending) {
  * it arrives. Resolves with the whole reply.
  */
 async function requestReply(text, onPiece) {
-  const response = await fetch(ENDPOINT, {
+  const response = await fetch(path, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
     body: JSON.stringify({
-      model: MODEL,
+      model,
       messages: [{ role: 'user', content: text }],
-      max_tokens: 250,
-      temperature: 0.7,
+      max_tokens: maxTokens,
+      temperature,
       stream: true,
     }),
-    signal: AbortSignal.timeout(TIMEOUT_MS),
+    signal: AbortSignal.timeout(timeoutMs),
   });
   if (!response.ok || !response.body) throw new Error(`HTTP ${response.status}`);
   const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();

@@ -27,10 +27,14 @@
   const state = {
     /** `performance.now()` when the message box first became enabled: the card accepts typing. */
     ready: null,
+    /** While an append is timed: the commits, and the message rows that rendered in them (null: not counting). */
     commits: 0,
-    /** Message rows that rendered, summed over the commits since the last reset. */
-    renderedRows: 0,
+    renderedRows: null,
+    longTasks: [],
   };
+  new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) state.longTasks.push(Math.round(entry.duration));
+  }).observe({ type: 'longtask' });
 
   // --- readiness: the first moment the message box is enabled (the static shell's is disabled) and the page's
   // scripts have run (module scripts run before DOMContentLoaded; before that, Enter would submit a plain form) ---
@@ -77,6 +81,7 @@
     renderers: new Map(),
     inject: () => 1,
     onCommitFiberRoot(_rendererId, root) {
+      if (state.renderedRows === null) return;
       state.commits += 1;
       state.renderedRows += countRenderedRows(root.current);
     },
@@ -151,15 +156,10 @@
     setDraft(text);
     await nextFrame();
     const list = log();
-    const before = messageCount();
     return new Promise((resolve) => {
       requestAnimationFrame(() => {
-        let domAt = null;
         const records = [];
-        const observer = new MutationObserver((batch) => {
-          if (domAt === null) domAt = performance.now();
-          records.push(...batch);
-        });
+        const observer = new MutationObserver((batch) => records.push(...batch));
         observer.observe(list, { subtree: true, childList: true, attributes: true, characterData: true });
         state.renderedRows = 0;
         state.commits = 0;
@@ -174,16 +174,13 @@
           const count = (key) =>
             added.reduce((sum, record) => sum + [...record[key]].reduce((n, node) => n + bubblesIn(node), 0), 0);
           resolve({
-            messagesBefore: before,
             ms: end - start,
-            domMs: domAt === null ? null : domAt - start,
             addedRows: count('addedNodes'),
             removedRows: count('removedNodes'),
             otherMutations: records.length - added.length,
-            commits: state.commits,
             renderedRows: state.commits > 0 ? state.renderedRows : null,
-            rowsAfter: messageCount(),
           });
+          state.renderedRows = null;
         });
       });
     });
@@ -222,10 +219,10 @@
         .find((resource) => resource.name.endsWith('/chat/completions') && resource.startTime >= send.keydown);
       // The reply streams: its bubble appears with the first piece, soon after the response's first byte.
       return {
-        enterToRequest: entry ? entry.startTime - send.keydown : null,
-        enterToFirstPaint: botPainted - send.keydown,
-        firstByteToDom: entry ? send.botInDom - entry.responseStart : null,
-        requestToFirstByte: entry ? entry.responseStart - entry.startTime : null,
+        enterToRequestMs: entry ? entry.startTime - send.keydown : null,
+        enterToFirstPaintMs: botPainted - send.keydown,
+        firstByteToDomMs: entry ? send.botInDom - entry.responseStart : null,
+        requestToFirstByteMs: entry ? entry.responseStart - entry.startTime : null,
       };
     };
     pendingSend = send;
@@ -255,5 +252,6 @@
     armSend,
     sendResult,
     textStats,
+    takeLongTasks: () => state.longTasks.splice(0),
   };
 })();
