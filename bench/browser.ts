@@ -1,67 +1,53 @@
 import { readFileSync } from 'node:fs';
-import { type Browser, type CDPSession, chromium, type Page } from '@playwright/test';
+import { type Browser, chromium } from '@playwright/test';
 import { CHROMIUM_ARGS, chromiumExecutable } from '../testing/chromium.ts';
 import type { FakeProvider } from '../testing/fake-provider.ts';
-import { median, quantile } from './stats.ts';
+import { median } from './stats.ts';
 
 const INSTRUMENT = readFileSync(new URL('./page/instrument.js', import.meta.url), 'utf8');
 const INPUT = 'input[aria-label="Message"]';
-/** A phone-sized window: the widget's hardest case. */
-const VIEWPORT = { width: 412, height: 823 };
-
 const USER_TEXT = 'How long does the delivery take to Lisbon, and can I change the address after ordering?';
-const REPLY_TEXT =
-  'Delivery to Lisbon usually takes two to four working days. You can change the address until the parcel ' +
-  'leaves the warehouse: open the order, choose "Change address" and confirm. After dispatch, contact the carrier.';
-const INSTANT = { content: REPLY_TEXT };
+const INSTANT = {
+  content:
+    'Delivery to Lisbon usually takes two to four working days. You can change the address until the parcel ' +
+    'leaves the warehouse: open the order, choose "Change address" and confirm. After dispatch, contact the carrier.',
+};
 // While an append is timed, the reply must not land in the same frame: it waits this long.
-const SLOW = { content: REPLY_TEXT, delayMs: 60 };
+const SLOW = { ...INSTANT, delayMs: 60 };
 
 export const launchBrowser = () => chromium.launch({ executablePath: chromiumExecutable(), args: CHROMIUM_ARGS });
 
-interface OpenPage {
-  page: Page;
-  cdp: CDPSession;
-  /** `page.evaluate(expression)`, failing instead of hanging when the page never answers. */
-  run<T>(expression: string, timeoutMs?: number): Promise<T>;
-  /** Closes the page; throws if it reported an error meanwhile, which would make its figures suspect. */
-  close(): Promise<void>;
-}
-
-/** A fresh context (empty cache) with the instrumentation, on `url`, once the card accepts typing and loads no more. */
-async function openPage(browser: Browser, url: string, blockChunk?: string): Promise<OpenPage> {
-  const context = await browser.newContext({ viewport: VIEWPORT });
+/**
+ * A fresh context (empty cache) with the instrumentation (page/instrument.js), on `url`, once the card accepts typing
+ * and the page has fetched what it fetches when idle. `close()` throws if the page reported an error meanwhile: its
+ * figures would be suspect. `blockChunk` keeps a lazy chunk away (a failed download the page reports and copes with).
+ */
+async function openPage(browser: Browser, url: string, blockChunk?: string) {
+  // A phone-sized window: the widget's hardest case.
+  const context = await browser.newContext({ viewport: { width: 412, height: 823 } });
   const errors: string[] = [];
+  await context.addInitScript({ content: INSTRUMENT });
+  if (blockChunk) await context.route(new RegExp(`/assets/${blockChunk}-`), (route) => route.abort());
+  const page = await context.newPage();
+  page.on('pageerror', (error) => errors.push(error.message));
+  page.on('console', (message) => {
+    if (message.type() === 'error' && !blockChunk) errors.push(message.text());
+  });
+  /** `page.evaluate(expression)`, failing instead of hanging when the page never answers. */
+  const run = async <T>(expression: string, timeoutMs = 60_000): Promise<T> => {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`${url} did not answer ${expression} in ${timeoutMs} ms`)), timeoutMs);
+    });
+    return Promise.race([page.evaluate(expression) as Promise<T>, timeout]).finally(() => clearTimeout(timer));
+  };
   const close = async () => {
     await context.close();
     if (errors.length > 0) throw new Error(`The page ${url} reported errors:\n  ${errors.join('\n  ')}`);
   };
   try {
-    await context.addInitScript({ content: INSTRUMENT });
-    // A chunk kept away is a failed download the page reports and copes with: that error is expected.
-    if (blockChunk) await context.route(new RegExp(`/assets/${blockChunk}-`), (route) => route.abort());
-    const page = await context.newPage();
-    page.on('pageerror', (error) => errors.push(error.message));
-    page.on('console', (message) => {
-      if (message.type() === 'error' && !blockChunk) errors.push(message.text());
-    });
-    const run = async <T>(expression: string, timeoutMs = 60_000): Promise<T> => {
-      let timer: NodeJS.Timeout | undefined;
-      const timeout = new Promise<never>((_, reject) => {
-        timer = setTimeout(
-          () => reject(new Error(`No answer in ${timeoutMs} ms from ${url} to ${expression}`)),
-          timeoutMs,
-        );
-      });
-      try {
-        return await Promise.race([page.evaluate(expression) as Promise<T>, timeout]);
-      } finally {
-        clearTimeout(timer);
-      }
-    };
     await page.goto(url);
     await run('window.__bench.whenReady()');
-    // The app fetches its lazy chunks when idle: a visitor who reads the card first never waits for them.
     await page.waitForLoadState('networkidle');
     return { page, cdp: await context.newCDPSession(page), run, close };
   } catch (error) {
@@ -70,212 +56,145 @@ async function openPage(browser: Browser, url: string, blockChunk?: string): Pro
   }
 }
 
-// --- start-up: which JavaScript loads before the card accepts typing, and how big the build says it is ---
+type Resource = { name: string; startTime: number; encodedBodySize: number };
 
-export interface StartupFigures {
-  /** Each script the page loaded: gzip -9 bytes (from the build's report), bytes as served, before the card was ready. */
-  scripts: { path: string; gzipBytes: number; wireBytes: number; startUp: boolean }[];
-  startUpGzipBytes: number;
-  startUpWireBytes: number;
-  lazyGzipBytes: number;
-  /** Medians over the loads, on loopback without throttling. */
-  fcpMs: number;
-  readyMs: number;
-}
-
-/** `gzipBytes` gives each script's size by its path in the build (`assets/…js`), as the build reported it. */
+/**
+ * Start-up over `loads` fresh loads: the scripts requested before the card accepted typing (or before the page's
+ * scripts ran), with their gzip -9 size from the build's report (`gzipBytes`, by path) and their size as served, the
+ * scripts fetched later, and the medians of first contentful paint and of the card accepting typing.
+ */
 export async function measureStartup(browser: Browser, url: string, gzipBytes: Map<string, number>, loads: number) {
-  const fcps: number[] = [];
-  const readies: number[] = [];
-  let scripts: StartupFigures['scripts'] = [];
+  const [fcps, readies]: number[][] = [[], []];
+  let scripts: { path: string; gzipBytes: number; wireBytes: number; startUp: boolean }[] = [];
   for (let load = 0; load < loads; load += 1) {
     const open = await openPage(browser, url);
-    const sample = await open.run<{
-      ready: number;
-      domContentLoaded: number;
-      fcp: number | null;
-      resources: { name: string; startTime: number; encodedBodySize: number }[];
-    }>(`({
+    const sample = await open.run<{ ready: number; loaded: number; fcp?: number; resources: Resource[] }>(`({
       ready: window.__bench.state.ready,
-      domContentLoaded: performance.getEntriesByType('navigation')[0].domContentLoadedEventStart,
-      fcp: performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? null,
-      resources: performance.getEntriesByType('resource').map(({ name, startTime, encodedBodySize }) => ({ name, startTime, encodedBodySize })),
+      loaded: performance.getEntriesByType('navigation')[0].domContentLoadedEventStart,
+      fcp: performance.getEntriesByName('first-contentful-paint')[0]?.startTime,
+      resources: performance.getEntriesByType('resource').map(({ name, startTime, encodedBodySize }) =>
+        ({ name, startTime, encodedBodySize })),
     })`);
     await open.close();
     readies.push(sample.ready);
-    if (sample.fcp !== null) fcps.push(sample.fcp);
-    // Scripts requested before the card accepted typing (or before the page's scripts ran) are on the critical path.
-    const criticalUntil = Math.max(sample.ready, sample.domContentLoaded);
+    if (sample.fcp !== undefined) fcps.push(sample.fcp);
     scripts = sample.resources
-      .map((entry) => ({ ...entry, path: new URL(entry.name).pathname.slice(1) }))
-      .filter((entry) => entry.path.endsWith('.js'))
-      .map((entry) => {
-        const size = gzipBytes.get(entry.path);
-        if (size === undefined) throw new Error(`The build reported no size for ${entry.path}`);
-        return {
-          path: entry.path,
-          gzipBytes: size,
-          wireBytes: entry.encodedBodySize,
-          startUp: entry.startTime <= criticalUntil,
-        };
+      .map(({ name, startTime, encodedBodySize }) => ({
+        path: new URL(name).pathname.slice(1),
+        startTime,
+        encodedBodySize,
+      }))
+      .filter(({ path }) => path.endsWith('.js'))
+      .map(({ path, startTime, encodedBodySize }) => {
+        const size = gzipBytes.get(path);
+        if (size === undefined) throw new Error(`The build reported no size for ${path}`);
+        const startUp = startTime <= Math.max(sample.ready, sample.loaded);
+        return { path, gzipBytes: size, wireBytes: encodedBodySize, startUp };
       });
   }
   const sum = (startUp: boolean, key: 'gzipBytes' | 'wireBytes') =>
     scripts.filter((script) => script.startUp === startUp).reduce((total, script) => total + script[key], 0);
-  return {
-    scripts,
-    startUpGzipBytes: sum(true, 'gzipBytes'),
-    startUpWireBytes: sum(true, 'wireBytes'),
-    lazyGzipBytes: sum(false, 'gzipBytes'),
-    fcpMs: median(fcps),
-    readyMs: median(readies),
-  } satisfies StartupFigures;
+  const [startUpGzipBytes, startUpWireBytes, lazyGzipBytes] = [
+    sum(true, 'gzipBytes'),
+    sum(true, 'wireBytes'),
+    sum(false, 'gzipBytes'),
+  ];
+  return { scripts, startUpGzipBytes, startUpWireBytes, lazyGzipBytes, fcpMs: median(fcps), readyMs: median(readies) };
 }
 
-// --- long conversations: the cost of one more message, and memory, at each list size ---
+/** What one timed append did, as the page saw it (see `measureAppend` in page/instrument.js). */
+type Append = { ms: number; addedRows: number; otherMutations: number; renderedRows: number | null };
 
-/** What one measured append did, as the page saw it (see `measureAppend` in page/instrument.js). */
-interface AppendSample {
-  ms: number;
-  addedRows: number;
-  removedRows: number;
-  otherMutations: number;
-  /** Message rows React rendered (the new one included); null on a page without React. */
-  renderedRows: number | null;
-}
-
-export interface ListSizeFigures {
-  messages: number;
-  /** Median time from the submit to the end of the frame that shows the new message (script, style, layout, paint). */
-  appendMs: number;
-  appendP90Ms: number;
-  /** Worst case over the samples: rows React rendered per append, rows added to the log, other changes in the log. */
-  maxRenderedRows: number | null;
-  maxAddedRows: number;
-  maxOtherMutations: number;
-  /** After garbage collection: the JavaScript heap plus Blink's (DOM) heap. */
-  heapBytes: number;
-  /** Characters of message text in the list (ASCII here: one byte each in the JavaScript heap). */
-  textChars: number;
-}
-
+/**
+ * Long conversations: at each list size, the median time from a submit to the end of the frame that shows the new
+ * message (over `samples` appends), the worst rows React rendered, rows added and other changes in the log per
+ * append, and the JavaScript plus Blink (DOM) heap after garbage collection.
+ */
 export async function measureListSizes(
   browser: Browser,
   url: string,
   provider: FakeProvider,
-  sizes: readonly number[],
-  samplesPerSize: number,
-): Promise<ListSizeFigures[]> {
+  sizes: number[],
+  samples: number,
+) {
   const open = await openPage(browser, url);
-  try {
-    await open.cdp.send('HeapProfiler.enable');
-    const figures: ListSizeFigures[] = [];
-    for (const size of sizes) {
-      provider.respondWith(INSTANT);
-      // A thousand round trips through the server take a while on a busy machine.
-      await open.run(`window.__bench.fillTo(${size}, ${JSON.stringify(USER_TEXT)})`, 600_000);
-      for (let pass = 0; pass < 3; pass += 1) await open.cdp.send('HeapProfiler.collectGarbage');
-      const heap = (await open.cdp.send('Runtime.getHeapUsage')) as { usedSize: number; embedderHeapUsedSize?: number };
-      const text = await open.run<{ messages: number; textChars: number }>('window.__bench.textStats()');
-
-      provider.respondWith(SLOW);
-      const samples: AppendSample[] = [];
-      // The first append after a thousand quick ones meets a garbage collection more often than not: not counted.
-      for (let sample = -1; sample < samplesPerSize; sample += 1) {
-        const timed = await open.run<AppendSample>(
-          `window.__bench.measureAppend(${JSON.stringify(`${USER_TEXT} (timed append)`)})`,
-        );
-        if (sample >= 0) samples.push(timed);
-      }
-      await open.run('window.__bench.idle()');
-      const rendered = samples.flatMap((sample) => (sample.renderedRows === null ? [] : [sample.renderedRows]));
-      const times = samples.map((sample) => sample.ms);
-      figures.push({
-        messages: text.messages,
-        appendMs: median(times),
-        appendP90Ms: quantile(times, 0.9),
-        maxRenderedRows: rendered.length > 0 ? Math.max(...rendered) : null,
-        maxAddedRows: Math.max(...samples.map((sample) => sample.addedRows)),
-        maxOtherMutations: Math.max(...samples.map((sample) => sample.otherMutations + sample.removedRows)),
-        heapBytes: heap.usedSize + (heap.embedderHeapUsedSize ?? Number.NaN),
-        textChars: text.textChars,
-      });
-    }
-    return figures;
-  } finally {
+  const figures = [];
+  for (const size of sizes) {
     provider.respondWith(INSTANT);
-    await open.close();
+    // A thousand round trips through the server take a while on a busy machine.
+    await open.run(`window.__bench.fillTo(${size}, ${JSON.stringify(USER_TEXT)})`, 600_000);
+    for (let pass = 0; pass < 3; pass += 1) await open.cdp.send('HeapProfiler.collectGarbage');
+    const heap = (await open.cdp.send('Runtime.getHeapUsage')) as { usedSize: number; embedderHeapUsedSize?: number };
+    const text = await open.run<{ messages: number; textChars: number }>('window.__bench.textStats()');
+    provider.respondWith(SLOW);
+    const appends: Append[] = [];
+    // The first append after a thousand quick ones meets a garbage collection more often than not: not counted.
+    for (let sample = -1; sample < samples; sample += 1) {
+      const append = await open.run<Append>(`window.__bench.measureAppend(${JSON.stringify(`${USER_TEXT} (timed)`)})`);
+      if (sample >= 0) appends.push(append);
+    }
+    await open.run('window.__bench.idle()');
+    const worst = (pick: (append: Append) => number | null) => Math.max(...appends.map((a) => pick(a) ?? Number.NaN));
+    figures.push({
+      ...text,
+      appendMs: median(appends.map((append) => append.ms)),
+      maxRenderedRows: appends[0].renderedRows === null ? null : worst((append) => append.renderedRows),
+      maxAddedRows: worst((append) => append.addedRows),
+      maxOtherMutations: worst((append) => append.otherMutations),
+      heapBytes: heap.usedSize + (heap.embedderHeapUsedSize ?? Number.NaN),
+    });
   }
+  provider.respondWith(INSTANT);
+  await open.close();
+  return figures;
 }
 
-// --- per-message overhead against a provider that answers at once ---
+export type ListSizeFigures = Awaited<ReturnType<typeof measureListSizes>>[number];
 
-export interface OverheadFigures {
-  /** Medians in ms: Enter → the request leaves; Enter → the end of the frame that first paints a piece of the reply. */
-  enterToRequestMs: number;
-  enterToFirstPaintMs: number;
-  /** From the response's first byte to the reply's bubble in the DOM: the page's own work on the first piece. */
-  firstByteToDomMs: number;
-  /** The loopback round trip through the production server to the fake provider: not the page's doing. */
-  requestToFirstByteMs: number;
-}
-
-/** Types and presses Enter like a visitor (Playwright's keyboard), `sends` times after `warmUp` unmeasured sends. */
+/**
+ * Per-message overhead against a provider that answers at once, as medians over `sends` messages typed and sent with
+ * Enter like a visitor (Playwright's keyboard), after `warmUp` unmeasured ones: Enter → the request leaves, Enter →
+ * the end of the frame that first paints a piece of the reply, the response's first byte → the bubble in the DOM.
+ */
 export async function measureOverhead(browser: Browser, url: string, warmUp: number, sends: number) {
   const open = await openPage(browser, url);
-  const samples: Record<keyof OverheadFigures, number | null>[] = [];
+  const samples: Record<string, number | null>[] = [];
   for (let send = 0; send < warmUp + sends; send += 1) {
-    await open.run('window.__bench.idle()');
     await open.run('window.__bench.armSend()');
     await open.page.fill(INPUT, `${USER_TEXT} (send ${send + 1})`);
     await open.page.press(INPUT, 'Enter');
     // Ask for the figures only once the exchange is over: the protocol traffic of a call into the page would land on
     // its main thread while the reply is being handled, and be counted against the page.
     await open.page.waitForTimeout(150);
-    const sample = await open.run<Record<keyof OverheadFigures, number | null>>('window.__bench.sendResult()');
+    const sample = await open.run<Record<string, number | null>>('window.__bench.sendResult()');
     if (send >= warmUp) samples.push(sample);
   }
   await open.close();
-  const mid = (key: keyof OverheadFigures) => median(samples.map((sample) => sample[key] ?? Number.NaN));
+  const mid = (key: string) => median(samples.map((sample) => sample[key] ?? Number.NaN));
   return {
     enterToRequestMs: mid('enterToRequestMs'),
     enterToFirstPaintMs: mid('enterToFirstPaintMs'),
     firstByteToDomMs: mid('firstByteToDomMs'),
-    requestToFirstByteMs: mid('requestToFirstByteMs'),
-  } satisfies OverheadFigures;
+  };
 }
 
-// --- the one streaming probe: what a streamed reply costs the main thread ---
-
-export interface StreamOptions {
-  pieces: string[];
-  pieceDelayMs: number;
-  /** Measured replies, after one unmeasured warm-up reply; figures are medians over them. */
-  replies: number;
-  /** Chromium's CPU throttling rate while the replies stream (1: none). */
-  cpuSlowdown: number;
-  /** The app's Markdown chunk, by name: `markdown: false` keeps it away, so replies show as plain text. */
-  markdownChunk: string;
-  markdown: boolean;
-}
-
-export interface StreamFigures {
-  /** Chromium's own counters over a whole reply, in ms: every task, and of it script, and style and layout. */
-  taskMs: number;
-  scriptMs: number;
-  styleAndLayoutMs: number;
-  msPerPiece: number;
-  /** Tasks over 50 ms (the `longtask` entries) in any measured reply, in ms. */
-  longTasks: number[];
-}
+export type OverheadFigures = Awaited<ReturnType<typeof measureOverhead>>;
 
 /**
- * Streams `replies` replies of `pieces` into the page and reads the main thread's work from Chromium's counters. The
- * page is left alone meanwhile (no polling until the stream's own time has passed), so the figures are its own.
+ * The one streaming probe: streams `replies` replies of `pieces` (after one unmeasured warm-up reply) at a CPU
+ * slowdown, and reads the main thread's work from Chromium's own counters: every task, and of it script, and style
+ * and layout (medians, in ms), and any task over 50 ms. The page is left alone until the stream's own time has
+ * passed (no polling meanwhile), so the figures are its own. `markdown: false` keeps the app's Markdown chunk away,
+ * so that replies show as plain text.
  */
-export async function streamProbe(browser: Browser, url: string, provider: FakeProvider, options: StreamOptions) {
-  const open = await openPage(browser, url, options.markdown ? undefined : options.markdownChunk);
-  const { page, cdp, run } = open;
+export async function streamProbe(
+  browser: Browser,
+  url: string,
+  provider: FakeProvider,
+  options: { pieces: string[]; pieceDelayMs: number; replies: number; cpuSlowdown: number },
+  markdown: { chunk: string; render: boolean },
+) {
+  const { page, cdp, run, close } = await openPage(browser, url, markdown.render ? undefined : markdown.chunk);
   const exchange = async (text: string) => {
     const before = await run<number>('window.__bench.messageCount()');
     await page.fill(INPUT, text);
@@ -284,40 +203,31 @@ export async function streamProbe(browser: Browser, url: string, provider: FakeP
     while (!(await run<boolean>('window.__bench.isIdle()'))) await page.waitForTimeout(100);
     if ((await run<number>('window.__bench.messageCount()')) !== before + 2) throw new Error(`${url}: no reply came`);
   };
-  try {
-    // A first reply loads the renderer (or finds it kept away) and runs it once.
-    provider.respondWith({ content: 'Warm **up**.' });
-    await exchange('Warm up');
-    if (options.markdown) await run(`window.__bench.until(() => document.querySelector('[data-sender="bot"] strong'))`);
-    await cdp.send('Performance.enable');
-    const counters = async () => {
-      const { metrics } = await cdp.send('Performance.getMetrics');
-      const value = (name: string) => (metrics.find((metric) => metric.name === name)?.value ?? 0) * 1000;
-      return [value('TaskDuration'), value('ScriptDuration'), value('RecalcStyleDuration') + value('LayoutDuration')];
-    };
-    provider.respondWith({ stream: options.pieces, pieceDelayMs: options.pieceDelayMs });
-    await cdp.send('Emulation.setCPUThrottlingRate', { rate: options.cpuSlowdown });
-    const samples: number[][] = [];
-    const longTasks: number[] = [];
-    for (let reply = 0; reply < options.replies; reply += 1) {
-      await run('window.__bench.takeLongTasks()');
-      const before = await counters();
-      await exchange(`${USER_TEXT} (reply ${reply + 1})`);
-      const after = await counters();
-      samples.push(after.map((value, index) => value - before[index]));
-      longTasks.push(...(await run<number[]>('window.__bench.takeLongTasks()')));
-    }
-    await cdp.send('Emulation.setCPUThrottlingRate', { rate: 1 });
-    const [taskMs, scriptMs, styleAndLayoutMs] = [0, 1, 2].map((index) => median(samples.map((s) => s[index])));
-    return {
-      taskMs,
-      scriptMs,
-      styleAndLayoutMs,
-      msPerPiece: taskMs / options.pieces.length,
-      longTasks,
-    } satisfies StreamFigures;
-  } finally {
-    provider.respondWith(INSTANT);
-    await open.close();
+  // A first reply loads the renderer (or finds it kept away) and runs it once.
+  provider.respondWith({ content: 'Warm **up**.' });
+  await exchange('Warm up');
+  if (markdown.render) await run(`window.__bench.until(() => document.querySelector('[data-sender="bot"] strong'))`);
+  await cdp.send('Performance.enable');
+  const counters = async () => {
+    const { metrics } = await cdp.send('Performance.getMetrics');
+    const value = (name: string) => (metrics.find((metric) => metric.name === name)?.value ?? 0) * 1000;
+    return [value('TaskDuration'), value('ScriptDuration'), value('RecalcStyleDuration') + value('LayoutDuration')];
+  };
+  provider.respondWith({ stream: options.pieces, pieceDelayMs: options.pieceDelayMs });
+  await cdp.send('Emulation.setCPUThrottlingRate', { rate: options.cpuSlowdown });
+  const samples: number[][] = [];
+  const longTasks: number[] = [];
+  for (let reply = 0; reply < options.replies; reply += 1) {
+    await run('window.__bench.takeLongTasks()');
+    const before = await counters();
+    await exchange(`${USER_TEXT} (reply ${reply + 1})`);
+    samples.push((await counters()).map((value, index) => value - before[index]));
+    longTasks.push(...(await run<number[]>('window.__bench.takeLongTasks()')));
   }
+  provider.respondWith(INSTANT);
+  await close();
+  const [taskMs, scriptMs, styleAndLayoutMs] = [0, 1, 2].map((index) => median(samples.map((s) => s[index])));
+  return { taskMs, scriptMs, styleAndLayoutMs, msPerPiece: taskMs / options.pieces.length, longTasks };
 }
+
+export type StreamFigures = Awaited<ReturnType<typeof streamProbe>>;
