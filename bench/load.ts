@@ -34,6 +34,11 @@ const TARGET_P99_MS = 20;
  */
 const MEMORY_NOISE_BYTES = 8 * 1024 * 1024;
 
+const RUN_COLUMNS =
+  'Upstream | Mode | Conns | Direct req/s | Proxy req/s | Direct p50 | Proxy p50 | Added p50 | Direct p99 | ' +
+  'Proxy p99 | Added p99 | Added p99 while settling | 429s | Other errors';
+const MEMORY_COLUMNS =
+  'Server after (plain, 100 connections, stress pace) | RSS | Heap used | Heap floor | Server CPU per request | Other errors';
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 const signed = (value: number, format = ms) => `${value >= 0 ? '+' : ''}${format(value)}`;
 
@@ -84,17 +89,11 @@ async function main() {
   const loadBefore = loadavg();
   console.log('[load] building the production server');
   const entry = await buildServerOnly(fileURLToPath(new URL('../node_modules/.cache/load', import.meta.url)));
-  const paces = { model: MODEL_PACE, stress: STRESS_PACE };
-  const upstreams = Object.fromEntries(
-    await Promise.all(
-      Object.entries(paces).map(async ([pace, { delayMs, pieceDelayMs }]) => [
-        pace,
-        await spawnScript('bench/fake-upstream.ts', [String(delayMs), String(pieceDelayMs)]),
-      ]),
-    ),
-  ) as Record<keyof typeof paces, Awaited<ReturnType<typeof spawnScript>>>;
+  const upstream = (pace: typeof MODEL_PACE) =>
+    spawnScript('bench/fake-upstream.ts', [String(pace.delayMs), String(pace.pieceDelayMs)]);
+  const upstreams = { model: await upstream(MODEL_PACE), stress: await upstream(STRESS_PACE) };
   // One server per pace: each is configured with one provider.
-  const serverFor = async (pace: keyof typeof paces) =>
+  const serverFor = async (pace: keyof typeof upstreams) =>
     startProductionServer(entry, {
       LLM_BASE_URL: upstreams[pace].output,
       LLM_API_KEY: 'load-key-not-real',
@@ -123,19 +122,21 @@ async function main() {
         const proxy = await timed(servers[pace].url + CHAT_COMPLETIONS_PATH, false);
         const [p50, p99] = [proxy.steady.p50 - direct.steady.p50, proxy.steady.p99 - direct.steady.p99];
         if (pace === 'model' && connections === 100) added100.push({ p50, p99 });
+        const pair = (pick: (summary: CannonSummary) => number) => [ms(pick(direct)), ms(pick(proxy))];
+        const rates = [direct, proxy].map((summary) => summary.steady.perSecond.toFixed(0));
+        const settling = signed(proxy.settling.p99 - direct.settling.p99);
+        const errors = [proxy.count429, proxy.unexpected + direct.unexpected];
+        const p50s = [...pair((summary) => summary.steady.p50), signed(p50)];
         runs.push([
           pace,
           mode,
           connections,
-          direct.steady.perSecond.toFixed(0),
-          proxy.steady.perSecond.toFixed(0),
-          ...[direct.steady.p50, proxy.steady.p50].map((value) => ms(value)),
-          signed(p50),
-          ...[direct.steady.p99, proxy.steady.p99].map((value) => ms(value)),
+          ...rates,
+          ...p50s,
+          ...pair((x) => x.steady.p99),
           signed(p99),
-          signed(proxy.settling.p99 - direct.settling.p99),
-          proxy.count429,
-          proxy.unexpected + direct.unexpected,
+          settling,
+          ...errors,
         ]);
       }
     }
@@ -150,14 +151,10 @@ async function main() {
       // The heap used right after a request batch depends on when the collector last ran; its lowest value while
       // serving (the floor of the sawtooth, after each full collection) is what a leak would raise.
       let heapFloor = Number.POSITIVE_INFINITY;
-      const watch = setInterval(() => {
-        serverFigures(metricsUrl).then(
-          (figures) => {
-            heapFloor = Math.min(heapFloor, figures.heap);
-          },
-          () => undefined,
-        );
-      }, 100);
+      const floor = (figures: { heap: number }) => {
+        heapFloor = Math.min(heapFloor, figures.heap);
+      };
+      const watch = setInterval(() => serverFigures(metricsUrl).then(floor, () => undefined), 100);
       const url = servers.stress.url + CHAT_COMPLETIONS_PATH;
       const result = await cannon({ url, body: chatBody(false, false), connections: 100, amount: target - sent });
       clearInterval(watch);
@@ -166,14 +163,8 @@ async function main() {
       // CPU per request does not depend on what else the machine runs, unlike the latencies above.
       const cpuMs = ((after.cpuSeconds - before.cpuSeconds) * 1000) / (target - sent);
       samples.push({ rss: after.rss, heapFloor });
-      memoryRows.push([
-        `${target} requests`,
-        mb(after.rss),
-        mb(after.heap),
-        mb(heapFloor),
-        ms(cpuMs, 2),
-        result.unexpected,
-      ]);
+      const memory = [after.rss, after.heap, heapFloor].map(mb);
+      memoryRows.push([`${target} requests`, ...memory, ms(cpuMs, 2), result.unexpected]);
       sent = target;
       before = after;
     }
@@ -187,27 +178,8 @@ async function main() {
         `${SETTLE_SECONDS} s settling (timed apart) + ${SECONDS_PER_RUN} s measured; upstream at a model's pace: ` +
         `${MODEL_PACE.delayMs} ms per reply (streamed: ${MODEL_PACE.delayMs} ms, then 5 pieces ${MODEL_PACE.pieceDelayMs} ms ` +
         `apart); at the stress pace: ${STRESS_PACE.delayMs} ms and ${STRESS_PACE.pieceDelayMs} ms.`,
-      markdownTable(
-        ['Upstream', 'Mode', 'Conns', 'Direct req/s', 'Proxy req/s', 'Direct p50', 'Proxy p50', 'Added p50'].concat([
-          'Direct p99',
-          'Proxy p99',
-          'Added p99',
-          'Added p99 while settling',
-          '429s',
-          'Other errors',
-        ]),
-        runs,
-      ),
-      markdownTable(
-        [
-          'Server after (plain, 100 connections, stress pace)',
-          'RSS',
-          'Heap used',
-          'Heap floor',
-          'Server CPU per request',
-        ].concat('Other errors'),
-        memoryRows,
-      ),
+      markdownTable(RUN_COLUMNS.split(' | '), runs),
+      markdownTable(MEMORY_COLUMNS.split(' | '), memoryRows),
       `Targets at 100 connections, model pace (worst of plain and streamed): added p50 ${signed(addedP50)} ` +
         `(≤ ${TARGET_P50_MS} ms: ${verdict(addedP50 <= TARGET_P50_MS)}), added p99 ${signed(addedP99)} ` +
         `(≤ ${TARGET_P99_MS} ms: ${verdict(addedP99 <= TARGET_P99_MS)}); heap floor ${signed(growth, mb)} from ` +
