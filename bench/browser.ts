@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { type Browser, chromium } from '@playwright/test';
 import { CHROMIUM_ARGS, chromiumExecutable } from '../testing/chromium.ts';
 import type { FakeProvider } from '../testing/fake-provider.ts';
-import { median } from './stats.ts';
+import { median } from './table.ts';
 
 const INSTRUMENT = readFileSync(new URL('./page/instrument.js', import.meta.url), 'utf8');
 const INPUT = 'input[aria-label="Message"]';
@@ -56,7 +56,7 @@ async function openPage(browser: Browser, url: string, blockChunk?: string) {
   }
 }
 
-type Resource = { name: string; startTime: number; encodedBodySize: number };
+type Script = { path: string; startTime: number; wireBytes: number };
 
 /**
  * Start-up over `loads` fresh loads: the scripts requested before the card accepted typing (or before the page's
@@ -65,41 +65,34 @@ type Resource = { name: string; startTime: number; encodedBodySize: number };
  */
 export async function measureStartup(browser: Browser, url: string, gzipBytes: Map<string, number>, loads: number) {
   const [fcps, readies]: number[][] = [[], []];
-  let scripts: { path: string; gzipBytes: number; wireBytes: number; startUp: boolean }[] = [];
+  let scripts: (Script & { gzipBytes: number; startUp: boolean })[] = [];
   for (let load = 0; load < loads; load += 1) {
     const open = await openPage(browser, url);
-    const sample = await open.run<{ ready: number; loaded: number; fcp?: number; resources: Resource[] }>(`({
+    const sample = await open.run<{ ready: number; loaded: number; fcp?: number; scripts: Script[] }>(`({
       ready: window.__bench.state.ready,
       loaded: performance.getEntriesByType('navigation')[0].domContentLoadedEventStart,
       fcp: performance.getEntriesByName('first-contentful-paint')[0]?.startTime,
-      resources: performance.getEntriesByType('resource').map(({ name, startTime, encodedBodySize }) =>
-        ({ name, startTime, encodedBodySize })),
+      scripts: performance.getEntriesByType('resource').filter((entry) => entry.name.endsWith('.js')).map((entry) =>
+        ({ path: new URL(entry.name).pathname.slice(1), startTime: entry.startTime, wireBytes: entry.encodedBodySize })),
     })`);
     await open.close();
     readies.push(sample.ready);
     if (sample.fcp !== undefined) fcps.push(sample.fcp);
-    scripts = sample.resources
-      .map(({ name, startTime, encodedBodySize }) => ({
-        path: new URL(name).pathname.slice(1),
-        startTime,
-        encodedBodySize,
-      }))
-      .filter(({ path }) => path.endsWith('.js'))
-      .map(({ path, startTime, encodedBodySize }) => {
-        const size = gzipBytes.get(path);
-        if (size === undefined) throw new Error(`The build reported no size for ${path}`);
-        const startUp = startTime <= Math.max(sample.ready, sample.loaded);
-        return { path, gzipBytes: size, wireBytes: encodedBodySize, startUp };
-      });
+    scripts = sample.scripts.map((script) => {
+      const size = gzipBytes.get(script.path);
+      if (size === undefined) throw new Error(`The build reported no size for ${script.path}`);
+      return { ...script, gzipBytes: size, startUp: script.startTime <= Math.max(sample.ready, sample.loaded) };
+    });
   }
   const sum = (startUp: boolean, key: 'gzipBytes' | 'wireBytes') =>
     scripts.filter((script) => script.startUp === startUp).reduce((total, script) => total + script[key], 0);
+  const [fcpMs, readyMs] = [median(fcps), median(readies)];
   const [startUpGzipBytes, startUpWireBytes, lazyGzipBytes] = [
     sum(true, 'gzipBytes'),
     sum(true, 'wireBytes'),
     sum(false, 'gzipBytes'),
   ];
-  return { scripts, startUpGzipBytes, startUpWireBytes, lazyGzipBytes, fcpMs: median(fcps), readyMs: median(readies) };
+  return { scripts, startUpGzipBytes, startUpWireBytes, lazyGzipBytes, fcpMs, readyMs };
 }
 
 /** What one timed append did, as the page saw it (see `measureAppend` in page/instrument.js). */

@@ -6,7 +6,7 @@
 // opens all its connections and sends a request on each at the same instant, a burst no real audience makes, and a
 // freshly started server is still compiling its code. What a server does once it is running is what the rest shows.
 import autocannon from 'autocannon';
-import { quantile } from './stats.ts';
+import { quantile } from './table.ts';
 
 export interface CannonOptions {
   url: string;

@@ -1,29 +1,16 @@
 import { launch } from 'chrome-launcher';
 import lighthouse, { desktopConfig, type Result } from 'lighthouse';
-import { median } from './stats.ts';
+import { median } from './table.ts';
 
 export type FormFactor = 'mobile' | 'desktop';
-
-/** The medians of several Lighthouse runs (each figure on its own): category scores 0–100, metrics in ms. */
-export interface LighthouseFigures {
-  performance: number;
-  accessibility: number;
-  bestPractices: number;
-  seo: number;
-  /** Simulated throttling: the mobile figures are a slow phone's. CLS is unitless. */
-  fcpMs: number;
-  lcpMs: number;
-  tbtMs: number;
-  cls: number;
-  /** Audits that did not pass in the accessibility and best-practices categories, from any run. */
-  failedAudits: string[];
-}
+export type LighthouseFigures = ReturnType<typeof figuresOf>;
 
 /** A headless Chromium with a DevTools port for Lighthouse (as root it needs `--no-sandbox`, or it hangs silently). */
 export const startDebugChromium = (chromePath: string) =>
   launch({ chromePath, chromeFlags: ['--headless=new', '--no-sandbox', '--disable-dev-shm-usage'] });
 
-function figuresOf(lhr: Result): LighthouseFigures {
+/** One run's figures: category scores 0–100, metrics in ms (CLS unitless; the mobile ones a simulated slow phone's). */
+function figuresOf(lhr: Result) {
   const score = (id: string) => Math.round((lhr.categories[id]?.score ?? 0) * 100);
   const metric = (id: string) => lhr.audits[id]?.numericValue ?? Number.NaN;
   return {
@@ -35,6 +22,7 @@ function figuresOf(lhr: Result): LighthouseFigures {
     lcpMs: metric('largest-contentful-paint'),
     tbtMs: metric('total-blocking-time'),
     cls: metric('cumulative-layout-shift'),
+    // Audits that did not pass in the accessibility and best-practices categories: why a score is under 100.
     failedAudits: ['accessibility', 'best-practices'].flatMap((category) =>
       (lhr.categories[category]?.auditRefs ?? [])
         .filter((ref) => ref.weight > 0 && (lhr.audits[ref.id]?.score ?? 1) < 1)

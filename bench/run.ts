@@ -11,16 +11,7 @@ import { chromiumExecutable } from '../testing/chromium.ts';
 import { startFakeProvider } from '../testing/fake-provider.ts';
 import { hostPageHtml, startHostSite } from '../testing/host-site.ts';
 import { streamedMarkdownReply } from '../testing/markdown-reply.ts';
-import {
-  type ListSizeFigures,
-  launchBrowser,
-  measureListSizes,
-  measureOverhead,
-  measureStartup,
-  type OverheadFigures,
-  type StreamFigures,
-  streamProbe,
-} from './browser.ts';
+import * as probes from './browser.ts';
 import { type LighthouseFigures, runLighthouse, startDebugChromium } from './lighthouse.ts';
 import { BASELINE_PATH, buildAll, startServer } from './serve.ts';
 import { kb, machineLine, markdownTable, met, ms, runsFlag, writeResults } from './table.ts';
@@ -32,6 +23,12 @@ const APPEND_GROWTH_LIMIT = 1.5;
 const MEMORY_SLOPE_TOLERANCE = 0.25;
 const EMBED_MAX_DROP = 1;
 const MARKDOWN_CHUNK = 'rich-reply';
+const SCORES = {
+  performance: 'performance',
+  accessibility: 'accessibility',
+  bestPractices: 'best practices',
+  seo: 'SEO',
+};
 /** The issue's streaming case: a 2,000-character Markdown reply in 250 pieces 10 ms apart, at 4× CPU slowdown. */
 const STREAM = { pieces: streamedMarkdownReply().pieces, pieceDelayMs: 10, replies: 3, cpuSlowdown: 4 };
 
@@ -51,9 +48,6 @@ async function main() {
   step('building the app (client with its size budget, then the server)');
   const sizes = await buildAll();
   const closers: (() => Promise<unknown>)[] = [];
-  const closeAll = () => Promise.all(closers.splice(0).map((close) => close().catch(() => undefined)));
-  // Ctrl-C must not leave a server or a browser behind.
-  process.once('SIGINT', () => void closeAll().then(() => process.exit(130)));
   try {
     const provider = await startFakeProvider();
     closers.push(() => provider.close());
@@ -64,18 +58,18 @@ async function main() {
       app: await measure(pages.app),
       baseline: await measure(pages.baseline),
     });
-    const browser = await launchBrowser();
+    const browser = await probes.launchBrowser();
     closers.push(() => browser.close());
 
     step('start-up: 3 loads of each page');
-    const startup = await both((url) => measureStartup(browser, url, sizes, 3));
+    const startup = await both((url) => probes.measureStartup(browser, url, sizes, 3));
     step('per-message overhead: 30 sends on each page');
-    const overhead = await both((url) => measureOverhead(browser, url, 3, 30));
+    const overhead = await both((url) => probes.measureOverhead(browser, url, 3, 30));
     step(`long conversations: appends at ${LIST_SIZES.join(', ')} messages`);
-    const lists = await both((url) => measureListSizes(browser, url, provider, LIST_SIZES, 15));
+    const lists = await both((url) => probes.measureListSizes(browser, url, provider, LIST_SIZES, 15));
     step('streaming: 3 replies of 2,000 characters in 250 pieces at 4× CPU: app as Markdown, as text, baseline');
     const stream = (url: string, render: boolean) =>
-      streamProbe(browser, url, provider, STREAM, { chunk: MARKDOWN_CHUNK, render });
+      probes.streamProbe(browser, url, provider, STREAM, { chunk: MARKDOWN_CHUNK, render });
     const streaming = { app: await stream(pages.app, true), baseline: await stream(pages.baseline, false) };
     const plainText = await stream(pages.app, false);
     await browser.close();
@@ -115,21 +109,21 @@ async function main() {
     console.log(`\n${text.join('\n\n')}\n`);
     await writeResults('bench', text.join('\n\n'), { startup, overhead, streaming, plainText, lists, lighthouse });
   } finally {
-    await closeAll();
+    for (const close of closers.reverse()) await close().catch(() => undefined);
   }
 }
 
 type Pair<T> = { app: T; baseline: T };
 interface AppFigures {
-  startup: Pair<Awaited<ReturnType<typeof measureStartup>>>;
-  overhead: Pair<OverheadFigures>;
-  streaming: Pair<StreamFigures>;
-  lists: Pair<ListSizeFigures[]>;
+  startup: Pair<Awaited<ReturnType<typeof probes.measureStartup>>>;
+  overhead: Pair<probes.OverheadFigures>;
+  streaming: Pair<probes.StreamFigures>;
+  lists: Pair<probes.ListSizeFigures[]>;
   lighthouse: Record<'mobile' | 'desktop', Record<string, LighthouseFigures>>;
 }
 
 /** Heap bytes per message between two list sizes. */
-function slope(lists: ListSizeFigures[], from: number, to: number) {
+function slope(lists: probes.ListSizeFigures[], from: number, to: number) {
   const a = lists.find((figures) => figures.messages >= from);
   const b = lists.findLast((figures) => figures.messages <= to);
   return a && b && b.messages > a.messages ? (b.heapBytes - a.heapBytes) / (b.messages - a.messages) : Number.NaN;
@@ -164,9 +158,10 @@ function appTable({ startup, overhead, streaming, lists, lighthouse }: AppFigure
   const proportional = early > 0 && Math.abs(late - early) <= MEMORY_SLOPE_TOLERANCE * Math.max(early, late);
   const last = lists.app[lists.app.length - 1];
   const added = `≤ baseline + ${OVERHEAD_TARGET_MS} ms`;
-  const overheadMet = (key: keyof OverheadFigures) => overhead.app[key] - overhead.baseline[key] <= OVERHEAD_TARGET_MS;
+  const overheadMet = (key: keyof probes.OverheadFigures) =>
+    overhead.app[key] - overhead.baseline[key] <= OVERHEAD_TARGET_MS;
   const budget = `≤ ${kb(START_UP_BUDGET_BYTES)}`;
-  const worst = (list: ListSizeFigures[], key: 'maxRenderedRows' | 'maxOtherMutations') =>
+  const worst = (list: probes.ListSizeFigures[], key: 'maxRenderedRows' | 'maxOtherMutations') =>
     int(Math.max(...list.map((figures) => figures[key] ?? Number.NaN)));
   const rows = [
     row(
@@ -236,8 +231,8 @@ function appTable({ startup, overhead, streaming, lists, lighthouse }: AppFigure
   return markdownTable(['Figure', 'App', 'Baseline', 'App ÷ baseline', 'Target', 'Met'], rows);
 }
 
-function markdownRows(chunkBytes: number, budget: number, markdown: StreamFigures, plain: StreamFigures) {
-  const longest = (f: StreamFigures) => (f.longTasks.length ? `${Math.max(...f.longTasks)} ms` : 'none');
+function markdownRows(chunkBytes: number, budget: number, markdown: probes.StreamFigures, plain: probes.StreamFigures) {
+  const longest = (f: probes.StreamFigures) => (f.longTasks.length ? `${Math.max(...f.longTasks)} ms` : 'none');
   const cost = (key: 'taskMs' | 'scriptMs' | 'styleAndLayoutMs') => [ms(markdown[key], 0), ms(plain[key], 0)];
   return [
     row('Markdown chunk (lazy), gzip -9', [kb(chunkBytes), '—'], `≤ ${kb(budget)}`, chunkBytes <= budget),
@@ -252,10 +247,10 @@ function markdownRows(chunkBytes: number, budget: number, markdown: StreamFigure
 function embedTable(lighthouse: AppFigures['lighthouse']): string {
   const rows = (['mobile', 'desktop'] as const).flatMap((form) => {
     const pages = [lighthouse[form].without, lighthouse[form].with];
-    const scores = (['performance', 'accessibility', 'bestPractices', 'seo'] as const).map((key) => {
-      const [without, withSnippet] = pages.map((f) => f[key]);
+    const scores = Object.entries(SCORES).map(([key, label]) => {
+      const [without, withSnippet] = pages.map((f) => f[key as keyof typeof SCORES]);
       return row(
-        `${form}: ${key}`,
+        `${form}: ${label}`,
         [int(without), int(withSnippet)],
         `drop ≤ ${EMBED_MAX_DROP}`,
         without - withSnippet <= EMBED_MAX_DROP,
