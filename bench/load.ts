@@ -71,8 +71,11 @@ async function spawnScript(script: string, args: string[], untilExit = false) {
   return { output: output.trim(), stop: () => child.kill('SIGTERM') };
 }
 
+// JSON has no NaN: a latency of no responses at all comes back as null, and must not count as 0 ms.
 const cannon = async (options: CannonOptions) =>
-  JSON.parse((await spawnScript('bench/cannon.ts', [JSON.stringify(options)], true)).output) as CannonSummary;
+  JSON.parse((await spawnScript('bench/cannon.ts', [JSON.stringify(options)], true)).output, (_key, value) =>
+    value === null ? Number.NaN : value,
+  ) as CannonSummary;
 
 /** The server's own figures, from its metrics: memory, and CPU time so far (user + system). */
 async function serverFigures(metricsUrl: string) {
