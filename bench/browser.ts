@@ -1,397 +1,226 @@
 import { readFileSync } from 'node:fs';
-import { gzipSync } from 'node:zlib';
-import { type Browser, type BrowserContext, type CDPSession, chromium, type Page } from '@playwright/test';
+import { type Browser, chromium } from '@playwright/test';
 import { CHROMIUM_ARGS, chromiumExecutable } from '../testing/chromium.ts';
-import { median, quantile } from './stats.ts';
+import type { FakeProvider } from '../testing/fake-provider.ts';
+import { median } from './table.ts';
 
 const INSTRUMENT = readFileSync(new URL('./page/instrument.js', import.meta.url), 'utf8');
 const INPUT = 'input[aria-label="Message"]';
+const USER_TEXT = 'How long does the delivery take to Lisbon, and can I change the address after ordering?';
+const INSTANT = {
+  content:
+    'Delivery to Lisbon usually takes two to four working days. You can change the address until the parcel ' +
+    'leaves the warehouse: open the order, choose "Change address" and confirm. After dispatch, contact the carrier.',
+};
+// While an append is timed, the reply must not land in the same frame: it waits this long.
+const SLOW = { ...INSTANT, delayMs: 60 };
 
-/** A phone-sized window: the widget's hardest case. */
-const VIEWPORT = { width: 412, height: 823 };
+export const launchBrowser = () => chromium.launch({ executablePath: chromiumExecutable(), args: CHROMIUM_ARGS });
 
-export function launchBrowser(): Promise<Browser> {
-  return chromium.launch({ executablePath: chromiumExecutable(), args: CHROMIUM_ARGS });
-}
-
-interface OpenPage {
-  page: Page;
-  cdp: CDPSession;
-  /** Uncaught exceptions and console errors: any of them makes the figures suspect, so the run fails. */
-  errors: string[];
-  close(): Promise<void>;
-}
-
-/** A fresh context (empty cache) with the instrumentation, on `url`, once the card accepts typing. */
-async function openPage(browser: Browser, url: string): Promise<OpenPage> {
-  const context: BrowserContext = await browser.newContext({ viewport: VIEWPORT });
-  try {
-    await context.addInitScript({ content: INSTRUMENT });
-    const page = await context.newPage();
-    const errors: string[] = [];
-    page.on('pageerror', (error) => errors.push(error.message));
-    page.on('console', (message) => {
-      if (message.type() === 'error') errors.push(message.text());
+/**
+ * A fresh context (empty cache) with the instrumentation (page/instrument.js), on `url`, once the card accepts typing
+ * and the page has fetched what it fetches when idle. `close()` throws if the page reported an error meanwhile: its
+ * figures would be suspect. `blockChunk` keeps a lazy chunk away (a failed download the page reports and copes with).
+ */
+async function openPage(browser: Browser, url: string, blockChunk?: string) {
+  // A phone-sized window: the widget's hardest case.
+  const context = await browser.newContext({ viewport: { width: 412, height: 823 } });
+  const errors: string[] = [];
+  await context.addInitScript({ content: INSTRUMENT });
+  if (blockChunk) await context.route(new RegExp(`/assets/${blockChunk}-`), (route) => route.abort());
+  const page = await context.newPage();
+  page.on('pageerror', (error) => errors.push(error.message));
+  page.on('console', (message) => {
+    if (message.type() === 'error' && !blockChunk) errors.push(message.text());
+  });
+  /** `page.evaluate(expression)`, failing instead of hanging when the page never answers. */
+  const run = async <T>(expression: string, timeoutMs = 60_000): Promise<T> => {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`${url} did not answer ${expression} in ${timeoutMs} ms`)), timeoutMs);
     });
+    return Promise.race([page.evaluate(expression) as Promise<T>, timeout]).finally(() => clearTimeout(timer));
+  };
+  const close = async () => {
+    await context.close();
+    if (errors.length > 0) throw new Error(`The page ${url} reported errors:\n  ${errors.join('\n  ')}`);
+  };
+  try {
     await page.goto(url);
-    await inPage(page, 'window.__bench.whenReady()');
-    const cdp = await context.newCDPSession(page);
-    return { page, cdp, errors, close: () => context.close() };
+    await run('window.__bench.whenReady()');
+    await page.waitForLoadState('networkidle');
+    return { page, cdp: await context.newCDPSession(page), run, close };
   } catch (error) {
     await context.close();
     throw error;
   }
 }
 
-/** `page.evaluate(expression)`, failing instead of hanging when the page never answers. */
-async function inPage<T>(page: Page, expression: string, timeoutMs = 60_000): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new Error(`No answer from the page in ${timeoutMs} ms to: ${expression}`)),
-      timeoutMs,
-    );
-  });
-  try {
-    return await Promise.race([page.evaluate(expression) as Promise<T>, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
+type Script = { path: string; startTime: number; wireBytes: number };
 
-function assertNoErrors(open: OpenPage, url: string) {
-  if (open.errors.length > 0) throw new Error(`The page ${url} reported errors:\n  ${open.errors.join('\n  ')}`);
-}
-
-// --- start-up: which JavaScript loads before the card accepts typing, and how big it is ---
-
-export interface ScriptLoad {
-  path: string;
-  /** Deterministic size: gzip level 9 of the file as built (what the size budget counts). */
-  gzipBytes: number;
-  /** What the server actually sent (brotli when the browser accepts it). */
-  wireBytes: number;
-  rawBytes: number;
-  /** Requested before the card accepted typing (or before the page's scripts ran), i.e. on the critical path. */
-  startUp: boolean;
-}
-
-export interface StartupFigures {
-  scripts: ScriptLoad[];
-  startUpGzipBytes: number;
-  startUpWireBytes: number;
-  lazyGzipBytes: number;
-  lazyWireBytes: number;
-  /** Median over the loads, without throttling, on loopback: first contentful paint, and the card accepting typing. */
-  fcpMs: number;
-  readyMs: number;
-  loads: number;
-}
-
-interface ResourceSample {
-  name: string;
-  startTime: number;
-  encodedBodySize: number;
-  decodedBodySize: number;
-}
-
-export async function measureStartup(
-  browser: Browser,
-  url: string,
-  fileFor: (path: string) => string,
-  loads: number,
-): Promise<StartupFigures> {
-  const fcps: number[] = [];
-  const readies: number[] = [];
-  let scripts: ScriptLoad[] = [];
+/**
+ * Start-up over `loads` fresh loads: the scripts requested before the card accepted typing (or before the page's
+ * scripts ran), with their gzip -9 size from the build's report (`gzipBytes`, by path) and their size as served, the
+ * scripts fetched later, and the medians of first contentful paint and of the card accepting typing.
+ */
+export async function measureStartup(browser: Browser, url: string, gzipBytes: Map<string, number>, loads: number) {
+  const [fcps, readies]: number[][] = [[], []];
+  let scripts: (Script & { gzipBytes: number; startUp: boolean })[] = [];
   for (let load = 0; load < loads; load += 1) {
     const open = await openPage(browser, url);
-    try {
-      // The app fetches its lazy chunk when idle; wait for the network to settle so that it is seen.
-      await open.page.waitForLoadState('networkidle');
-      const sample = await inPage<{
-        ready: number;
-        domContentLoaded: number;
-        fcp: number | null;
-        resources: ResourceSample[];
-      }>(
-        open.page,
-        `(() => {
-        const navigation = performance.getEntriesByType('navigation')[0];
-        return {
-          ready: window.__bench.state.ready,
-          domContentLoaded: navigation.domContentLoadedEventStart,
-          fcp: performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? null,
-          resources: performance.getEntriesByType('resource').map((entry) => ({
-            name: entry.name,
-            startTime: entry.startTime,
-            encodedBodySize: entry.encodedBodySize,
-            decodedBodySize: entry.decodedBodySize,
-          })),
-        };
-      })()`,
-      );
-      assertNoErrors(open, url);
-      readies.push(sample.ready);
-      if (sample.fcp !== null) fcps.push(sample.fcp);
-      const criticalUntil = Math.max(sample.ready, sample.domContentLoaded);
-      scripts = sample.resources
-        .filter((entry) => new URL(entry.name).pathname.endsWith('.js'))
-        .map((entry) => {
-          const path = new URL(entry.name).pathname;
-          return {
-            path,
-            gzipBytes: gzipSync(readFileSync(fileFor(path)), { level: 9 }).length,
-            wireBytes: entry.encodedBodySize,
-            rawBytes: entry.decodedBodySize,
-            startUp: entry.startTime <= criticalUntil,
-          };
-        });
-    } finally {
-      await open.close();
-    }
+    const sample = await open.run<{ ready: number; loaded: number; fcp?: number; scripts: Script[] }>(`({
+      ready: window.__bench.state.ready,
+      loaded: performance.getEntriesByType('navigation')[0].domContentLoadedEventStart,
+      fcp: performance.getEntriesByName('first-contentful-paint')[0]?.startTime,
+      scripts: performance.getEntriesByType('resource').filter((entry) => entry.name.endsWith('.js')).map((entry) =>
+        ({ path: new URL(entry.name).pathname.slice(1), startTime: entry.startTime, wireBytes: entry.encodedBodySize })),
+    })`);
+    await open.close();
+    readies.push(sample.ready);
+    if (sample.fcp !== undefined) fcps.push(sample.fcp);
+    scripts = sample.scripts.map((script) => {
+      const size = gzipBytes.get(script.path);
+      if (size === undefined) throw new Error(`The build reported no size for ${script.path}`);
+      return { ...script, gzipBytes: size, startUp: script.startTime <= Math.max(sample.ready, sample.loaded) };
+    });
   }
-  const sum = (startUp: boolean, pick: (script: ScriptLoad) => number) =>
-    scripts.filter((script) => script.startUp === startUp).reduce((total, script) => total + pick(script), 0);
-  return {
-    scripts,
-    startUpGzipBytes: sum(true, (script) => script.gzipBytes),
-    startUpWireBytes: sum(true, (script) => script.wireBytes),
-    lazyGzipBytes: sum(false, (script) => script.gzipBytes),
-    lazyWireBytes: sum(false, (script) => script.wireBytes),
-    fcpMs: median(fcps),
-    readyMs: median(readies),
-    loads,
-  };
+  const sum = (startUp: boolean, key: 'gzipBytes' | 'wireBytes') =>
+    scripts.filter((script) => script.startUp === startUp).reduce((total, script) => total + script[key], 0);
+  const [fcpMs, readyMs] = [median(fcps), median(readies)];
+  const [startUpGzipBytes, startUpWireBytes, lazyGzipBytes] = [
+    sum(true, 'gzipBytes'),
+    sum(true, 'wireBytes'),
+    sum(false, 'gzipBytes'),
+  ];
+  return { scripts, startUpGzipBytes, startUpWireBytes, lazyGzipBytes, fcpMs, readyMs };
 }
 
-// --- long conversations: the cost of one more message, and memory, at each list size ---
+/** What one timed append did, as the page saw it (see `measureAppend` in page/instrument.js). */
+type Append = { ms: number; addedRows: number; otherMutations: number; renderedRows: number | null };
 
-/** What one measured append did, as the page saw it (see `measureAppend` in page/instrument.js). */
-export interface AppendSample {
-  messagesBefore: number;
-  ms: number;
-  domMs: number | null;
-  addedRows: number;
-  removedRows: number;
-  otherMutations: number;
-  commits: number;
-  /** Message rows React rendered (the new one included); null on a page without React. */
-  renderedRows: number | null;
-  rowsAfter: number;
-}
-
-export interface ListSizeFigures {
-  messages: number;
-  /** Median time from the submit to the end of the frame that shows the new message (script, style, layout, paint). */
-  appendMs: number;
-  appendP90Ms: number;
-  /** Median time from the submit to the new row in the DOM. */
-  appendDomMs: number;
-  /** Worst case over the samples: rows React rendered per append, rows added to the log, other changes in the log. */
-  maxRenderedRows: number | null;
-  maxAddedRows: number;
-  maxOtherMutations: number;
-  /** After garbage collection: the JavaScript heap and Blink's (DOM) heap. */
-  jsHeapBytes: number;
-  domHeapBytes: number;
-  domNodes: number;
-  /** Characters of message text in the list (ASCII here: one byte each in the JavaScript heap). */
-  textChars: number;
-  samples: AppendSample[];
-}
-
-/** Lets the caller slow the provider down while appends are timed (so no reply lands inside a timed frame). */
-export interface ProviderPace {
-  instant(): void;
-  slow(): void;
-  /** A reply of `pieces` pieces, `pieceDelayMs` apart. */
-  pieces(pieces: number, pieceDelayMs: number): void;
-}
-
-interface HeapUsage {
-  usedSize: number;
-  embedderHeapUsedSize?: number;
-}
-
-async function heapAfterGc(cdp: CDPSession) {
-  for (let pass = 0; pass < 3; pass += 1) await cdp.send('HeapProfiler.collectGarbage');
-  const heap = (await cdp.send('Runtime.getHeapUsage')) as HeapUsage;
-  const counters = await cdp.send('Memory.getDOMCounters');
-  return {
-    jsHeapBytes: heap.usedSize,
-    domHeapBytes: heap.embedderHeapUsedSize ?? Number.NaN,
-    domNodes: counters.nodes,
-  };
-}
-
+/**
+ * Long conversations: at each list size, the median time from a submit to the end of the frame that shows the new
+ * message (over `samples` appends), the worst rows React rendered, rows added and other changes in the log per
+ * append, and the JavaScript plus Blink (DOM) heap after garbage collection.
+ */
 export async function measureListSizes(
   browser: Browser,
   url: string,
-  sizes: readonly number[],
-  samplesPerSize: number,
-  pace: ProviderPace,
-  userText: string,
-): Promise<ListSizeFigures[]> {
+  provider: FakeProvider,
+  sizes: number[],
+  samples: number,
+) {
   const open = await openPage(browser, url);
-  try {
-    await open.cdp.send('HeapProfiler.enable');
-    const figures: ListSizeFigures[] = [];
-    for (const size of sizes) {
-      pace.instant();
-      // A thousand round trips through the server take a while on a busy machine.
-      await inPage(open.page, `window.__bench.fillTo(${size}, ${JSON.stringify(userText)})`, 600_000);
-      const memory = await heapAfterGc(open.cdp);
-      const text = await inPage<{ messages: number; textChars: number }>(open.page, 'window.__bench.textStats()');
-
-      pace.slow();
-      const samples: AppendSample[] = [];
-      // The first append after a thousand quick ones meets a garbage collection more often than not: not counted.
-      for (let sample = -1; sample < samplesPerSize; sample += 1) {
-        const timed = await inPage<AppendSample>(
-          open.page,
-          `window.__bench.measureAppend(${JSON.stringify(`${userText} (timed append)`)})`,
-        );
-        if (sample >= 0) samples.push(timed);
-      }
-      await inPage(open.page, 'window.__bench.idle()');
-      const rendered = samples.map((sample) => sample.renderedRows).filter((rows) => rows !== null);
-      figures.push({
-        messages: text.messages,
-        appendMs: median(samples.map((sample) => sample.ms)),
-        appendP90Ms: quantile(
-          samples.map((sample) => sample.ms),
-          0.9,
-        ),
-        appendDomMs: median(samples.map((sample) => sample.domMs ?? Number.NaN)),
-        maxRenderedRows: rendered.length > 0 ? Math.max(...rendered) : null,
-        maxAddedRows: Math.max(...samples.map((sample) => sample.addedRows)),
-        maxOtherMutations: Math.max(...samples.map((sample) => sample.otherMutations + sample.removedRows)),
-        ...memory,
-        textChars: text.textChars,
-        samples,
-      });
+  const figures = [];
+  for (const size of sizes) {
+    provider.respondWith(INSTANT);
+    // A thousand round trips through the server take a while on a busy machine.
+    await open.run(`window.__bench.fillTo(${size}, ${JSON.stringify(USER_TEXT)})`, 600_000);
+    for (let pass = 0; pass < 3; pass += 1) await open.cdp.send('HeapProfiler.collectGarbage');
+    const heap = (await open.cdp.send('Runtime.getHeapUsage')) as { usedSize: number; embedderHeapUsedSize?: number };
+    const text = await open.run<{ messages: number; textChars: number }>('window.__bench.textStats()');
+    provider.respondWith(SLOW);
+    const appends: Append[] = [];
+    // The first append after a thousand quick ones meets a garbage collection more often than not: not counted.
+    for (let sample = -1; sample < samples; sample += 1) {
+      const append = await open.run<Append>(`window.__bench.measureAppend(${JSON.stringify(`${USER_TEXT} (timed)`)})`);
+      if (sample >= 0) appends.push(append);
     }
-    assertNoErrors(open, url);
-    return figures;
-  } finally {
-    pace.instant();
-    await open.close();
+    await open.run('window.__bench.idle()');
+    const worst = (pick: (append: Append) => number | null) => Math.max(...appends.map((a) => pick(a) ?? Number.NaN));
+    figures.push({
+      ...text,
+      appendMs: median(appends.map((append) => append.ms)),
+      maxRenderedRows: appends[0].renderedRows === null ? null : worst((append) => append.renderedRows),
+      maxAddedRows: worst((append) => append.addedRows),
+      maxOtherMutations: worst((append) => append.otherMutations),
+      heapBytes: heap.usedSize + (heap.embedderHeapUsedSize ?? Number.NaN),
+    });
   }
+  provider.respondWith(INSTANT);
+  await open.close();
+  return figures;
 }
 
-// --- per-message overhead against a provider that answers at once ---
-
-export interface OverheadSample {
-  enterToRequest: number | null;
-  enterToFirstPaint: number | null;
-  firstByteToDom: number | null;
-  requestToFirstByte: number | null;
-}
-
-export interface OverheadFigures {
-  sends: number;
-  /** Medians (and 90th percentiles) in ms. */
-  enterToRequestMs: number;
-  enterToRequestP90Ms: number;
-  /** From the Enter keydown to the end of the frame that first paints a piece of the reply: what the visitor waits. */
-  enterToFirstPaintMs: number;
-  /** From the response's first byte to the reply's bubble in the DOM: the page's own work on the first piece. */
-  firstByteToDomMs: number;
-  firstByteToDomP90Ms: number;
-  /** The loopback round trip through the production server to the fake provider: not the page's doing. */
-  requestToFirstByteMs: number;
-  samples: OverheadSample[];
-}
-
-const SEND_SETTLE_MS = 150;
-
-/** Types and presses Enter like a visitor (Playwright's keyboard), `sends` times after `warmUp` unmeasured sends. */
-export async function measureOverhead(
-  browser: Browser,
-  url: string,
-  warmUp: number,
-  sends: number,
-  userText: string,
-): Promise<OverheadFigures> {
-  const open = await openPage(browser, url);
-  try {
-    // The app prefetches its request chunk when idle: a visitor who reads the card first never waits for it.
-    await open.page.waitForLoadState('networkidle');
-    const samples: OverheadSample[] = [];
-    for (let send = 0; send < warmUp + sends; send += 1) {
-      await inPage(open.page, 'window.__bench.idle()');
-      await inPage(open.page, 'window.__bench.armSend()');
-      await open.page.fill(INPUT, `${userText} (send ${send + 1})`);
-      await open.page.press(INPUT, 'Enter');
-      // Ask for the figures only once the exchange is over: the protocol traffic of a call into the page would land on
-      // its main thread while the reply is being handled, and be counted against the page.
-      await open.page.waitForTimeout(SEND_SETTLE_MS);
-      const sample = await inPage<OverheadSample>(open.page, 'window.__bench.sendResult()');
-      if (send >= warmUp) samples.push(sample);
-    }
-    assertNoErrors(open, url);
-    const pick = (key: keyof OverheadSample) => samples.map((sample) => sample[key] ?? Number.NaN);
-    return {
-      sends,
-      enterToRequestMs: median(pick('enterToRequest')),
-      enterToRequestP90Ms: quantile(pick('enterToRequest'), 0.9),
-      enterToFirstPaintMs: median(pick('enterToFirstPaint')),
-      firstByteToDomMs: median(pick('firstByteToDom')),
-      firstByteToDomP90Ms: quantile(pick('firstByteToDom'), 0.9),
-      requestToFirstByteMs: median(pick('requestToFirstByte')),
-      samples,
-    };
-  } finally {
-    await open.close();
-  }
-}
-
-export interface StreamCostFigures {
-  pieces: number;
-  /** Main-thread time (every task: script, style, layout, paint) per streamed piece, median over the replies. */
-  msPerPiece: number;
-  samples: number[];
-}
+export type ListSizeFigures = Awaited<ReturnType<typeof measureListSizes>>[number];
 
 /**
- * What one streamed piece costs the page: the main thread's total task time over a whole reply of `pieces` pieces
- * (Chromium's own `TaskDuration`), divided by the pieces. Nothing runs in the page meanwhile (no observer, no
- * polling), so the figure is the page's alone.
+ * Per-message overhead against a provider that answers at once, as medians over `sends` messages typed and sent with
+ * Enter like a visitor (Playwright's keyboard), after `warmUp` unmeasured ones: Enter → the request leaves, Enter →
+ * the end of the frame that first paints a piece of the reply, the response's first byte → the bubble in the DOM.
  */
-export async function measureStreamCost(
+export async function measureOverhead(browser: Browser, url: string, warmUp: number, sends: number) {
+  const open = await openPage(browser, url);
+  const samples: Record<string, number | null>[] = [];
+  for (let send = 0; send < warmUp + sends; send += 1) {
+    await open.run('window.__bench.armSend()');
+    await open.page.fill(INPUT, `${USER_TEXT} (send ${send + 1})`);
+    await open.page.press(INPUT, 'Enter');
+    // Ask for the figures only once the exchange is over: the protocol traffic of a call into the page would land on
+    // its main thread while the reply is being handled, and be counted against the page.
+    await open.page.waitForTimeout(150);
+    const sample = await open.run<Record<string, number | null>>('window.__bench.sendResult()');
+    if (send >= warmUp) samples.push(sample);
+  }
+  await open.close();
+  const mid = (key: string) => median(samples.map((sample) => sample[key] ?? Number.NaN));
+  return {
+    enterToRequestMs: mid('enterToRequestMs'),
+    enterToFirstPaintMs: mid('enterToFirstPaintMs'),
+    firstByteToDomMs: mid('firstByteToDomMs'),
+  };
+}
+
+export type OverheadFigures = Awaited<ReturnType<typeof measureOverhead>>;
+
+/**
+ * The one streaming probe: streams `replies` replies of `pieces` (after one unmeasured warm-up reply) at a CPU
+ * slowdown, and reads the main thread's work from Chromium's own counters: every task, and of it script, and style
+ * and layout (medians, in ms), and any task over 50 ms. The page is left alone until the stream's own time has
+ * passed (no polling meanwhile), so the figures are its own. `markdown: false` keeps the app's Markdown chunk away,
+ * so that replies show as plain text.
+ */
+export async function streamProbe(
   browser: Browser,
   url: string,
-  pace: ProviderPace,
-  userText: string,
-  { pieces, pieceDelayMs, replies }: { pieces: number; pieceDelayMs: number; replies: number },
-): Promise<StreamCostFigures> {
-  const open = await openPage(browser, url);
-  try {
-    await open.page.waitForLoadState('networkidle');
-    await open.cdp.send('Performance.enable');
-    const taskMs = async () => {
-      const { metrics } = await open.cdp.send('Performance.getMetrics');
-      return (metrics.find((metric) => metric.name === 'TaskDuration')?.value ?? Number.NaN) * 1000;
-    };
-    pace.pieces(pieces, pieceDelayMs);
-    const samples: number[] = [];
-    for (let reply = 0; reply < replies; reply += 1) {
-      await inPage(open.page, 'window.__bench.idle()');
-      await open.page.fill(INPUT, `${userText} (reply ${reply + 1})`);
-      const before = await taskMs();
-      await open.page.press(INPUT, 'Enter');
-      // Waits from here, not in the page: the stream takes about pieces × delay, and twice that leaves ample slack.
-      await open.page.waitForTimeout(pieces * pieceDelayMs * 2 + 500);
-      if (!(await inPage<boolean>(open.page, 'window.__bench.isIdle()'))) {
-        throw new Error(`${url}: a ${pieces}-piece reply was still coming after the wait`);
-      }
-      samples.push(((await taskMs()) - before) / pieces);
-    }
-    assertNoErrors(open, url);
-    return { pieces, msPerPiece: median(samples), samples };
-  } finally {
-    pace.instant();
-    await open.close();
+  provider: FakeProvider,
+  options: { pieces: string[]; pieceDelayMs: number; replies: number; cpuSlowdown: number },
+  markdown: { chunk: string; render: boolean },
+) {
+  const { page, cdp, run, close } = await openPage(browser, url, markdown.render ? undefined : markdown.chunk);
+  const exchange = async (text: string) => {
+    const before = await run<number>('window.__bench.messageCount()');
+    await page.fill(INPUT, text);
+    await page.press(INPUT, 'Enter');
+    await page.waitForTimeout(options.pieces.length * options.pieceDelayMs);
+    while (!(await run<boolean>('window.__bench.isIdle()'))) await page.waitForTimeout(100);
+    if ((await run<number>('window.__bench.messageCount()')) !== before + 2) throw new Error(`${url}: no reply came`);
+  };
+  // A first reply loads the renderer (or finds it kept away) and runs it once.
+  provider.respondWith({ content: 'Warm **up**.' });
+  await exchange('Warm up');
+  if (markdown.render) await run(`window.__bench.until(() => document.querySelector('[data-sender="bot"] strong'))`);
+  await cdp.send('Performance.enable');
+  const counters = async () => {
+    const { metrics } = await cdp.send('Performance.getMetrics');
+    const value = (name: string) => (metrics.find((metric) => metric.name === name)?.value ?? 0) * 1000;
+    return [value('TaskDuration'), value('ScriptDuration'), value('RecalcStyleDuration') + value('LayoutDuration')];
+  };
+  provider.respondWith({ stream: options.pieces, pieceDelayMs: options.pieceDelayMs });
+  await cdp.send('Emulation.setCPUThrottlingRate', { rate: options.cpuSlowdown });
+  const samples: number[][] = [];
+  const longTasks: number[] = [];
+  for (let reply = 0; reply < options.replies; reply += 1) {
+    await run('window.__bench.takeLongTasks()');
+    const before = await counters();
+    await exchange(`${USER_TEXT} (reply ${reply + 1})`);
+    samples.push((await counters()).map((value, index) => value - before[index]));
+    longTasks.push(...(await run<number[]>('window.__bench.takeLongTasks()')));
   }
+  provider.respondWith(INSTANT);
+  await close();
+  const [taskMs, scriptMs, styleAndLayoutMs] = [0, 1, 2].map((index) => median(samples.map((s) => s[index])));
+  return { taskMs, scriptMs, styleAndLayoutMs, msPerPiece: taskMs / options.pieces.length, longTasks };
 }
+
+export type StreamFigures = Awaited<ReturnType<typeof streamProbe>>;

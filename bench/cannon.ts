@@ -6,7 +6,7 @@
 // opens all its connections and sends a request on each at the same instant, a burst no real audience makes, and a
 // freshly started server is still compiling its code. What a server does once it is running is what the rest shows.
 import autocannon from 'autocannon';
-import { quantile } from './stats.ts';
+import { quantile } from './table.ts';
 
 export interface CannonOptions {
   url: string;
@@ -18,17 +18,13 @@ export interface CannonOptions {
   amount?: number;
 }
 
-export interface Latencies {
-  count: number;
-  p50: number;
-  p99: number;
-}
+const latencies = (times: number[]) => ({ p50: quantile(times, 0.5), p99: quantile(times, 0.99) });
 
 export interface CannonSummary {
-  /** Requests sent after the settling time, and their latencies (ms); requests per second over that time. */
-  steady: Latencies & { perSecond: number };
+  /** Requests sent after the settling time: their latencies (ms), and requests per second over that time. */
+  steady: ReturnType<typeof latencies> & { perSecond: number };
   /** The requests sent while the run settled. */
-  settling: Latencies;
+  settling: ReturnType<typeof latencies>;
   /** Over the whole run: the 429s, and errors of any other kind (connection errors, timeouts, other statuses). */
   count429: number;
   unexpected: number;
@@ -57,25 +53,20 @@ const result = await new Promise<autocannon.Result>((resolve, reject) => {
     startedAt = performance.now();
   });
   instance.on('response', (_client, _status, _bytes, responseTime) => {
-    const sentAt = performance.now() - responseTime - startedAt;
-    (sentAt < settleMs ? settling : steady).push(responseTime);
+    (performance.now() - responseTime - startedAt < settleMs ? settling : steady).push(responseTime);
   });
 });
 
-const latencies = (times: number[]): Latencies => ({
-  count: times.length,
-  p50: quantile(times, 0.5),
-  p99: quantile(times, 0.99),
-});
 const codes = result.statusCodeStats ?? {};
-const otherStatuses = Object.entries(codes)
-  .filter(([code]) => code !== '200' && code !== '429')
-  .reduce((sum, [, stat]) => sum + (stat.count ?? 0), 0);
-const measuredSeconds = options.seconds ? options.seconds - settleMs / 1000 : Number.NaN;
 const summary: CannonSummary = {
-  steady: { ...latencies(steady), perSecond: steady.length / measuredSeconds },
+  steady: { ...latencies(steady), perSecond: steady.length / ((options.seconds ?? Number.NaN) - settleMs / 1000) },
   settling: latencies(settling),
   count429: codes['429']?.count ?? 0,
-  unexpected: result.errors + result.timeouts + otherStatuses,
+  unexpected:
+    result.errors +
+    result.timeouts +
+    Object.entries(codes)
+      .filter(([code]) => code !== '200' && code !== '429')
+      .reduce((sum, [, stat]) => sum + (stat.count ?? 0), 0),
 };
 console.log(JSON.stringify(summary));

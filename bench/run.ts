@@ -1,185 +1,263 @@
 // `npm run bench`: builds the app, serves it with the production server (against a fake provider on loopback that
-// answers at once) next to a no-framework baseline page, measures both in Chromium, prints a table and writes
-// bench/results/latest.json. Options: `--runs=N` Lighthouse runs per page and form factor (default 3, median kept).
-
+// answers at once) next to a no-framework baseline page, measures both in Chromium, runs Lighthouse on both and on a
+// host page of another origin without and with the embed snippet, prints the tables and writes them to
+// bench/results/bench.md (every figure also to bench.json). Options: `--runs=N` Lighthouse runs per page and form
+// factor (default 3, median kept).
 import { execFileSync } from 'node:child_process';
-import { mkdir, writeFile } from 'node:fs/promises';
-import { cpus, loadavg } from 'node:os';
-import { fileURLToPath } from 'node:url';
+import { loadavg } from 'node:os';
 import { chromium as playwrightChromium } from '@playwright/test';
-import { START_UP_BUDGET_BYTES } from '../build/size-budget.ts';
+import { LAZY_BUDGETS_BYTES, START_UP_BUDGET_BYTES } from '../build/size-budget.ts';
 import { chromiumExecutable } from '../testing/chromium.ts';
-import { type FakeBehaviour, startFakeProvider } from '../testing/fake-provider.ts';
-import {
-  launchBrowser,
-  measureListSizes,
-  measureOverhead,
-  measureStartup,
-  measureStreamCost,
-  type ProviderPace,
-} from './browser.ts';
-import { runLighthouse, startDebugChromium } from './lighthouse.ts';
-import { measureMarkdown, renderMarkdownTable } from './markdown.ts';
-import { BASELINE_PATH, buildAll, CLIENT_DIR, ROOT_DIR, startServer } from './serve.ts';
-import { type BenchResults, evaluate, renderTable } from './table.ts';
+import { startFakeProvider } from '../testing/fake-provider.ts';
+import { hostPageHtml, startHostSite } from '../testing/host-site.ts';
+import { streamedMarkdownReply } from '../testing/markdown-reply.ts';
+import * as probes from './browser.ts';
+import { type LighthouseFigures, runLighthouse, startDebugChromium } from './lighthouse.ts';
+import { BASELINE_PATH, buildAll, startServer } from './serve.ts';
+import { kb, machineLine, markdownTable, met, ms, runsFlag, writeResults } from './table.ts';
 
-const RESULTS_FILE = fileURLToPath(new URL('./results/latest.json', import.meta.url));
-const TABLE_FILE = fileURLToPath(new URL('./results/latest.md', import.meta.url));
+const LIST_SIZES = [10, 100, 1000, 2000];
+/** The issue's targets. */
+const OVERHEAD_TARGET_MS = 5;
+const APPEND_GROWTH_LIMIT = 1.5;
+const MEMORY_SLOPE_TOLERANCE = 0.25;
+const EMBED_MAX_DROP = 1;
+const MARKDOWN_CHUNK = 'rich-reply';
+const SCORES = {
+  performance: 'performance',
+  accessibility: 'accessibility',
+  bestPractices: 'best practices',
+  seo: 'SEO',
+};
+/** The issue's streaming case: a 2,000-character Markdown reply in 250 pieces 10 ms apart, at 4× CPU slowdown. */
+const STREAM = { pieces: streamedMarkdownReply().pieces, pieceDelayMs: 10, replies: 3, cpuSlowdown: 4 };
 
-const LIST_SIZES = [10, 100, 1000, 2000] as const;
-const APPEND_SAMPLES = 15;
-const STARTUP_LOADS = 3;
-const OVERHEAD_WARM_UP = 3;
-const OVERHEAD_SENDS = 30;
-/** A reply of 250 tokens (max_tokens), one piece each, as a provider streams them. */
-const STREAM = { pieces: 250, pieceDelayMs: 4, replies: 5 };
-
-const USER_TEXT = 'How long does the delivery take to Lisbon, and can I change the address after ordering?';
-const REPLY_TEXT =
-  'Delivery to Lisbon usually takes two to four working days. You can change the address until the parcel ' +
-  'leaves the warehouse: open the order, choose "Change address" and confirm. After dispatch, contact the carrier.';
-const INSTANT: FakeBehaviour = { content: REPLY_TEXT };
-// While an append is timed, the reply must not land in the same frame: it waits this long.
-const SLOW: FakeBehaviour = { content: REPLY_TEXT, delayMs: 60 };
-
-function lighthouseRuns(): number {
-  const flag = process.argv.find((arg) => arg.startsWith('--runs='));
-  const runs = flag ? Number(flag.slice('--runs='.length)) : 3;
-  if (!Number.isInteger(runs) || runs < 1) throw new Error(`--runs must be a whole number from 1 (got ${flag})`);
-  return runs;
-}
-
-function commandOutput(command: string, args: string[]): string {
-  try {
-    return execFileSync(command, args, { cwd: ROOT_DIR, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
-  } catch {
-    return 'unknown';
-  }
-}
-
-function step(message: string) {
-  console.log(`[bench] ${message}`);
-}
+const step = (message: string) => console.log(`[bench] ${message}`);
+const git = (...args: string[]) => execFileSync('git', args, { encoding: 'utf8' }).trim();
+const ratio = (app: number, baseline: number) =>
+  Number.isFinite(app) && Number.isFinite(baseline) && baseline > 0 ? `${(app / baseline).toFixed(2)}×` : '—';
+const int = (value: number) => (Number.isFinite(value) ? value.toFixed(0) : 'n/a');
+const bytes = (value: number) => `${int(value)} B`;
 
 async function main() {
-  const runs = lighthouseRuns();
+  const runs = runsFlag();
   const started = performance.now();
   const loadBefore = loadavg();
+  // Throws with install advice when there is no Chromium; Lighthouse needs a path, Playwright's own if need be.
+  const chromiumPath = chromiumExecutable() ?? playwrightChromium.executablePath();
+  step('building the app (client with its size budget, then the server)');
+  const sizes = await buildAll();
   const closers: (() => Promise<unknown>)[] = [];
-  const closeAll = async () => {
-    for (const close of closers.reverse()) await close().catch(() => undefined);
-    closers.length = 0;
-  };
-  // Ctrl-C must not leave a server or a browser behind either.
-  const interrupted = () => {
-    void closeAll().then(() => process.exit(130));
-  };
-  process.once('SIGINT', interrupted);
-  process.once('SIGTERM', interrupted);
-
   try {
-    // Throws with install advice when there is no Chromium; Lighthouse needs a path, Playwright's own if need be.
-    const chromiumPath = chromiumExecutable() ?? playwrightChromium.executablePath();
-    step('building the app (client with its size budget, then the server)');
-    await buildAll();
-
     const provider = await startFakeProvider();
     closers.push(() => provider.close());
-    provider.respondWith(INSTANT);
-    const pace: ProviderPace = {
-      instant: () => provider.respondWith(INSTANT),
-      slow: () => provider.respondWith(SLOW),
-      pieces: (pieces, pieceDelayMs) =>
-        provider.respondWith({ stream: Array.from({ length: pieces }, (_, i) => `word${i} `), pieceDelayMs }),
-    };
-
     const server = await startServer(provider.baseURL);
     closers.push(() => server.close());
-    const pages = { app: `${server.url}/`, baseline: `${server.url}${BASELINE_PATH}` } as const;
-    step(`serving the app at ${pages.app} and the baseline at ${pages.baseline}`);
-
-    const browser = await launchBrowser();
+    const pages = { app: `${server.url}/`, baseline: `${server.url}${BASELINE_PATH}` };
+    const both = async <T>(measure: (url: string) => Promise<T>) => ({
+      app: await measure(pages.app),
+      baseline: await measure(pages.baseline),
+    });
+    const browser = await probes.launchBrowser();
     closers.push(() => browser.close());
-    const fileFor = (path: string) => `${CLIENT_DIR}${path}`;
 
-    step(`start-up: ${STARTUP_LOADS} loads of each page`);
-    const startup = {
-      app: await measureStartup(browser, pages.app, fileFor, STARTUP_LOADS),
-      baseline: await measureStartup(browser, pages.baseline, fileFor, STARTUP_LOADS),
-    };
-
-    step(`per-message overhead: ${OVERHEAD_SENDS} sends on each page`);
-    const overhead = {
-      app: await measureOverhead(browser, pages.app, OVERHEAD_WARM_UP, OVERHEAD_SENDS, USER_TEXT),
-      baseline: await measureOverhead(browser, pages.baseline, OVERHEAD_WARM_UP, OVERHEAD_SENDS, USER_TEXT),
-    };
-
-    step(`streaming: ${STREAM.replies} replies of ${STREAM.pieces} pieces on each page`);
-    const streaming = {
-      app: await measureStreamCost(browser, pages.app, pace, USER_TEXT, STREAM),
-      baseline: await measureStreamCost(browser, pages.baseline, pace, USER_TEXT, STREAM),
-    };
-
+    step('start-up: 3 loads of each page');
+    const startup = await both((url) => probes.measureStartup(browser, url, sizes, 3));
+    step('per-message overhead: 30 sends on each page');
+    const overhead = await both((url) => probes.measureOverhead(browser, url, 3, 30));
     step(`long conversations: appends at ${LIST_SIZES.join(', ')} messages`);
-    const lists = {
-      app: await measureListSizes(browser, pages.app, LIST_SIZES, APPEND_SAMPLES, pace, USER_TEXT),
-      baseline: await measureListSizes(browser, pages.baseline, LIST_SIZES, APPEND_SAMPLES, pace, USER_TEXT),
-    };
-    step('Markdown: a 2,000-character reply in 250 pieces at 4× CPU slowdown, as Markdown and as plain text');
-    const markdown = await measureMarkdown(browser, pages.app, provider, CLIENT_DIR, pace.instant);
+    const lists = await both((url) => probes.measureListSizes(browser, url, provider, LIST_SIZES, 15));
+    step('streaming: 3 replies of 2,000 characters in 250 pieces at 4× CPU: app as Markdown, as text, baseline');
+    const stream = (url: string, render: boolean) =>
+      probes.streamProbe(browser, url, provider, STREAM, { chunk: MARKDOWN_CHUNK, render });
+    const streaming = { app: await stream(pages.app, true), baseline: await stream(pages.baseline, false) };
+    const plainText = await stream(pages.app, false);
     await browser.close();
 
     step(`Lighthouse: ${runs} run(s) per page and form factor, median kept`);
     const chromium = await startDebugChromium(chromiumPath);
-    closers.push(() => chromium.close());
-    const lighthouse = {
-      mobile: {
-        app: await runLighthouse(pages.app, chromium.port, 'mobile', runs),
-        baseline: await runLighthouse(pages.baseline, chromium.port, 'mobile', runs),
-      },
-      desktop: {
-        app: await runLighthouse(pages.app, chromium.port, 'desktop', runs),
-        baseline: await runLighthouse(pages.baseline, chromium.port, 'desktop', runs),
-      },
+    closers.push(async () => chromium.kill());
+    const site = await startHostSite();
+    closers.push(() => site.close());
+    const appOrigin = new URL(server.url).origin;
+    const hostPages = {
+      without: site.page('/without', hostPageHtml({ appOrigin, snippet: false })),
+      with: site.page('/with', hostPageHtml({ appOrigin })),
     };
+    const lighthouse = { mobile: {}, desktop: {} } as Record<'mobile' | 'desktop', Record<string, LighthouseFigures>>;
+    for (const formFactor of ['mobile', 'desktop'] as const) {
+      for (const [name, url] of Object.entries({ ...pages, ...hostPages })) {
+        lighthouse[formFactor][name] = await runLighthouse(url, chromium.port, formFactor, runs);
+      }
+    }
 
-    const results: BenchResults = {
-      date: new Date().toISOString(),
-      commit: commandOutput('git', ['rev-parse', '--short', 'HEAD']),
-      treeChanged: commandOutput('git', ['status', '--porcelain']) !== '',
-      environment: {
-        node: process.version,
-        chromium: commandOutput(chromiumPath, ['--version']),
-        cpus: cpus().length,
-        cpuModel: cpus()[0]?.model ?? 'unknown',
-        loadAverageBefore: loadBefore,
-        loadAverageAfter: loadavg(),
-        lighthouseRuns: runs,
-      },
-      budgetBytes: START_UP_BUDGET_BYTES,
-      startup,
-      lighthouse,
-      overhead,
-      lists,
-      streaming,
-      wallSeconds: 0,
-    };
-    results.wallSeconds = Math.round((performance.now() - started) / 1000);
-
-    const table = `${renderTable(results)}\n\n${renderMarkdownTable(markdown)}`;
-    console.log(`\n${table}\n`);
-    await mkdir(fileURLToPath(new URL('./results/', import.meta.url)), { recursive: true });
-    await writeFile(
-      RESULTS_FILE,
-      `${JSON.stringify({ ...results, markdown, verdicts: evaluate(results) }, null, 2)}\n`,
-    );
-    await writeFile(TABLE_FILE, `${table}\n`);
-    step(`wrote ${RESULTS_FILE} and ${TABLE_FILE} (${results.wallSeconds} s)`);
+    const markdownBytes = [...sizes].find(([path]) => path.startsWith(`assets/${MARKDOWN_CHUNK}-`))?.[1] ?? Number.NaN;
+    const tables = [
+      appTable({ startup, overhead, streaming, lists, lighthouse }),
+      markdownTable(
+        ['Figure', 'As Markdown', 'As plain text', 'Target', 'Met'],
+        markdownRows(markdownBytes, LAZY_BUDGETS_BYTES[MARKDOWN_CHUNK], streaming.app, plainText),
+      ),
+      embedTable(lighthouse),
+    ];
+    const commit = `${git('rev-parse', '--short', 'HEAD')}${git('status', '--porcelain') ? ' (with uncommitted changes)' : ''}`;
+    const context =
+      `Measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC at ${commit}; ` +
+      `${execFileSync(chromiumPath, ['--version'], { encoding: 'utf8' }).trim()}, ${machineLine(loadBefore)}; ` +
+      `Lighthouse ${runs} run(s) each, median; run took ${Math.round((performance.now() - started) / 1000)} s.`;
+    const text = [tables[0], context, '### Markdown replies', tables[1], '### Embed snippet on a host page', tables[2]];
+    console.log(`\n${text.join('\n\n')}\n`);
+    await writeResults('bench', text.join('\n\n'), { startup, overhead, streaming, plainText, lists, lighthouse });
   } finally {
-    await closeAll();
-    process.off('SIGINT', interrupted);
-    process.off('SIGTERM', interrupted);
+    for (const close of closers.reverse()) await close().catch(() => undefined);
   }
+}
+
+type Pair<T> = { app: T; baseline: T };
+interface AppFigures {
+  startup: Pair<Awaited<ReturnType<typeof probes.measureStartup>>>;
+  overhead: Pair<probes.OverheadFigures>;
+  streaming: Pair<probes.StreamFigures>;
+  lists: Pair<probes.ListSizeFigures[]>;
+  lighthouse: Record<'mobile' | 'desktop', Record<string, LighthouseFigures>>;
+}
+
+/** Heap bytes per message between two list sizes. */
+function slope(lists: probes.ListSizeFigures[], from: number, to: number) {
+  const a = lists.find((figures) => figures.messages >= from);
+  const b = lists.findLast((figures) => figures.messages <= to);
+  return a && b && b.messages > a.messages ? (b.heapBytes - a.heapBytes) / (b.messages - a.messages) : Number.NaN;
+}
+
+/** A table row: the figure, its cells, and a target with its verdict when there is one. */
+const row = (figure: string, cells: string[], target = '', ok?: boolean) => [
+  figure,
+  ...cells,
+  target,
+  ok === undefined ? '' : met(ok),
+];
+
+/** The app against the baseline: figure, app, baseline, ratio, target, met. */
+function appTable({ startup, overhead, streaming, lists, lighthouse }: AppFigures): string {
+  const cells = (app: number, baseline: number, format = ms) => [format(app), format(baseline), ratio(app, baseline)];
+  const pair = <T>(of: Pair<T>, key: keyof T, format = ms) =>
+    cells(Number(of.app[key]), Number(of.baseline[key]), format);
+  const [mobile, desktop] = (['mobile', 'desktop'] as const).map((form) => ({
+    app: lighthouse[form].app,
+    baseline: lighthouse[form].baseline,
+  }));
+  const cls = (of: Pair<LighthouseFigures>) => [of.app.cls.toFixed(3), of.baseline.cls.toFixed(3), '—'];
+  const score = (of: Pair<LighthouseFigures>, key: 'performance' | 'accessibility' | 'bestPractices', min: number) =>
+    [pair(of, key, int), min === 100 ? '100' : `≥ ${min}`, of.app[key] >= min] as const;
+  const heap = (from: number, to: number) => ({
+    app: slope(lists.app, from, to),
+    baseline: slope(lists.baseline, from, to),
+  });
+  const slopes = [heap(10, 1000), heap(1000, 2000)];
+  const [early, late] = slopes.map((slope) => slope.app);
+  const proportional = early > 0 && Math.abs(late - early) <= MEMORY_SLOPE_TOLERANCE * Math.max(early, late);
+  const last = lists.app[lists.app.length - 1];
+  const added = `≤ baseline + ${OVERHEAD_TARGET_MS} ms`;
+  const sent = (key: keyof probes.OverheadFigures) => overhead.app[key] - overhead.baseline[key] <= OVERHEAD_TARGET_MS;
+  const budget = `≤ ${kb(START_UP_BUDGET_BYTES)}`;
+  const worst = (list: probes.ListSizeFigures[], key: 'maxRenderedRows' | 'maxOtherMutations') =>
+    int(Math.max(...list.map((figures) => figures[key] ?? Number.NaN)));
+  const ok = {
+    budget: startup.app.startUpGzipBytes <= START_UP_BUDGET_BYTES,
+    oneRow: lists.app.every((f) => f.maxRenderedRows === 1 && f.maxAddedRows === 1),
+    // The app shows a typing indicator while the reply is awaited (the plain page has none): one more node, no more.
+    oneOther: lists.app.every((f) => f.maxOtherMutations <= 1),
+  };
+  const rendered = [worst(lists.app, 'maxRenderedRows'), 'n/a (no React)', '—'];
+  const others = [worst(lists.app, 'maxOtherMutations'), worst(lists.baseline, 'maxOtherMutations'), '—'];
+  const within = `within ${MEMORY_SLOPE_TOLERANCE * 100}% of the line above`;
+  const rows = [
+    row('Start-up JS (entry + static imports), gzip -9', pair(startup, 'startUpGzipBytes', kb), budget, ok.budget),
+    row('Start-up JS as served (brotli)', pair(startup, 'startUpWireBytes', kb)),
+    row('JS loaded later (prefetched when idle), gzip -9', [...pair(startup, 'lazyGzipBytes', kb).slice(0, 2), '—']),
+    row('First contentful paint (no throttling)', pair(startup, 'fcpMs')),
+    row('Card accepts typing (no throttling)', pair(startup, 'readyMs')),
+    row('Lighthouse mobile: performance', ...score(mobile, 'performance', 95)),
+    row('Lighthouse mobile: first contentful paint', pair(mobile, 'fcpMs')),
+    row('Lighthouse mobile: largest contentful paint', pair(mobile, 'lcpMs')),
+    row('Lighthouse mobile: total blocking time', pair(mobile, 'tbtMs')),
+    row('Lighthouse mobile: cumulative layout shift', cls(mobile), '0', mobile.app.cls === 0),
+    row('Lighthouse mobile: accessibility', ...score(mobile, 'accessibility', 100)),
+    row('Lighthouse mobile: best practices', ...score(mobile, 'bestPractices', 100)),
+    row('Lighthouse desktop: performance', ...score(desktop, 'performance', 100)),
+    row('Lighthouse desktop: total blocking time', pair(desktop, 'tbtMs')),
+    row('Lighthouse desktop: cumulative layout shift', cls(desktop), '0', desktop.app.cls === 0),
+    ...lists.app.map((app, index) => {
+      const cells = pair({ app, baseline: lists.baseline[index] }, 'appendMs');
+      const figure = `Append one message at ${app.messages} messages (submit → painted)`;
+      const growth = app.appendMs / lists.app[0].appendMs;
+      return app.messages < 1000
+        ? row(figure, cells)
+        : row(figure, cells, `≤ ${APPEND_GROWTH_LIMIT}× the 10-message cost`, growth <= APPEND_GROWTH_LIMIT);
+    }),
+    row('Message rows rendered per append (worst, all sizes)', rendered, '1 (the new one)', ok.oneRow),
+    row('Other DOM changes in the list per append (worst)', others, '≤ 1 (the typing indicator)', ok.oneOther),
+    row('Heap per message, JS + DOM, 10 → 1000 messages', cells(slopes[0].app, slopes[0].baseline, bytes)),
+    row(
+      'Heap per message, JS + DOM, 1000 → 2000 messages',
+      cells(slopes[1].app, slopes[1].baseline, bytes),
+      within,
+      proportional,
+    ),
+    row('Message text per message (for scale)', [...Array(2).fill(bytes(last.textChars / last.messages)), '—']),
+    row(
+      'Enter → request leaves the page (median)',
+      pair(overhead, 'enterToRequestMs'),
+      added,
+      sent('enterToRequestMs'),
+    ),
+    row('Enter → first piece of the reply painted (median)', pair(overhead, 'enterToFirstPaintMs')),
+    row(
+      'First byte of the response → first piece in the DOM (median)',
+      pair(overhead, 'firstByteToDomMs'),
+      added,
+      sent('firstByteToDomMs'),
+    ),
+    row('Main-thread time per streamed piece (the Markdown case below, 4× CPU)', pair(streaming, 'msPerPiece')),
+  ];
+  return markdownTable(['Figure', 'App', 'Baseline', 'App ÷ baseline', 'Target', 'Met'], rows);
+}
+
+function markdownRows(chunkBytes: number, budget: number, markdown: probes.StreamFigures, plain: probes.StreamFigures) {
+  const longest = (f: probes.StreamFigures) => (f.longTasks.length ? `${Math.max(...f.longTasks)} ms` : 'none');
+  const cost = (key: 'taskMs' | 'scriptMs' | 'styleAndLayoutMs') => [ms(markdown[key], 0), ms(plain[key], 0)];
+  return [
+    row('Markdown chunk (lazy), gzip -9', [kb(chunkBytes), '—'], `≤ ${kb(budget)}`, chunkBytes <= budget),
+    row('Streaming 2,000 chars in 250 pieces at 4× CPU: main-thread time', cost('taskMs')),
+    row('… of it script', cost('scriptMs')),
+    row('… of it style and layout', cost('styleAndLayoutMs')),
+    row('… longest task over 50 ms', [longest(markdown), longest(plain)], 'none', markdown.longTasks.length === 0),
+  ];
+}
+
+/** What the snippet costs a host page: at most `EMBED_MAX_DROP` point of any Lighthouse score. */
+function embedTable(lighthouse: AppFigures['lighthouse']): string {
+  const rows = (['mobile', 'desktop'] as const).flatMap((form) => {
+    const pages = [lighthouse[form].without, lighthouse[form].with];
+    const scores = Object.entries(SCORES).map(([key, label]) => {
+      const [without, withSnippet] = pages.map((f) => f[key as keyof typeof SCORES]);
+      return row(
+        `${form}: ${label}`,
+        [int(without), int(withSnippet)],
+        `drop ≤ ${EMBED_MAX_DROP}`,
+        without - withSnippet <= EMBED_MAX_DROP,
+      );
+    });
+    const metric = (label: string, format: (f: LighthouseFigures) => string) =>
+      row(`${form}: ${label}`, pages.map(format));
+    return [
+      ...scores,
+      metric('cumulative layout shift', (f) => f.cls.toFixed(3)),
+      metric('largest contentful paint', (f) => ms(f.lcpMs, 0)),
+      metric('total blocking time', (f) => ms(f.tbtMs, 0)),
+    ];
+  });
+  return markdownTable(['Lighthouse, median', 'Without the snippet', 'With it', 'Target', 'Met'], rows);
 }
 
 main().catch((error: unknown) => {

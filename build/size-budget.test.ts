@@ -1,6 +1,6 @@
 // @vitest-environment node
 import { describe, expect, it } from 'vitest';
-import { checkBudget, namedChunks, startUpChunks } from './size-budget';
+import { checkBudget, namedChunks, readSizeReport, startUpChunks } from './size-budget';
 
 const chunk = (
   fileName: string,
@@ -42,5 +42,13 @@ describe('size budget', () => {
     expect(report.ok).toBe(false);
     expect(report.report).toContain(`lazy chunk lazy`);
     expect(namedChunks(bundle, 'missing')).toEqual([]);
+  });
+
+  it('reads the sizes back from a printed report, chunk by chunk and nothing else', () => {
+    const { report } = checkBudget(startUpChunks(bundle));
+    const printed = `vite v8\n[plugin size-budget] start-up JavaScript within budget:\n${report}\n✓ built in 1s`;
+    const sizes = readSizeReport(printed);
+    expect([...sizes.keys()]).toEqual(['index.js', 'runtime.js']);
+    expect(sizes.get('index.js')).toBe(startUpChunks(bundle)[0].gzipBytes);
   });
 });

@@ -1,9 +1,9 @@
 // The app's job with no framework: plain DOM and `fetch`, the same request to the same same-origin proxy (a streamed
-// reply, shown as it arrives), the same texts. The benchmark measures it next to the app, so the app's figures read as ratios to the practical limit.
+// reply, shown as it arrives), the same texts. The benchmark measures it next to the app, so the app's figures read
+// as ratios to the practical limit.
 
-const ENDPOINT = '/api/llm/v1/chat/completions';
-const MODEL = 'Qwen/Qwen2.5-7B-Instruct';
-const TIMEOUT_MS = 30_000;
+// The chat request's constants, written in from contract/llm.ts when the bench copies this page (bench/serve.ts).
+const { path, model, maxTokens, temperature, timeoutMs } = __CHAT_REQUEST__;
 
 const form = document.querySelector('form');
 const input = form.elements.namedItem('message');
@@ -13,27 +13,20 @@ const log = document.querySelector('[role="log"]');
 // in one flat list of 2,000 rows, every append makes Chromium lay out and paint all of them again.
 const GROUP_SIZE = 50;
 let group = null;
-let rowsInGroup = 0;
+
+const element = (tag, className, text = '') =>
+  Object.assign(document.createElement(tag), { className, textContent: text });
 
 function append(text, sender) {
-  const row = document.createElement('div');
-  row.className = sender === 'user' ? 'row user' : 'row';
-  const who = document.createElement('span');
-  who.className = 'visually-hidden';
-  who.textContent = sender === 'user' ? 'You:' : 'Assistant:';
-  const bubble = document.createElement('div');
-  bubble.className = 'bubble';
+  const bubble = element('div', 'bubble', text);
   bubble.dataset.sender = sender;
-  bubble.textContent = text;
-  row.append(who, bubble);
-  if (group === null || rowsInGroup === GROUP_SIZE) {
-    group = document.createElement('div');
-    group.className = 'group';
+  const row = element('div', sender === 'user' ? 'row user' : 'row');
+  row.append(element('span', 'visually-hidden', sender === 'user' ? 'You:' : 'Assistant:'), bubble);
+  if (group === null || group.childElementCount === GROUP_SIZE) {
+    group = element('div', 'group');
     log.append(group);
-    rowsInGroup = 0;
   }
   group.append(row);
-  rowsInGroup += 1;
   log.scrollTop = log.scrollHeight;
   return bubble;
 }
@@ -49,17 +42,17 @@ function setSending(sending) {
  * it arrives. Resolves with the whole reply.
  */
 async function requestReply(text, onPiece) {
-  const response = await fetch(ENDPOINT, {
+  const response = await fetch(path, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
     body: JSON.stringify({
-      model: MODEL,
+      model,
       messages: [{ role: 'user', content: text }],
-      max_tokens: 250,
-      temperature: 0.7,
+      max_tokens: maxTokens,
+      temperature,
       stream: true,
     }),
-    signal: AbortSignal.timeout(TIMEOUT_MS),
+    signal: AbortSignal.timeout(timeoutMs),
   });
   if (!response.ok || !response.body) throw new Error(`HTTP ${response.status}`);
   const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();

@@ -6,68 +6,65 @@
 // how the benchmark counts which message rows React rendered, in the production build, without shipping anything.
 
 (() => {
-  const INPUT = 'input[aria-label="Message"]';
-  const LOG = '[role="log"]';
-  // React's `PerformedWork` fiber flag: set on a component that rendered in this commit, clear on one that bailed
-  // out (a memoised row whose props did not change).
-  const PERFORMED_WORK = 1;
-
-  const input = () => document.querySelector(INPUT);
-  const log = () => document.querySelector(LOG);
+  const input = () => document.querySelector('input[aria-label="Message"]');
+  const log = () => document.querySelector('[role="log"]');
   const BUBBLE = '[data-sender]';
   // Rows may sit directly in the log (the baseline) or in groups of rows (the app): count the bubbles.
   const messageCount = () => log()?.querySelectorAll(BUBBLE).length ?? 0;
   const bubblesIn = (node) =>
     node.nodeType === Node.ELEMENT_NODE ? (node.matches(BUBBLE) ? 1 : 0) + node.querySelectorAll(BUBBLE).length : 0;
-  const isIdle = () => {
-    const box = input();
-    return Boolean(box && !box.disabled && log());
-  };
+  const isIdle = () => Boolean(input() && !input().disabled && log());
 
   const state = {
     /** `performance.now()` when the message box first became enabled: the card accepts typing. */
     ready: null,
+    /** While an append is timed: the commits, and the message rows that rendered in them (null: not counting). */
     commits: 0,
-    /** Message rows that rendered, summed over the commits since the last reset. */
-    renderedRows: 0,
+    renderedRows: null,
+    longTasks: [],
   };
+  new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) state.longTasks.push(Math.round(entry.duration));
+  }).observe({ type: 'longtask' });
 
-  // --- readiness: the first moment the message box is enabled (the static shell's is disabled) and the page's
-  // scripts have run (module scripts run before DOMContentLoaded; before that, Enter would submit a plain form) ---
-  let markReady;
+  /** Resolves when `condition()` holds, checked after each change to the page (no polling). */
+  const until = (condition) =>
+    new Promise((resolve) => {
+      if (condition()) return resolve();
+      const observer = new MutationObserver(() => {
+        if (condition()) resolve(observer.disconnect());
+      });
+      observer.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+    });
+
+  // Ready: the message box is enabled (the static shell's is disabled) and the page's scripts have run (module
+  // scripts run before DOMContentLoaded; before that, Enter would submit a plain form).
   const whenReady = new Promise((resolve) => {
-    markReady = resolve;
-  });
-  const checkReady = () => {
-    if (state.ready === null && document.readyState !== 'loading' && isIdle()) {
+    const check = () => {
+      if (state.ready !== null || document.readyState === 'loading' || !isIdle()) return;
       state.ready = performance.now();
-      readiness.disconnect();
-      markReady(state.ready);
-    }
-  };
-  const readiness = new MutationObserver(checkReady);
-  readiness.observe(document, { subtree: true, childList: true, attributes: true });
-  document.addEventListener('DOMContentLoaded', checkReady);
+      resolve(observer.disconnect());
+    };
+    const observer = new MutationObserver(check);
+    observer.observe(document, { subtree: true, childList: true, attributes: true });
+    document.addEventListener('DOMContentLoaded', check);
+  });
 
-  // --- React commits: message rows rendered per commit ---
-  // A row is a memoised component (fiber tag 14 or 15) whose props are a message's `text` and `sender`. A memoised
-  // component that did not render this commit keeps its children from an earlier one, flags included, so the walk
-  // does not go below it: nothing under it rendered.
+  // React commits: a row is a memoised component (fiber tag 14 or 15) whose props are a message's `text` and
+  // `sender`; its `PerformedWork` flag (1) is set when it rendered in this commit, clear when it bailed out. A memoised
+  // component that did not render keeps its children from an earlier commit, flags included: the walk stops there.
   const MEMO_TAGS = new Set([14, 15]);
-  const isRow = (fiber) =>
-    MEMO_TAGS.has(fiber.tag) && fiber.memoizedProps && 'text' in fiber.memoizedProps && 'sender' in fiber.memoizedProps;
+  const isRow = ({ tag, memoizedProps: props }) => MEMO_TAGS.has(tag) && props && 'text' in props && 'sender' in props;
   function countRenderedRows(rootFiber) {
     let rendered = 0;
     const stack = [rootFiber];
     while (stack.length > 0) {
       const fiber = stack.pop();
-      const performed = (fiber.flags & PERFORMED_WORK) !== 0;
-      if (isRow(fiber)) {
-        if (performed) rendered += 1;
-        continue;
+      const performed = (fiber.flags & 1) !== 0;
+      if (isRow(fiber)) rendered += performed ? 1 : 0;
+      else if (performed || !MEMO_TAGS.has(fiber.tag)) {
+        for (let child = fiber.child; child; child = child.sibling) stack.push(child);
       }
-      if (MEMO_TAGS.has(fiber.tag) && !performed) continue;
-      for (let child = fiber.child; child; child = child.sibling) stack.push(child);
     }
     return rendered;
   }
@@ -77,69 +74,44 @@
     renderers: new Map(),
     inject: () => 1,
     onCommitFiberRoot(_rendererId, root) {
+      if (state.renderedRows === null) return;
       state.commits += 1;
       state.renderedRows += countRenderedRows(root.current);
     },
-    onCommitFiberUnmount: noop,
-    onPostCommitFiberRoot: noop,
-    onScheduleFiberRoot: noop,
-    setStrictMode: noop,
-    checkDCE: noop,
+    ...Object.fromEntries(
+      ['onCommitFiberUnmount', 'onPostCommitFiberRoot', 'onScheduleFiberRoot', 'setStrictMode', 'checkDCE'].map(
+        (name) => [name, noop],
+      ),
+    ),
   };
 
-  // --- helpers ---
-  /** Resolves when `condition()` holds, checked after each change to the page (no polling). */
-  function until(condition) {
-    return new Promise((resolve) => {
-      if (condition()) {
-        resolve();
-        return;
-      }
-      const observer = new MutationObserver(() => {
-        if (condition()) {
-          observer.disconnect();
-          resolve();
-        }
-      });
-      observer.observe(document.body, { subtree: true, childList: true, attributes: true, characterData: true });
+  /** Resolves after the rendering work of the current frame (style, layout, paint) is done, with the time. */
+  const afterFrameWork = () =>
+    new Promise((resolve) => {
+      const channel = new MessageChannel();
+      channel.port1.onmessage = () => resolve(performance.now(), channel.port1.close());
+      channel.port2.postMessage(null);
     });
-  }
-
-  const nextFrame = () => new Promise((resolve) => requestAnimationFrame(() => resolve()));
-
-  /** Runs `callback` after the rendering work of the current frame (style, layout, paint) is done. */
-  function afterFrameWork(callback) {
-    const channel = new MessageChannel();
-    channel.port1.onmessage = () => {
-      channel.port1.close();
-      callback(performance.now());
-    };
-    channel.port2.postMessage(null);
-  }
+  const nextFrame = () => new Promise((resolve) => requestAnimationFrame(resolve));
 
   /** Types `text` into the box as an `input` event does (React's onChange sees it too). */
   function setDraft(text) {
-    const box = input();
-    const setValue = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value').set;
-    setValue.call(box, text);
-    box.dispatchEvent(new Event('input', { bubbles: true }));
+    Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value').set.call(input(), text);
+    input().dispatchEvent(new Event('input', { bubbles: true }));
   }
 
   /** Sends messages through the form until the list holds `target` messages (each send adds the message and its reply). */
   async function fillTo(target, userText) {
-    let sent = 0;
     while (messageCount() < target) {
       await until(isIdle);
       const before = messageCount();
       setDraft(`${userText} #${before / 2 + 1}`);
       input().form.requestSubmit();
       await until(() => messageCount() >= before + 2 && isIdle());
-      sent += 1;
       // Resource timing entries are not needed here; keep the buffer from filling up.
-      if (sent % 200 === 0) performance.clearResourceTimings();
+      if (before % 400 === 0) performance.clearResourceTimings();
     }
     performance.clearResourceTimings();
-    return messageCount();
   }
 
   /**
@@ -150,96 +122,61 @@
     await until(isIdle);
     setDraft(text);
     await nextFrame();
-    const list = log();
-    const before = messageCount();
-    return new Promise((resolve) => {
-      requestAnimationFrame(() => {
-        let domAt = null;
-        const records = [];
-        const observer = new MutationObserver((batch) => {
-          if (domAt === null) domAt = performance.now();
-          records.push(...batch);
-        });
-        observer.observe(list, { subtree: true, childList: true, attributes: true, characterData: true });
-        state.renderedRows = 0;
-        state.commits = 0;
-        const start = performance.now();
-        input().form.requestSubmit();
-        afterFrameWork((end) => {
-          records.push(...observer.takeRecords());
-          observer.disconnect();
-          const addsRows = (record) =>
-            record.type === 'childList' && [...record.addedNodes].some((node) => bubblesIn(node) > 0);
-          const added = records.filter(addsRows);
-          const count = (key) =>
-            added.reduce((sum, record) => sum + [...record[key]].reduce((n, node) => n + bubblesIn(node), 0), 0);
-          resolve({
-            messagesBefore: before,
-            ms: end - start,
-            domMs: domAt === null ? null : domAt - start,
-            addedRows: count('addedNodes'),
-            removedRows: count('removedNodes'),
-            otherMutations: records.length - added.length,
-            commits: state.commits,
-            renderedRows: state.commits > 0 ? state.renderedRows : null,
-            rowsAfter: messageCount(),
-          });
-        });
-      });
-    });
+    await nextFrame();
+    const records = [];
+    const observer = new MutationObserver((batch) => records.push(...batch));
+    observer.observe(log(), { subtree: true, childList: true, attributes: true, characterData: true });
+    state.renderedRows = 0;
+    state.commits = 0;
+    const start = performance.now();
+    input().form.requestSubmit();
+    const end = await afterFrameWork();
+    records.push(...observer.takeRecords());
+    observer.disconnect();
+    const added = records.filter((record) => [...record.addedNodes].some((node) => bubblesIn(node) > 0));
+    const count = (key) => added.reduce((sum, r) => sum + [...r[key]].reduce((n, node) => n + bubblesIn(node), 0), 0);
+    const renderedRows = state.commits > 0 ? state.renderedRows : null;
+    state.renderedRows = null;
+    // Rows removed count as other changes: an append should remove none.
+    const otherMutations = records.length - added.length + count('removedNodes');
+    return { ms: end - start, addedRows: count('addedNodes'), otherMutations, renderedRows };
   }
 
-  // --- per-message overhead: Enter -> request leaves, response arrives -> bubble in the DOM and painted ---
-  let pendingSend = null;
-
-  /** Call before pressing Enter in the box; `sendResult()` then waits for the reply and returns the timings. */
+  // Per-message overhead: `armSend()` before pressing Enter in the box; `sendResult()` then waits for the reply and
+  // returns Enter → request leaves, Enter → first piece painted, the response's first byte → the bubble in the DOM.
+  let sendResult = null;
   function armSend() {
     performance.clearResourceTimings();
-    const list = log();
     const before = messageCount();
-    const send = { before, keydown: null, botInDom: null };
-    const painted = new Promise((resolve) => {
-      send.paint = resolve;
-    });
+    let keydown = null;
+    let botInDom = null;
     const onKeydown = (event) => {
-      if (event.key === 'Enter' && send.keydown === null) send.keydown = event.timeStamp;
+      if (event.key === 'Enter' && keydown === null) keydown = event.timeStamp;
     };
     document.addEventListener('keydown', onKeydown, true);
-    const observer = new MutationObserver(() => {
-      if (send.botInDom === null && messageCount() >= before + 2) {
-        send.botInDom = performance.now();
-        observer.disconnect();
-        requestAnimationFrame(() => afterFrameWork(send.paint));
-      }
+    // The reply streams: its bubble appears with the first piece, soon after the response's first byte.
+    const painted = until(() => messageCount() >= before + 2).then(() => {
+      botInDom = performance.now();
+      return nextFrame().then(afterFrameWork);
     });
-    observer.observe(list, { childList: true, subtree: true });
-    send.done = async () => {
+    sendResult = async () => {
       const botPainted = await painted;
       await until(isIdle);
       document.removeEventListener('keydown', onKeydown, true);
       const entry = performance
         .getEntriesByType('resource')
-        .find((resource) => resource.name.endsWith('/chat/completions') && resource.startTime >= send.keydown);
-      // The reply streams: its bubble appears with the first piece, soon after the response's first byte.
+        .find((resource) => resource.name.endsWith('/chat/completions') && resource.startTime >= keydown);
       return {
-        enterToRequest: entry ? entry.startTime - send.keydown : null,
-        enterToFirstPaint: botPainted - send.keydown,
-        firstByteToDom: entry ? send.botInDom - entry.responseStart : null,
-        requestToFirstByte: entry ? entry.responseStart - entry.startTime : null,
+        enterToRequestMs: entry ? entry.startTime - keydown : null,
+        enterToFirstPaintMs: botPainted - keydown,
+        firstByteToDomMs: entry ? botInDom - entry.responseStart : null,
       };
     };
-    pendingSend = send;
-  }
-
-  function sendResult() {
-    const send = pendingSend;
-    pendingSend = null;
-    return send.done();
   }
 
   /** The text the page holds in its messages: what memory per message is compared with. */
   function textStats() {
-    const bubbles = [...log().querySelectorAll('[data-sender]')];
+    const bubbles = [...log().querySelectorAll(BUBBLE)];
     return { messages: bubbles.length, textChars: bubbles.reduce((sum, bubble) => sum + bubble.textContent.length, 0) };
   }
 
@@ -253,7 +190,8 @@
     fillTo,
     measureAppend,
     armSend,
-    sendResult,
+    sendResult: () => sendResult(),
     textStats,
+    takeLongTasks: () => state.longTasks.splice(0),
   };
 })();
