@@ -1,13 +1,14 @@
 import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vitest/config';
-import { chakraPalette } from './build/chakra-palette.ts';
+import { chakraTokens } from './build/chakra-tokens.ts';
 import { embedLoader } from './build/embed-loader.ts';
 import { plainDynamicImports } from './build/plain-dynamic-imports.ts';
 import { sizeBudget } from './build/size-budget.ts';
+import { themeCss } from './build/theme-css.ts';
 import { llmServer } from './server/vite-plugin.ts';
 
 export default defineConfig({
-  plugins: [plainDynamicImports(), react(), chakraPalette(), sizeBudget(), embedLoader(), llmServer()],
+  plugins: [plainDynamicImports(), react(), chakraTokens(), sizeBudget(), embedLoader(), themeCss(), llmServer()],
   resolve: {
     alias: [
       // @xstate/react imports the shims that give React 17 and older a useSyncExternalStore; React 19 has its own,
