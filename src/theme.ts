@@ -47,6 +47,11 @@ const blackA64 = '#09090Ba3';
 export const ACCENT_VARIABLE = '--ai-accent';
 
 const accent = scheme(`var(${ACCENT_VARIABLE},${blue600})`, `var(${ACCENT_VARIABLE},${blue700})`);
+/** Hovered: darker, where Chakra's default (the accent at 90% over the page) would leave white text below AA. */
+const accentHover = scheme(
+  `color-mix(in srgb,${accent.value._light} 85%,${black})`,
+  `color-mix(in srgb,${accent.value._dark} 85%,${black})`,
+);
 const onAccent = scheme(white, white);
 /** Keyboard focus: at least 3:1 against the page and the bubbles in both schemes. */
 const focusRing = scheme(blue600, blue400);
@@ -88,7 +93,7 @@ export const semanticColors = {
     border: scheme(gray200, gray800),
   },
   /** The one brand colour: the user's bubble, and Send (`colorPalette="accent"`). */
-  accent: { solid: accent, contrast: onAccent, focusRing },
+  accent: { solid: accent, hover: accentHover, contrast: onAccent, focusRing },
   focusRing: { DEFAULT: focusRing },
   /** The bot's bubble and its text. */
   bot: { DEFAULT: scheme(gray100, gray800), fg: scheme(gray900, gray100) },

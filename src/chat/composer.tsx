@@ -49,7 +49,7 @@ export function Composer() {
         onKeyDown={ignoreComposingEnter}
         disabled={sending}
       />
-      <RecipeButton type="submit" colorPalette="accent" disabled={sending}>
+      <RecipeButton type="submit" colorPalette="accent" _hover={{ bg: 'accent.hover' }} disabled={sending}>
         Send
       </RecipeButton>
     </form>
