@@ -1,7 +1,7 @@
 import type { FrameLocator, Locator, Page } from '@playwright/test';
-import { type HostSite, hostPageHtml, startHostSite } from '../testing/host-site';
-import { startAppServer } from './app-server';
+import { type HostSite, hostPageHtml } from '../testing/host-site';
 import { expectNoAxeViolations } from './axe-check';
+import { embedAppFixture, hostSiteFixture } from './embed-site';
 import { test as base, expect } from './fixtures';
 
 // The theme (src/theme.ts) in both colour schemes, on a Markdown reply that shows everything a reply can: AA contrast
@@ -27,22 +27,8 @@ const WIDTHS = [
 const FRAME_TITLE = 'AI Assistant chat';
 
 const test = base.extend<object, { site: HostSite; embedApp: { origin: string } }>({
-  site: [
-    async ({ mode: _mode }, use) => {
-      const site = await startHostSite();
-      await use(site);
-      await site.close();
-    },
-    { scope: 'worker' },
-  ],
-  embedApp: [
-    async ({ provider, site }, use) => {
-      const server = await startAppServer('proxy', provider.baseURL, { FRAME_ANCESTORS: site.origin });
-      await use({ origin: new URL(server.url).origin });
-      await server.close();
-    },
-    { scope: 'worker' },
-  ],
+  site: [...hostSiteFixture],
+  embedApp: [...embedAppFixture],
 });
 
 test.skip(({ mode }) => mode !== 'proxy', 'the look is checked in proxy mode only');
