@@ -1,19 +1,10 @@
-import type { Page } from '@playwright/test';
-import { ChatPage, expect, test } from './fixtures';
+import { ChatPage, expect, hydrated, test } from './fixtures';
 
 // The card is in index.html as served (rendered at build time from the app's components), and React takes it over
 // without changing what a visitor or a screen reader meets. The page does not depend on how it reaches the model:
 // checked in proxy mode only.
 
 test.skip(({ mode }) => mode !== 'proxy', 'checked in proxy mode only');
-
-/** Resolves once React has hydrated the message box (it keeps its props on the element it takes over). */
-async function hydrated(page: Page) {
-  await page.waitForFunction(() => {
-    const input = document.querySelector('input[name="message"]');
-    return input !== null && Object.keys(input).some((key) => key.startsWith('__reactProps'));
-  });
-}
 
 test('the served HTML holds the idle card; hydrated, its accessible tree is the same', async ({
   browser,
