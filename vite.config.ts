@@ -1,24 +1,16 @@
 import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vitest/config';
-import { chakraPalette } from './build/chakra-palette.ts';
+import { appResolve } from './build/app-resolve.ts';
+import { chakraTokens } from './build/chakra-tokens.ts';
 import { embedLoader } from './build/embed-loader.ts';
 import { plainDynamicImports } from './build/plain-dynamic-imports.ts';
+import { prerenderCard } from './build/prerender-card.ts';
 import { sizeBudget } from './build/size-budget.ts';
 import { llmServer } from './server/vite-plugin.ts';
 
 export default defineConfig({
-  plugins: [plainDynamicImports(), react(), chakraPalette(), sizeBudget(), embedLoader(), llmServer()],
-  resolve: {
-    alias: [
-      // @xstate/react imports the shims that give React 17 and older a useSyncExternalStore; React 19 has its own,
-      // which the shim would only look up at run time.
-      {
-        find: /^use-sync-external-store\/shim\/with-selector$/,
-        replacement: 'use-sync-external-store/with-selector',
-      },
-      { find: /^use-sync-external-store\/shim$/, replacement: 'react' },
-    ],
-  },
+  plugins: [plainDynamicImports(), react(), chakraTokens(), sizeBudget(), embedLoader(), prerenderCard(), llmServer()],
+  resolve: appResolve,
   build: {
     outDir: 'dist/client',
     emptyOutDir: true,

@@ -1,10 +1,10 @@
 import type { FrameLocator, Page } from '@playwright/test';
 import type { EmbedApi } from '../embed/loader';
 import { FAKE_REPLY } from '../testing/fake-provider';
-import { type HostPageOptions, type HostSite, hostPageHtml, startHostSite } from '../testing/host-site';
-import { startAppServer } from './app-server';
+import { type HostPageOptions, type HostSite, hostPageHtml } from '../testing/host-site';
 import { expectNoAxeViolations } from './axe-check';
 import { UPSTREAM_API_KEY } from './e2e-env';
+import { embedAppFixture, hostSiteFixture } from './embed-site';
 import { test as base, expect } from './fixtures';
 
 // The snippet on a site of another origin, against the production build and server (proxy mode), in Chromium.
@@ -22,30 +22,9 @@ interface EmbedWorkerFixtures {
 }
 
 const test = base.extend<{ resetProvider: undefined }, EmbedWorkerFixtures>({
-  site: [
-    async ({ mode: _mode }, use) => {
-      const site = await startHostSite();
-      await use(site);
-      await site.close();
-    },
-    { scope: 'worker' },
-  ],
-  foreignSite: [
-    async ({ mode: _mode }, use) => {
-      const site = await startHostSite();
-      await use(site);
-      await site.close();
-    },
-    { scope: 'worker' },
-  ],
-  embedApp: [
-    async ({ provider, site }, use) => {
-      const server = await startAppServer('proxy', provider.baseURL, { FRAME_ANCESTORS: site.origin });
-      await use({ origin: new URL(server.url).origin });
-      await server.close();
-    },
-    { scope: 'worker' },
-  ],
+  site: [...hostSiteFixture],
+  foreignSite: [...hostSiteFixture],
+  embedApp: [...embedAppFixture],
   resetProvider: [
     async ({ provider }, use) => {
       provider.reset();

@@ -17,6 +17,17 @@ export interface ShownMessage {
   text: string;
 }
 
+/**
+ * Resolves once React has taken over the card served in the page (it keeps its props on each element it hydrates):
+ * the served card is editable before that, but nothing it is given is the app's yet.
+ */
+export async function hydrated(page: Page) {
+  await page.waitForFunction(() => {
+    const input = document.querySelector('input[name="message"]');
+    return input !== null && Object.keys(input).some((key) => key.startsWith('__reactProps'));
+  });
+}
+
 /** The token the provider must receive in each mode. */
 export function providerToken(mode: Mode): string {
   return mode === 'proxy' ? UPSTREAM_API_KEY : DIRECT_API_KEY;
@@ -93,6 +104,7 @@ export class ChatPage {
   async open() {
     await this.page.goto('/');
     await expect(this.input).toBeEditable();
+    await hydrated(this.page);
   }
 
   /** The bubbles, oldest first. */

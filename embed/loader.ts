@@ -3,6 +3,7 @@
 // on the first open, frames the app (src/) in its embedded layout.
 import { EMBED_HOST_PARAM, EMBED_THEME_PARAM } from '../contract/embed.ts';
 import { embedMessage, embedMessageType } from '../contract/embed-messages.ts';
+import { launcherColors, lightDark } from '../src/theme.ts';
 
 /** The global API for a site's own buttons: `AIAssistant.open()`, `.close()`, `.toggle()`. */
 export interface EmbedApi {
@@ -42,16 +43,17 @@ if (script && !window.AIAssistant) {
   const label = data.label || 'Chat with AI Assistant';
   const theme = data.theme === 'light' || data.theme === 'dark' ? data.theme : '';
 
+  // The colours follow the launcher's `color-scheme`: the system's, or the snippet's `data-theme`.
   // The custom element's name keeps generic host selectors (`div`, `.widget`) off it; `:host` rules marked important
   // win over the host page's, and `all: initial` stops its inherited fonts and colours at the shadow boundary.
   const host = document.createElement('ai-assistant-embed');
   const root = host.attachShadow({ mode: 'open' });
   root.innerHTML = `<style>
-:host{all:initial!important;display:block!important;position:fixed!important;z-index:2147483647!important}
-button{all:initial;position:fixed;bottom:20px;${side}:20px;width:56px;height:56px;border-radius:50%;background:#2563eb;color:#fff;cursor:pointer;display:grid;place-items:center;box-shadow:0 2px 8px #0004}
-button:focus-visible{outline:3px solid #1e3a8a;outline-offset:2px;box-shadow:0 0 0 2px #fff}
+:host{all:initial!important;display:block!important;position:fixed!important;z-index:2147483647!important;color-scheme:${theme || 'light dark'}!important}
+button{all:initial;color-scheme:inherit;position:fixed;bottom:20px;${side}:20px;width:56px;height:56px;border-radius:50%;background:${lightDark(launcherColors.bg)};color:${lightDark(launcherColors.fg)};cursor:pointer;display:grid;place-items:center;box-shadow:0 2px 8px ${lightDark(launcherColors.shadow)}}
+button:focus-visible{outline:3px solid ${lightDark(launcherColors.ring)};outline-offset:2px;box-shadow:0 0 0 2px ${lightDark(launcherColors.halo)}}
 svg{width:28px;height:28px}
-div{position:fixed;bottom:88px;${side}:20px;width:min(400px,calc(100vw - 40px));height:min(640px,calc(100vh - 108px));border-radius:12px;overflow:hidden;box-shadow:0 8px 32px #0005;background:#fff}
+div{position:fixed;bottom:88px;${side}:20px;width:min(400px,calc(100vw - 40px));height:min(640px,calc(100vh - 108px));border-radius:12px;overflow:hidden;box-shadow:0 8px 32px ${lightDark(launcherColors.shadow)};background:${lightDark(launcherColors.panel)}}
 div[hidden]{display:none}
 iframe{border:0;width:100%;height:100%;display:block}
 @media (max-width:640px){div{inset:0;width:auto;height:auto;border-radius:0}}

@@ -1,5 +1,5 @@
-import { StrictMode, startTransition } from 'react';
-import { createRoot } from 'react-dom/client';
+import { StrictMode } from 'react';
+import { createRoot, hydrateRoot } from 'react-dom/client';
 import { EMBED_HOST_PARAM, EMBED_THEME_PARAM } from '../contract/embed';
 import { chatMachine } from '../machines/chat-machine';
 import { App } from './app';
@@ -26,16 +26,19 @@ void Promise.all([
   params.has(EMBED_HOST_PARAM) ? import('./embed/embedded-card').then((module) => module.embeddedCard()) : undefined,
   inspectIfAsked(),
 ]).then(([card, inspect]) => {
-  // As a transition, the first render yields to the browser every few milliseconds instead of holding the main
-  // thread for the whole tree (Chakra resolves every style prop as it renders): the static shell stays on screen
-  // meanwhile, and a slow phone stays responsive (Lighthouse's total blocking time).
-  startTransition(() => {
-    createRoot(root).render(
-      <StrictMode>
-        <App logic={logic} inspect={inspect} card={card} />
-      </StrictMode>,
-    );
-  });
+  const app = (
+    <StrictMode>
+      <App logic={logic} inspect={inspect} card={card} />
+    </StrictMode>
+  );
+  if (card) {
+    // The embedded card is not the one rendered into the page at build time: it replaces it.
+    createRoot(root).render(app);
+  } else {
+    // The card is in the page already (build/prerender-card.ts): React takes it over, yielding to the browser as it
+    // goes, and the visitor sees no change.
+    hydrateRoot(root, app);
+  }
 });
 
 // Fetch the openai client and the Markdown renderer once the page is idle, so the first message waits for neither.

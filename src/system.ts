@@ -1,3 +1,4 @@
+import { cardTokens } from 'virtual:chakra-tokens';
 import {
   createSystem,
   defaultBaseConfig,
@@ -5,28 +6,8 @@ import {
   defineGlobalStyles,
   type SystemContext,
 } from '@chakra-ui/react';
-import {
-  breakpoints,
-  buttonRecipe,
-  cssVarsPrefix,
-  cssVarsRoot,
-  headingRecipe,
-  inputRecipe,
-  semanticTokens,
-  textStyles,
-  tokens,
-} from '@chakra-ui/react/theme';
-
-/**
- * Chakra's default tokens minus those the card never resolves. Every token costs start-up work (the token dictionary,
- * its CSS variables), which is most of what creating the system costs on a phone.
- */
-const cardTokens = (() => {
-  const { aspectRatios, animations, blurs, zIndex, sizes, ...used } = tokens;
-  // Fractions (`1/2`) and viewport units (`dvh`) are not used; the numeric and named sizes are (recipes, `maxW`).
-  const usedSizes = Object.fromEntries(Object.entries(sizes ?? {}).filter(([name]) => !/\/|v[hw]$/.test(name)));
-  return { ...used, sizes: usedSizes };
-})();
+import { breakpoints, buttonRecipe, cssVarsPrefix, cssVarsRoot, inputRecipe, textStyles } from '@chakra-ui/react/theme';
+import { semanticColors, semanticShadows } from './theme';
 
 /**
  * Chakra's global styles minus the two dozen variables behind its `filter`, `backdropFilter` and `ring` utilities,
@@ -39,7 +20,7 @@ const cardGlobalCss = defineGlobalStyles({
     '--global-font-body': 'fonts.body',
     '--global-color-border': 'colors.border',
   },
-  html: { color: 'fg', bg: 'bg', lineHeight: '1.5', colorPalette: 'gray' },
+  html: { color: 'fg', bg: 'bg', lineHeight: '1.5', colorPalette: 'neutral' },
   '*::placeholder, *[data-placeholder]': { color: 'fg.muted/80' },
   '*::selection': { bg: 'colorPalette.emphasized/80' },
 });
@@ -57,11 +38,16 @@ const createCardSystem = () =>
       theme: {
         breakpoints,
         tokens: cardTokens,
-        semanticTokens,
+        semanticTokens: {
+          colors: semanticColors,
+          shadows: semanticShadows,
+          // Chakra's radii for its recipes' corners.
+          radii: { l1: { value: '{radii.xs}' }, l2: { value: '{radii.sm}' }, l3: { value: '{radii.md}' } },
+        },
         textStyles,
         // Of the layer styles, the recipes here use only `disabled` (for disabled inputs and buttons).
         layerStyles: { disabled: { value: { opacity: '0.5', cursor: 'not-allowed' } } },
-        recipes: { button: buttonRecipe, heading: headingRecipe, input: inputRecipe },
+        recipes: { button: buttonRecipe, input: inputRecipe },
       },
     }),
   );

@@ -35,7 +35,9 @@ export function Composer() {
   };
 
   return (
-    <form ref={formRef} onSubmit={submit} style={{ display: 'flex', gap: '0.5rem', width: '100%' }}>
+    // `dialog`: a form outside a dialog then submits nowhere, so Enter in the card served before the script has run does
+    // not reload the page with the message in its address.
+    <form ref={formRef} method="dialog" onSubmit={submit} style={{ display: 'flex', gap: '0.5rem', width: '100%' }}>
       <TextInput
         ref={inputRef}
         name="message"
@@ -49,7 +51,7 @@ export function Composer() {
         onKeyDown={ignoreComposingEnter}
         disabled={sending}
       />
-      <RecipeButton type="submit" colorPalette="blue" disabled={sending}>
+      <RecipeButton type="submit" colorPalette="accent" _hover={{ bg: 'accent.hover' }} disabled={sending}>
         Send
       </RecipeButton>
     </form>

@@ -35,9 +35,8 @@ export const MessageBubble = memo(function MessageBubble({ text, sender, stopped
           px="3"
           py="2"
           rounded="lg"
-          // Their dark-mode shades are in index.html's CSS (the start-up budget).
-          bg={fromUser ? 'blue.600' : 'gray.100'}
-          color={fromUser ? 'white' : 'gray.900'}
+          bg={fromUser ? 'accent.solid' : 'bot'}
+          color={fromUser ? 'accent.contrast' : 'bot.fg'}
           whiteSpace="pre-wrap"
           overflowWrap="anywhere"
         >

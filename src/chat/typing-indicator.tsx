@@ -16,13 +16,13 @@ export function TypingIndicator() {
   if (!waiting) return null;
   return (
     <Flex direction="column" align="flex-start" gap="1">
-      <Flex data-testid="typing-indicator" aria-hidden="true" gap="1" px="3" py="3" rounded="lg" bg="gray.100">
+      <Flex data-testid="typing-indicator" aria-hidden="true" gap="1" px="3" py="3" rounded="lg" bg="bot">
         {[0, 1, 2].map((dot) => (
           <Box
             key={dot}
             boxSize="2"
             rounded="full"
-            bg="gray.600"
+            bg="reply.dot"
             css={{
               animation: `typing-dot 1.2s ease-in-out ${dot * 0.2}s infinite`,
               '@media (prefers-reduced-motion: reduce)': { animation: 'none' },

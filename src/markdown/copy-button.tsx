@@ -35,7 +35,7 @@ export function CopyButton({ text, label = 'Copy reply' }: CopyButtonProps) {
   };
 
   return (
-    <Flex align="center" gap="1" fontSize="xs" color="gray.700">
+    <Flex align="center" gap="1" fontSize="xs" color="fg.muted">
       <RecipeButton size="2xs" variant="ghost" aria-label={label} title={label} onClick={copy}>
         <svg
           aria-hidden="true"

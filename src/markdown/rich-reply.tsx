@@ -29,7 +29,7 @@ function PartialBlock({ source }: { source: string }) {
   return healed.trim() === '' ? null : renderMarkdown(healed, true);
 }
 
-// Chakra's tokens for the elements the renderer creates; the reply itself brings no style.
+// The theme's tokens (src/theme.ts) for the elements the renderer creates; the reply itself brings no style.
 const markdownStyles: SystemStyleObject = {
   whiteSpace: 'normal',
   '& > * + *, & li > * + *, & blockquote > * + *': { mt: '2' },
@@ -38,29 +38,29 @@ const markdownStyles: SystemStyleObject = {
   '& ol': { listStyleType: 'decimal' },
   '& li:has(> [data-task])': { listStyleType: 'none', ms: '-5' },
   '& [data-task]': { me: '1' },
-  '& a': { color: 'blue.700', textDecoration: 'underline' },
+  '& a': { color: 'reply.link', textDecoration: 'underline' },
   '& code': { fontFamily: 'mono', fontSize: '0.875em' },
-  '& :not(pre) > code': { bg: 'gray.200', px: '1', rounded: 'sm' },
-  '& blockquote': { borderStartWidth: '3px', borderColor: 'gray.400', ps: '2', color: 'gray.700' },
-  '& hr': { borderColor: 'gray.400' },
+  '& :not(pre) > code': { bg: 'reply.inlineCode', px: '1', rounded: 'sm' },
+  '& blockquote': { borderStartWidth: '3px', borderColor: 'reply.rule', ps: '2', color: 'reply.quote' },
+  '& hr': { borderColor: 'reply.rule' },
   '& del': { textDecoration: 'line-through' },
   '& [data-source]': { whiteSpace: 'pre-wrap' },
   '& [data-scroll]': { overflowX: 'auto', maxW: 'full' },
-  '& [data-scroll]:focus-visible': { outline: '2px solid', outlineColor: 'blue.600', outlineOffset: '1px' },
-  '& [data-code-block]': { bg: 'gray.900', color: 'gray.50', rounded: 'md', overflow: 'hidden' },
+  '& [data-scroll]:focus-visible': { outline: '2px solid', outlineColor: 'focusRing', outlineOffset: '1px' },
+  '& [data-code-block]': { bg: 'codeBlock.bg', color: 'codeBlock.fg', rounded: 'md', overflow: 'hidden' },
   '& [data-code-header]': {
     display: 'flex',
     alignItems: 'center',
     justifyContent: 'space-between',
     ps: '2',
     fontSize: 'xs',
-    bg: 'gray.800',
-    '& > div': { color: 'gray.50' },
-    '& button': { color: 'gray.50', _hover: { bg: 'gray.700' } },
+    bg: 'codeBlock.header',
+    '& > div': { color: 'codeBlock.fg' },
+    '& button': { color: 'codeBlock.fg', _hover: { bg: 'codeBlock.hover' } },
   },
   '& pre': { p: '2', whiteSpace: 'pre', overflowWrap: 'normal', fontSize: 'sm' },
   '& table': { borderCollapse: 'collapse', fontSize: 'sm' },
-  '& th, & td': { borderWidth: '1px', borderColor: 'gray.400', px: '2', py: '1', textAlign: 'start' },
+  '& th, & td': { borderWidth: '1px', borderColor: 'reply.rule', px: '2', py: '1', textAlign: 'start' },
   '& [data-align=center]': { textAlign: 'center' },
   '& [data-align=right]': { textAlign: 'end' },
 };

@@ -1,0 +1,30 @@
+import type { FakeProvider } from '../testing/fake-provider';
+import { type HostSite, startHostSite } from '../testing/host-site';
+import { startAppServer } from './app-server';
+import type { Mode } from './e2e-env';
+
+// Worker fixtures for the embed's browser tests: a host site on another origin, and the app that it may embed.
+
+/** A host site of its own origin, for the worker's tests. */
+export const hostSiteFixture = [
+  // Depends on the mode only because Playwright wants a fixture's first parameter destructured.
+  async ({ mode: _mode }: { mode: Mode }, use: (site: HostSite) => Promise<void>) => {
+    const site = await startHostSite();
+    await use(site);
+    await site.close();
+  },
+  { scope: 'worker' },
+] as const;
+
+/** The production server (proxy mode), told that `site` may embed it. */
+export const embedAppFixture = [
+  async (
+    { provider, site }: { provider: FakeProvider; site: HostSite },
+    use: (app: { origin: string }) => Promise<void>,
+  ) => {
+    const server = await startAppServer('proxy', provider.baseURL, { FRAME_ANCESTORS: site.origin });
+    await use({ origin: new URL(server.url).origin });
+    await server.close();
+  },
+  { scope: 'worker' },
+] as const;

@@ -1,0 +1,136 @@
+import type { FrameLocator, Locator, Page } from '@playwright/test';
+import { type HostSite, hostPageHtml } from '../testing/host-site';
+import { expectNoAxeViolations } from './axe-check';
+import { embedAppFixture, hostSiteFixture } from './embed-site';
+import { test as base, expect } from './fixtures';
+
+// The theme (src/theme.ts) in both colour schemes, on a Markdown reply that shows everything a reply can: AA contrast
+// on the page and in the embed's frame, at a desktop and a phone width. The look does not depend on how the page
+// reaches the model: checked in proxy mode only.
+
+const RICH_REPLY = [
+  'Read [the docs](https://example.com/docs), then run `npm ci` and `npm test`.',
+  '- first\n- second with `code`\n  - nested',
+  '1. one\n2. two',
+  '> A quote with a [link](https://example.com/quote) and `code`.',
+  '| Name | Size |\n| :--- | ---: |\n| react-markdown | 50 KB |\n| `micromark` | 22 KB |',
+  '```ts\nconst answer = 42;\n```',
+  '---',
+  'The end.',
+].join('\n\n');
+
+const SCHEMES = ['light', 'dark'] as const;
+const WIDTHS = [
+  { width: 1280, height: 800 },
+  { width: 375, height: 667 },
+] as const;
+const FRAME_TITLE = 'AI Assistant chat';
+
+const test = base.extend<object, { site: HostSite; embedApp: { origin: string } }>({
+  site: [...hostSiteFixture],
+  embedApp: [...embedAppFixture],
+});
+
+test.skip(({ mode }) => mode !== 'proxy', 'the look is checked in proxy mode only');
+
+/**
+ * Sends a message in `root` (the page or the frame) and waits until the reply is in, rendered as Markdown, and the
+ * card is ready again: nothing is pending while axe runs. Returns the reply's bubble.
+ */
+async function richReply(root: Page | FrameLocator) {
+  const input = root.getByRole('textbox', { name: 'Message' });
+  await expect(input).toBeEditable();
+  await input.fill('Show me everything');
+  await input.press('Enter');
+  const bubble: Locator = root.locator('[data-sender="bot"]');
+  // The Markdown renderer loads lazily: until it has, a reply shows as plain text.
+  await expect(bubble.locator('pre code')).toHaveText('const answer = 42;');
+  await expect(bubble.locator('blockquote a')).toBeVisible();
+  await expect(bubble.locator('table td code')).toHaveText('micromark');
+  await expect(input).toBeEditable();
+  await expect(input).toHaveAttribute('placeholder', 'Your message here');
+  // Send hovered, the state in which its text is hardest to read.
+  await root.getByRole('button', { name: 'Send' }).hover();
+  return bubble;
+}
+
+async function expectScheme(html: Locator, scheme: (typeof SCHEMES)[number]) {
+  await expect
+    .poll(() => html.evaluate((element) => element.classList.contains('dark')), { message: 'the dark class' })
+    .toBe(scheme === 'dark');
+}
+
+for (const scheme of SCHEMES) {
+  for (const viewport of WIDTHS) {
+    test(`a rich Markdown reply passes axe on the page, ${scheme}, ${viewport.width} px`, async ({
+      page,
+      fake,
+      baseURL,
+    }) => {
+      await page.setViewportSize(viewport);
+      await page.emulateMedia({ colorScheme: scheme });
+      fake.queue({ content: RICH_REPLY });
+      await page.goto(baseURL ?? '/');
+      await expectScheme(page.locator('html'), scheme);
+      await richReply(page);
+      await expectNoAxeViolations(page, `on a rich reply, ${scheme}, ${viewport.width} px`);
+    });
+
+    test(`a rich Markdown reply passes axe in the embed's frame, ${scheme}, ${viewport.width} px`, async ({
+      page,
+      fake,
+      site,
+      embedApp,
+    }) => {
+      await page.setViewportSize(viewport);
+      await page.emulateMedia({ colorScheme: scheme });
+      fake.queue({ content: RICH_REPLY });
+      await page.goto(site.page('/', hostPageHtml({ appOrigin: embedApp.origin })));
+      await page.getByRole('button', { name: 'Chat with AI Assistant' }).click();
+      const frame = page.frameLocator(`iframe[title="${FRAME_TITLE}"]`);
+      await expectScheme(frame.locator('html'), scheme);
+      await richReply(frame);
+      // axe checks the frame's content from the host page, as a visitor's assistive technology meets it.
+      await expectNoAxeViolations(page, `in the frame on a rich reply, ${scheme}, ${viewport.width} px`);
+    });
+  }
+}
+
+test('the user bubble and Send read --ai-accent at run time, in both schemes', async ({ page, fake, baseURL }) => {
+  const brand = 'rgb(0, 94, 56)';
+  for (const scheme of SCHEMES) {
+    await page.emulateMedia({ colorScheme: scheme });
+    fake.queue({ content: 'Branded.' });
+    await page.goto(baseURL ?? '/');
+    await expectScheme(page.locator('html'), scheme);
+    const send = page.getByRole('button', { name: 'Send' });
+    await expect(send).toBeEnabled();
+    const unbranded = await send.evaluate((element) => getComputedStyle(element).backgroundColor);
+    expect(unbranded).not.toBe(brand);
+    await page.addStyleTag({ content: `:root { --ai-accent: ${brand}; }` });
+    await expect(send).toHaveCSS('background-color', brand);
+    await page.getByRole('textbox', { name: 'Message' }).fill('Hello');
+    await send.click();
+    await expect(page.locator('[data-sender="bot"]')).toHaveText('Branded.');
+    await expect(page.locator('[data-sender="user"]')).toHaveCSS('background-color', brand);
+    await expectNoAxeViolations(page, `with a branded accent, ${scheme}`);
+  }
+});
+
+test("the launcher reads the host page's --ai-accent, and follows data-theme", async ({ page, site, embedApp }) => {
+  const brand = 'rgb(0, 94, 56)';
+  const launcherBackground = async (data: Record<string, string>, css = '') => {
+    await page.goto(site.page('/', hostPageHtml({ appOrigin: embedApp.origin, data, css })));
+    const launcher = page.getByRole('button', { name: 'Chat with AI Assistant' });
+    await expect(launcher).toBeVisible();
+    return launcher.evaluate((element) => getComputedStyle(element).backgroundColor);
+  };
+  await page.emulateMedia({ colorScheme: 'light' });
+  const light = await launcherBackground({});
+  const forcedDark = await launcherBackground({ theme: 'dark' });
+  expect(forcedDark, 'the dark accent differs from the light one').not.toBe(light);
+  await page.emulateMedia({ colorScheme: 'dark' });
+  expect(await launcherBackground({}), 'a dark system gives the dark accent').toBe(forcedDark);
+  expect(await launcherBackground({ theme: 'light' }), 'data-theme="light" wins over the system').toBe(light);
+  expect(await launcherBackground({}, `:root { --ai-accent: ${brand}; }`)).toBe(brand);
+});

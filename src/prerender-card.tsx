@@ -1,0 +1,13 @@
+import { renderToString } from 'react-dom/server';
+import { chatMachine } from '../machines/chat-machine';
+import { App } from './app';
+
+/**
+ * The idle card as HTML, with the styles it needs inline (Emotion writes each rule beside the element that uses it on
+ * the server; the client's cache moves them into the head before hydration). Rendered at build time into index.html
+ * (build/prerender-card.ts); nothing here runs in the browser. No reply is fetched while idle, so the machine needs no
+ * actors.
+ */
+export function renderIdleCard(): string {
+  return renderToString(<App logic={chatMachine} />);
+}
