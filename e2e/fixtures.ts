@@ -90,8 +90,9 @@ export class ChatPage {
     });
   }
 
-  async open() {
-    await this.page.goto('/');
+  /** Opens the chat at `url`: the worker's own server by default. */
+  async open(url = '/') {
+    await this.page.goto(url);
     await expect(this.input).toBeEditable();
   }
 

@@ -267,6 +267,17 @@ test('a streamed reply never shows raw markers in any state it passes through', 
   const reply =
     'Some **bold** and *italic* text, `code`, ~~struck~~ and [a link](https://example.com).\n\n' +
     '| a | b |\n| - | - |\n| 1 | 2 |\n\n```js\nconst x = 1;\n```\n\nThe end.';
+  // Three characters a piece: every marker is cut somewhere.
+  const pieces = reply.match(/[\s\S]{1,3}/g) ?? [];
+  // What the finished reply shows, and how much of it shows once each piece is in: a marker shows nothing while it is
+  // half-written, a link's destination never shows, a table shows once its delimiter row does.
+  const shows = 'Some bold and italic text, code, struck and a link.ab12jsconst x = 1;The end.';
+  const shownAfter = [
+    3, 4, 7, 9, 11, 13, 16, 19, 20, 24, 26, 29, 31, 32, 35, 38, 39, 42, 43, 47, 50, 50, 50, 50, 50, 50, 50, 50, 51, 51,
+    51, 51, 51, 51, 53, 53, 54, 54, 55, 55, 56, 58, 61, 64, 66, 69, 69, 70, 72, 76, 77,
+  ];
+  expect(shownAfter).toHaveLength(pieces.length);
+  // Every text the bubble passes through, including any the checks below would not stop to look at.
   await chat.log.evaluate((log) => {
     const seen: string[] = [];
     (window as unknown as { seen: string[] }).seen = seen;
@@ -275,12 +286,24 @@ test('a streamed reply never shows raw markers in any state it passes through', 
       seen.push(bubbles[bubbles.length - 1]?.textContent ?? '');
     }).observe(log, { childList: true, subtree: true, characterData: true });
   });
-  // Three characters a piece: every marker is cut somewhere.
-  fake.queue({ stream: reply.match(/[\s\S]{1,3}/g) ?? [], pieceDelayMs: 15 });
+  fake.respondWith({ openStream: true });
   await chat.sendWithEnter('Markers?');
-  await chat.expectReadyAfterReply({ timeout: 15_000 });
+  await expect.poll(() => fake.streams.length).toBe(1);
+  const [stream] = fake.streams;
+  const bubble = chat.bubbles('bot').last();
+
+  // One piece at a time, each shown before the next is written: every state of the stream is reached and checked.
+  for (const [index, piece] of pieces.entries()) {
+    stream.piece(piece);
+    const expected = shows.slice(0, shownAfter[index]);
+    await expect
+      .poll(async () => (await bubble.textContent())?.trimEnd(), { message: `after ${JSON.stringify(piece)}` })
+      .toBe(expected);
+  }
+  stream.end();
+  await chat.expectReadyAfterReply();
+  await expect(bubble).toHaveText(shows);
   const seen = await page.evaluate(() => (window as unknown as { seen: string[] }).seen);
-  expect(seen.length).toBeGreaterThan(30);
   const withMarkers = seen.filter((text) => /\*|`|~~|\[|\]|\||\(https/.test(text));
   expect(withMarkers).toEqual([]);
 });
