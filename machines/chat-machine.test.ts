@@ -319,23 +319,31 @@ describe('chat machine', () => {
 
     it('restarts the deadline with each piece, and fails a stream that stalls, keeping what came', async () => {
       vi.spyOn(console, 'error').mockImplementation(() => undefined);
-      const { actor, fake } = startChat({ replyTimeout: 60 });
-      submit(actor, 'Hi');
-      // Pieces 40 ms apart: more than the deadline in all, less between any two.
-      for (const piece of ['a', 'b', 'c']) {
-        await new Promise((resolve) => setTimeout(resolve, 40));
-        fake.latest().delta(piece);
+      // The test moves the clock itself: on a busy machine a real wait of "less than the deadline" can overrun it.
+      vi.useFakeTimers();
+      try {
+        const { actor, fake } = startChat({ replyTimeout: 60 });
+        submit(actor, 'Hi');
+        // Pieces 40 ms apart: more than the deadline in all, less between any two.
+        for (const piece of ['a', 'b', 'c']) {
+          vi.advanceTimersByTime(40);
+          fake.latest().delta(piece);
+          expect(actor.getSnapshot().matches({ sending: 'streaming' })).toBe(true);
+        }
+        vi.advanceTimersByTime(59);
         expect(actor.getSnapshot().matches({ sending: 'streaming' })).toBe(true);
+        vi.advanceTimersByTime(1);
+        expect(actor.getSnapshot().matches('idle')).toBe(true);
+
+        expect(actor.getSnapshot().context.messages).toEqual([
+          { text: 'Hi', sender: 'user' },
+          { text: 'abc', sender: 'bot' },
+          { text: ERROR, sender: 'bot' },
+        ]);
+        expect(fake.latest().signal.aborted).toBe(true);
+      } finally {
+        vi.useRealTimers();
       }
-
-      await backToIdle(actor);
-
-      expect(actor.getSnapshot().context.messages).toEqual([
-        { text: 'Hi', sender: 'user' },
-        { text: 'abc', sender: 'bot' },
-        { text: ERROR, sender: 'bot' },
-      ]);
-      expect(fake.latest().signal.aborted).toBe(true);
     });
   });
 
