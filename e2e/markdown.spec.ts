@@ -1,4 +1,4 @@
-import type { Locator, Page } from '@playwright/test';
+import type { Locator } from '@playwright/test';
 import { streamedMarkdownReply } from '../testing/markdown-reply';
 import { expectNoAxeViolations } from './axe-check';
 import { ChatPage, expect, test } from './fixtures';
@@ -26,13 +26,6 @@ async function exchange(chat: ChatPage, message: string) {
   return chat.bubbles('bot').last();
 }
 
-/** Waits until the Markdown renderer is in, so that what follows goes through it rather than the plain fallback. */
-async function rendererLoaded(page: Page) {
-  await expect
-    .poll(() => page.evaluate(() => performance.getEntriesByType('resource').some((e) => /rich-reply-/.test(e.name))))
-    .toBe(true);
-}
-
 async function box(locator: Locator) {
   const found = await locator.boundingBox();
   if (!found) throw new Error('not visible');
@@ -46,9 +39,8 @@ function overlap(a: { x: number; y: number; width: number; height: number }, b: 
 test('a bot reply renders as Markdown styled by the card; the visitor message stays plain text', async ({
   chat,
   fake,
-  page,
 }) => {
-  await rendererLoaded(page);
+  await chat.markdownLoaded();
   fake.queue({ content: RICH_REPLY });
   const typed = 'Show me **Markdown** and <b>HTML</b>, please';
   const bubble = await exchange(chat, typed);
@@ -85,8 +77,8 @@ test('a bot reply renders as Markdown styled by the card; the visitor message st
   expect((await box(bubble)).width).toBeLessThanOrEqual(20 * 16 + 0.5);
 });
 
-test('the spec texts stay exactly those texts, without a Copy button', async ({ chat, fake, page }) => {
-  await rendererLoaded(page);
+test('the spec texts stay exactly those texts, without a Copy button', async ({ chat, fake }) => {
+  await chat.markdownLoaded();
   fake.queue({ content: null }, { status: 500 });
   await chat.sendWithEnter('First');
   await chat.expectReadyAfterReply();
@@ -98,7 +90,7 @@ test('the spec texts stay exactly those texts, without a Copy button', async ({ 
 
 test('a long code line scrolls sideways inside the bubble on a 375 px phone', async ({ chat, fake, page }) => {
   await page.setViewportSize({ width: 375, height: 667 });
-  await rendererLoaded(page);
+  await chat.markdownLoaded();
   const line = `const answer = [${Array.from({ length: 40 }, (_, i) => i * 1000).join(', ')}];`;
   fake.queue({ content: `Here:\n\n\`\`\`js\n${line}\n\`\`\`` });
   const bubble = await exchange(chat, 'A long line, please');
@@ -133,7 +125,7 @@ test.describe('Copy', () => {
     fake,
     page,
   }) => {
-    await rendererLoaded(page);
+    await chat.markdownLoaded();
     fake.queue({ content: RICH_REPLY });
     const bubble = await exchange(chat, 'Rich, please');
     const copyReply = chat.log.getByRole('button', { name: 'Copy reply' });
@@ -173,7 +165,7 @@ test.describe('on a touch screen', () => {
     baseURL,
   }) => {
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: baseURL });
-    await rendererLoaded(page);
+    await chat.markdownLoaded();
     fake.queue({ content: 'A **short** reply.' });
     await exchange(chat, 'Hi');
     const copyReply = chat.log.getByRole('button', { name: 'Copy reply' });
@@ -218,9 +210,8 @@ test('until the renderer has loaded, a reply shows as plain text; it is not part
 test('half-written Markdown streams in without raw markers; a link works only once its URL is complete', async ({
   chat,
   fake,
-  page,
 }) => {
-  await rendererLoaded(page);
+  await chat.markdownLoaded();
   fake.respondWith({ openStream: true });
   await chat.sendWithEnter('Stream, please');
   await expect.poll(() => fake.streams.length).toBe(1);
@@ -263,7 +254,7 @@ test('half-written Markdown streams in without raw markers; a link works only on
 });
 
 test('a streamed reply never shows raw markers in any state it passes through', async ({ chat, fake, page }) => {
-  await rendererLoaded(page);
+  await chat.markdownLoaded();
   const reply =
     'Some **bold** and *italic* text, `code`, ~~struck~~ and [a link](https://example.com).\n\n' +
     '| a | b |\n| - | - |\n| 1 | 2 |\n\n```js\nconst x = 1;\n```\n\nThe end.';
@@ -321,7 +312,7 @@ test('a reply with a javascript: link, an <img onerror> and a tracking image ren
   await page.evaluate(() => {
     Object.assign(window, { trapCalls: 0, trap: () => Object.assign(window, { trapCalls: 1 }) });
   });
-  await rendererLoaded(page);
+  await chat.markdownLoaded();
   const hostile =
     'Click [here](javascript:trap()) for a prize.\n\n<img src=x onerror="trap()">\n\n' +
     '![tracking pixel](https://tracker.example/pixel.gif?visitor=you)';
@@ -343,7 +334,7 @@ test('a reply with a javascript: link, an <img onerror> and a tracking image ren
 });
 
 test('axe finds no WCAG 2.1 A/AA violations in a conversation with rich replies', async ({ chat, fake, page }) => {
-  await rendererLoaded(page);
+  await chat.markdownLoaded();
   fake.queue({ content: RICH_REPLY }, { content: 'A second reply with a [link](https://example.com) and `code`.' });
   await exchange(chat, 'Rich, please');
   await exchange(chat, 'Again');
@@ -359,7 +350,7 @@ test(
   },
   async ({ chat, fake, page }, testInfo) => {
     test.setTimeout(90_000);
-    await rendererLoaded(page);
+    await chat.markdownLoaded();
     // One reply first, so that the renderer has run once (its first run compiles code, as on any page).
     fake.queue({ content: 'Warm **up**.' });
     await exchange(chat, 'Warm up');
