@@ -379,6 +379,36 @@ describe('chat machine', () => {
     });
   });
 
+  describe('the end of a reply', () => {
+    it('is announced (reply.ended) once however the reply ends: an answer, a failure, a timeout, a stop', async () => {
+      vi.spyOn(console, 'error').mockImplementation(() => undefined);
+      const { actor, fake } = startChat({ replyTimeout: 40 });
+      const ended: string[] = [];
+      actor.on('reply.ended', (event) => ended.push(event.type));
+
+      submit(actor, 'answered');
+      fake.latest().delta('Hel');
+      fake.latest().delta('lo');
+      expect(ended).toEqual([]);
+      fake.latest().resolve('Hello');
+      await backToIdle(actor);
+      expect(ended).toHaveLength(1);
+
+      submit(actor, 'failed');
+      fake.latest().reject(new Error('down'));
+      await backToIdle(actor);
+      expect(ended).toHaveLength(2);
+
+      submit(actor, 'timed out');
+      await backToIdle(actor);
+      expect(ended).toHaveLength(3);
+
+      submit(actor, 'stopped');
+      actor.send({ type: 'reply.stop' });
+      expect(ended).toEqual(['reply.ended', 'reply.ended', 'reply.ended', 'reply.ended']);
+    });
+  });
+
   describe('Retry', () => {
     it('asks again for the same message in one new request, replacing the failed attempt', async () => {
       vi.spyOn(console, 'error').mockImplementation(() => undefined);
