@@ -16,8 +16,8 @@ export function CardTitle() {
 
 /**
  * The one screen: a card titled "AI Assistant" holding the conversation and the composer. Escape stops a pending reply.
- * Drawn with style props rather than Chakra's `Card`, whose slot recipe pulls every component's anatomy (about
- * 2 KB of gzip) into the first-paint bundle for three paddings and a border.
+ * Drawn with style props rather than Chakra's `Card`, whose slot recipe pulls every component's anatomy
+ * into the first-paint bundle for three paddings and a border.
  */
 export function ChatCard() {
   useEscapeKey();
