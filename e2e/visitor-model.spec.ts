@@ -4,8 +4,9 @@ import {
   getModelCoverage,
   getVisitorPaths,
   type PathRun,
-  pathEvents,
+  type PayloadPool,
   payloadDrawer,
+  payloadDraws,
   planPayloads,
 } from '../testing/visitor-paths';
 import {
@@ -36,7 +37,7 @@ const STREAM_BREAKS = ['drop', 'error'] as const;
 type Step = VisitorPath['steps'][number];
 
 /** The pools of payloads, by build. */
-function poolsFor(streaming: boolean) {
+function poolsFor(streaming: boolean): Record<PayloadPool, number> {
   return {
     texts: TEXTS.length,
     blanks: BLANKS.length,
@@ -47,20 +48,6 @@ function poolsFor(streaming: boolean) {
     breaks: STREAM_BREAKS.length,
   };
 }
-type Pool = keyof ReturnType<typeof poolsFor>;
-
-/** The pools a path's run draws from, in order (what `runPath` below does with each event). */
-function draws(path: VisitorPath): Pool[] {
-  return pathEvents(path).flatMap(({ type, afterPiece }): Pool[] => {
-    if (type === 'text.type') return ['texts'];
-    if (type === 'whitespace.type') return ['blanks'];
-    if (type === 'reply.piece') return ['pieces'];
-    if (type === 'reply.content' && !afterPiece) return ['replies'];
-    if (type === 'reply.empty') return ['empty'];
-    if (type === 'reply.fail') return [afterPiece ? 'breaks' : 'failures'];
-    return [];
-  });
-}
 
 /**
  * Drives the built app in Chromium along one generated path of the visitor model (the same model the component
@@ -70,7 +57,7 @@ function draws(path: VisitorPath): Pool[] {
  * the messages sent and asked for again.
  */
 async function runPath(
-  { path, ...run }: PathRun<Pool>,
+  { path, ...run }: PathRun,
   pathIndex: number,
   chat: ChatPage,
   fake: FakeProvider,
@@ -297,7 +284,7 @@ async function runPath(
     },
   });
   // The run took the payloads the plan counted on, so the plan's check that every payload runs holds for the runs.
-  expect(payloads.drawn).toEqual(draws(path));
+  expect(payloads.drawn).toEqual(payloadDraws(path));
 }
 
 // A proxy-mode build streams by default; a direct-mode build asks for whole replies (the specification's request).
@@ -309,7 +296,7 @@ for (const { streaming, mode, states, transitions } of [
     test.skip(({ mode: running }) => running !== mode, `this build is the ${mode}-mode one`);
     const model = createVisitorModel({ streaming });
     const paths = getVisitorPaths(model);
-    const plan = planPayloads(paths, poolsFor(streaming), draws);
+    const plan = planPayloads(paths, poolsFor(streaming));
 
     test('the paths cover every state and every transition of the visitor model', () => {
       expect(getModelCoverage(paths, createVisitorMachine({ streaming }))).toEqual({

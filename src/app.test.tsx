@@ -2,15 +2,16 @@ import { act, fireEvent, render, screen, waitFor, within } from '@testing-librar
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it, vi } from 'vitest';
 import { type ChatMessage, chatMachine, type FetchReplyOutput, type Sender } from '../machines/chat-machine';
-import { createVisitorMachine, createVisitorModel, type VisitorPath } from '../machines/visitor-model';
+import { createVisitorMachine, createVisitorModel } from '../machines/visitor-model';
 import { createControllableFetchReply } from '../testing/controllable-reply';
 import {
   describeVisitorPath,
   getModelCoverage,
   getVisitorPaths,
   type PathRun,
-  pathEvents,
+  type PayloadPool,
   payloadDrawer,
+  payloadDraws,
   planPayloads,
 } from '../testing/visitor-paths';
 import { App } from './app';
@@ -72,32 +73,24 @@ const BLANKS = ['   ', ' \u00a0 '];
 const REPLIES = ['Hi! How can I help?', ' <i>markup</i> in a reply 🤖 '];
 const PIECES = ['Once', ' upon', ' a time 🤖', ' <b>there</b>'];
 const EMPTY_REPLIES: FetchReplyOutput[] = [null, ''];
-const POOLS = {
+// The failures the fake reply actor rejects with: before any piece, and once pieces have arrived.
+const FAILURES = ['provider failure', 'rate limited'];
+const STREAM_BREAKS = ['connection lost mid-stream', 'error event mid-stream'];
+const POOLS: Record<PayloadPool, number> = {
   texts: TEXTS.length,
   blanks: BLANKS.length,
   replies: REPLIES.length,
-  pieces: PIECES.length,
   empty: EMPTY_REPLIES.length,
+  failures: FAILURES.length,
+  pieces: PIECES.length,
+  breaks: STREAM_BREAKS.length,
 };
-type Pool = keyof typeof POOLS;
-
-/** The pools a path's run draws from, in order (what `runPath` below does with each event). */
-function draws(path: VisitorPath): Pool[] {
-  return pathEvents(path).flatMap(({ type, afterPiece }): Pool[] => {
-    if (type === 'text.type') return ['texts'];
-    if (type === 'whitespace.type') return ['blanks'];
-    if (type === 'reply.piece') return ['pieces'];
-    if (type === 'reply.content' && !afterPiece) return ['replies'];
-    if (type === 'reply.empty') return ['empty'];
-    return [];
-  });
-}
 
 /**
  * Runs one generated path against the rendered app. The model says where the visitor is; this keeps the transcript
  * the visitor should see, and checks the whole screen in every state.
  */
-async function runPath({ path, ...run }: PathRun<Pool>, pathIndex: number) {
+async function runPath({ path, ...run }: PathRun, pathIndex: number) {
   // Replies show as Markdown from the first: whether the renderer had arrived yet is not what a path is about.
   await loadMarkdown();
   const { user, fake } = renderChat();
@@ -282,7 +275,7 @@ async function runPath({ path, ...run }: PathRun<Pool>, pathIndex: number) {
         lastEvent = 'reply.empty';
       },
       'reply.fail': async () => {
-        const failure = new Error(`provider failure ${failures.length + 1}`);
+        const failure = new Error(payloads.next(partial ? 'breaks' : 'failures', partial ? STREAM_BREAKS : FAILURES));
         failures.push(failure);
         const kept: ChatMessage[] = partial ? [{ text: partial.trim(), sender: 'bot' }] : [];
         await settle(() => fake.latest().reject(failure), [...kept, { text: ERROR, sender: 'bot' }], true);
@@ -314,7 +307,7 @@ async function runPath({ path, ...run }: PathRun<Pool>, pathIndex: number) {
     },
   });
   // The run took the payloads the plan counted on, so the plan's check that every payload runs holds for the runs.
-  expect(payloads.drawn).toEqual(draws(path));
+  expect(payloads.drawn).toEqual(payloadDraws(path));
 }
 
 describe.each([
@@ -324,7 +317,7 @@ describe.each([
   const model = createVisitorModel({ streaming });
   const machine = createVisitorMachine({ streaming });
   const paths = getVisitorPaths(model);
-  const plan = planPayloads(paths, POOLS, draws);
+  const plan = planPayloads(paths, POOLS);
 
   it('runs paths that cover every state and every transition of the visitor model', () => {
     expect(getModelCoverage(paths, machine)).toEqual({
@@ -351,8 +344,9 @@ describe.each([
   });
 
   it('uses every payload on some run', () => {
-    const none = { texts: [], blanks: [], replies: [], pieces: [], empty: [] };
-    expect(plan.unused).toEqual(streaming ? none : { ...none, pieces: [0, 1, 2, 3] });
+    const none = { texts: [], blanks: [], replies: [], empty: [], failures: [], pieces: [], breaks: [] };
+    // Without streaming, no piece arrives and no stream breaks.
+    expect(plan.unused).toEqual(streaming ? none : { ...none, pieces: [0, 1, 2, 3], breaks: [0, 1] });
   });
 
   plan.runs.forEach((run, index) => {

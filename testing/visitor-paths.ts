@@ -138,49 +138,64 @@ export function pathEvents(path: VisitorPath): PathEvent[] {
   });
 }
 
+/** The kinds of payload a driver picks for the model's events: what is typed, and what the provider answers. */
+export type PayloadPool = 'texts' | 'blanks' | 'replies' | 'empty' | 'failures' | 'pieces' | 'breaks';
+
+/**
+ * The pools a path's run draws from, in order: a text or whitespace typed, a piece of a reply, a whole reply (not
+ * after pieces: then the reply is the pieces), an empty reply, and a failure (a stream that breaks, after pieces).
+ */
+export function payloadDraws(path: VisitorPath): PayloadPool[] {
+  return pathEvents(path).flatMap(({ type, afterPiece }): PayloadPool[] => {
+    if (type === 'text.type') return ['texts'];
+    if (type === 'whitespace.type') return ['blanks'];
+    if (type === 'reply.piece') return ['pieces'];
+    if (type === 'reply.content' && !afterPiece) return ['replies'];
+    if (type === 'reply.empty') return ['empty'];
+    if (type === 'reply.fail') return [afterPiece ? 'breaks' : 'failures'];
+    return [];
+  });
+}
+
 /** One run of a path, and where each pool of payloads starts for it. */
-export interface PathRun<Pool extends string> {
+export interface PathRun {
   path: VisitorPath;
   /** The path's description; a path run again for payloads no earlier run used says so. */
   name: string;
-  seeds: Record<Pool, number>;
+  seeds: Record<PayloadPool, number>;
 }
 
 /** The runs, and per pool the payloads (by index) that none of them uses: none, when the plan is complete. */
-export interface PayloadPlan<Pool extends string> {
-  runs: PathRun<Pool>[];
-  unused: Record<Pool, number[]>;
+export interface PayloadPlan {
+  runs: PathRun[];
+  unused: Record<PayloadPool, number[]>;
 }
 
 /**
  * Seeds each path's payload counters where the paths before it left off, so that the paths together use the payloads
- * of each pool in turn instead of each path starting again at the first. `draws(path)` says which pool each payload
- * the path's driver takes comes from, in order. A pool with more payloads than the paths take runs a path that takes
+ * of each pool in turn instead of each path starting again at the first. `payloadDraws` says which pool each payload a
+ * path's driver takes comes from, in order. A pool with more payloads than the paths take runs a path that takes
  * from it again, with the next payloads, until every payload has run.
  */
-export function planPayloads<Pool extends string>(
-  paths: readonly VisitorPath[],
-  sizes: Record<Pool, number>,
-  draws: (path: VisitorPath) => Pool[],
-): PayloadPlan<Pool> {
-  const pools = Object.keys(sizes) as Pool[];
-  const next = Object.fromEntries(pools.map((pool) => [pool, 0])) as Record<Pool, number>;
-  const used = Object.fromEntries(pools.map((pool) => [pool, new Set<number>()])) as Record<Pool, Set<number>>;
-  const runs: PathRun<Pool>[] = [];
+export function planPayloads(paths: readonly VisitorPath[], sizes: Record<PayloadPool, number>): PayloadPlan {
+  const pools = Object.keys(sizes) as PayloadPool[];
+  const next = Object.fromEntries(pools.map((pool) => [pool, 0])) as Record<PayloadPool, number>;
+  const used = Object.fromEntries(pools.map((pool) => [pool, new Set<number>()])) as Record<PayloadPool, Set<number>>;
+  const runs: PathRun[] = [];
   const add = (path: VisitorPath, name: string) => {
     runs.push({ path, name, seeds: { ...next } });
-    for (const pool of draws(path)) used[pool].add(next[pool]++ % sizes[pool]);
+    for (const pool of payloadDraws(path)) used[pool].add(next[pool]++ % sizes[pool]);
   };
   for (const path of paths) add(path, describeVisitorPath(path));
   for (const pool of pools) {
-    const taker = paths.find((path) => draws(path).includes(pool));
+    const taker = paths.find((path) => payloadDraws(path).includes(pool));
     for (let again = 2; taker && used[pool].size < sizes[pool]; again++) {
       add(taker, `${describeVisitorPath(taker)} (run ${again}, for the next payloads)`);
     }
   }
   const unused = Object.fromEntries(
     pools.map((pool) => [pool, [...Array(sizes[pool]).keys()].filter((index) => !used[pool].has(index))]),
-  ) as Record<Pool, number[]>;
+  ) as Record<PayloadPool, number[]>;
   return { runs, unused };
 }
 
@@ -188,12 +203,12 @@ export function planPayloads<Pool extends string>(
  * What a driver draws its payloads with on one run: `next(pool, list)` gives the pool's next payload, from the run's
  * seed on; `drawn` records the pools drawn from, for the driver to check against the plan.
  */
-export function payloadDrawer<Pool extends string>(run: PathRun<Pool>) {
-  const counts: Partial<Record<Pool, number>> = {};
-  const drawn: Pool[] = [];
+export function payloadDrawer(run: PathRun) {
+  const counts: Partial<Record<PayloadPool, number>> = {};
+  const drawn: PayloadPool[] = [];
   return {
     drawn,
-    next<T>(pool: Pool, list: readonly T[]): T {
+    next<T>(pool: PayloadPool, list: readonly T[]): T {
       const count = counts[pool] ?? 0;
       counts[pool] = count + 1;
       drawn.push(pool);
