@@ -18,7 +18,10 @@ function submit(actor: ChatActor, text: string) {
   actor.send({ type: 'message.submit' });
 }
 
-const backToIdle = (actor: ChatActor) => waitFor(actor, (snapshot) => snapshot.matches('idle'), { timeout: 1000 });
+/** How long a test waits at most for a short timer of the machine to fire, on however busy a machine. */
+const WAIT_MS = 4_000;
+
+const backToIdle = (actor: ChatActor) => waitFor(actor, (snapshot) => snapshot.matches('idle'), { timeout: WAIT_MS });
 
 // The visitor-facing strings are the spec's; spelled out here so that changing them is a visible decision.
 const NO_CONTENT = 'No response received';
@@ -298,7 +301,9 @@ describe('chat machine', () => {
       submit(actor, 'Hi');
       expect(actor.getSnapshot().value).toEqual({ sending: { waiting: 'quiet' } });
 
-      await waitFor(actor, (snapshot) => snapshot.matches({ sending: { waiting: 'slow' } }), { timeout: 1000 });
+      await waitFor(actor, (snapshot) => snapshot.matches({ sending: { waiting: 'slow' } }), {
+        timeout: WAIT_MS,
+      });
       fake.latest().delta('Hello');
 
       expect(actor.getSnapshot().value).toEqual({ sending: 'streaming' });
