@@ -31,5 +31,5 @@ describe('the reply deadline', () => {
       'Chat request failed:',
       expect.objectContaining({ name: 'ReplyTimeoutError' }),
     );
-  }, 15_000);
+  });
 });

@@ -24,8 +24,6 @@ const TEST_MODEL = 'test/instruct-7b';
 const HELD_TIMEOUT_MS = 60_000;
 /** How long a test waits at most for something to happen over loopback HTTP, on however busy a machine. */
 const WAIT_MS = 4_000;
-// Room for a few such waits in one test.
-vi.setConfig({ testTimeout: 15_000 });
 
 let provider: FakeProvider;
 let config: LlmConfig;
