@@ -14,7 +14,8 @@ test.describe('axe finds no WCAG 2.1 A/AA violations', () => {
     await expect.poll(() => fake.heldCount).toBe(1);
     await chat.expectSending();
     await expectNoAxeViolations(page, 'while sending');
-    // Still sending (no timeout fired meanwhile), so it was the sending screen that axe checked.
+    // Still sending (the held request runs under a deadline far longer than the test), so it was the sending
+    // screen that axe checked.
     await expect(chat.bubbles('bot')).toHaveCount(0);
     expect(fake.heldCount).toBe(1);
     fake.release({ content: 'Yes.' });
@@ -44,7 +45,13 @@ test('works with the keyboard alone: Tab order, Enter, Space on Send, focus back
   fake,
   page,
 }) => {
-  fake.queue({ content: 'First reply', delayMs: 300 }, { content: 'Second reply', delayMs: 300 });
+  // Each request is held until the test has seen the sending screen it causes.
+  fake.respondWith({ hold: true });
+  const reply = async (text: string) => {
+    await expect.poll(() => fake.heldCount).toBe(1);
+    await chat.expectSending();
+    fake.release({ content: text });
+  };
 
   // From the top of the page: the conversation (focusable so it can be scrolled), the box, the button.
   await page.keyboard.press('Tab');
@@ -58,7 +65,7 @@ test('works with the keyboard alone: Tab order, Enter, Space on Send, focus back
 
   await page.keyboard.type('Typed, sent with Enter');
   await page.keyboard.press('Enter');
-  await chat.expectSending();
+  await reply('First reply');
   await expect(chat.bubbles('bot')).toHaveText(['First reply']);
   await chat.expectReadyAfterReply();
 
@@ -66,6 +73,7 @@ test('works with the keyboard alone: Tab order, Enter, Space on Send, focus back
   await page.keyboard.press('Tab');
   await expect(chat.sendButton).toBeFocused();
   await page.keyboard.press('Space');
+  await reply('Second reply');
   await expect(chat.bubbles('bot')).toHaveText(['First reply', 'Second reply']);
   await chat.expectReadyAfterReply();
 

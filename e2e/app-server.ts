@@ -1,5 +1,5 @@
 import { type ProductionServer, startProductionServer } from '../testing/production-app';
-import { E2E_MODEL, type Mode, SERVER_TIMEOUT_MS, serverEntry, UPSTREAM_API_KEY } from './e2e-env';
+import { E2E_MODEL, HELD_TIMEOUT_MS, type Mode, serverEntry, UPSTREAM_API_KEY } from './e2e-env';
 
 /** What the server is told in each mode. */
 function modeEnv(mode: Mode, providerBaseURL: string): Record<string, string> {
@@ -15,7 +15,7 @@ function modeEnv(mode: Mode, providerBaseURL: string): Record<string, string> {
     LLM_BASE_URL: providerBaseURL,
     LLM_API_KEY: UPSTREAM_API_KEY,
     LLM_MODEL: E2E_MODEL,
-    LLM_TIMEOUT_MS: String(SERVER_TIMEOUT_MS),
+    LLM_TIMEOUT_MS: String(HELD_TIMEOUT_MS),
   };
 }
 

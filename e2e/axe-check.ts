@@ -1,10 +1,17 @@
 import AxeBuilder from '@axe-core/playwright';
-import { expect, type Page } from '@playwright/test';
+import { expect, type Page, test } from '@playwright/test';
 
 const WCAG_21_AA = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'];
 
+/**
+ * How much longer a test may take for each axe run: axe on a whole page is slow, and far slower on a busy machine,
+ * so a test that runs it gets the time on top of its own rather than racing the test timeout.
+ */
+const AXE_ALLOWANCE_MS = 30_000;
+
 /** Runs axe on the whole page; a violation fails with its rule, its help text and the elements it found. */
 export async function expectNoAxeViolations(page: Page, when: string) {
+  test.info().setTimeout(test.info().timeout + AXE_ALLOWANCE_MS);
   const { violations } = await new AxeBuilder({ page }).withTags(WCAG_21_AA).analyze();
   const found = violations.map(
     (violation) =>

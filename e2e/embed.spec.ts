@@ -161,6 +161,31 @@ test('keyboard only: open, chat through the proxy, Escape, reopen with the conve
   await expect(button).toBeFocused();
 });
 
+test('in the frame, Escape stops a pending reply and leaves the panel open; the next Escape closes it', async ({
+  page,
+  site,
+  embedApp,
+  provider,
+}) => {
+  await openHostPage(page, site, { appOrigin: embedApp.origin });
+  await launcher(page).click();
+  await expect(messageBox(page)).toBeFocused();
+  provider.respondWith({ hold: true });
+  await page.keyboard.type('Do you ship rakes?');
+  await page.keyboard.press('Enter');
+  await expect.poll(() => provider.heldCount).toBe(1);
+
+  await page.keyboard.press('Escape');
+  await expect(chatFrame(page).getByText('Reply stopped', { exact: true })).toBeVisible();
+  await expect(page.locator('iframe')).toBeVisible();
+  await expect(messageBox(page)).toBeFocused();
+  await expect.poll(() => provider.requests[0]?.aborted, { message: 'the provider saw the request end' }).toBe(true);
+
+  await page.keyboard.press('Escape');
+  await expect(page.locator('iframe')).toBeHidden();
+  await expect(launcher(page)).toBeFocused();
+});
+
 test.describe('on a phone', () => {
   test.use({ viewport: { width: 375, height: 667 }, isMobile: true, hasTouch: true });
 

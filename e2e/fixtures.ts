@@ -101,10 +101,20 @@ export class ChatPage {
     });
   }
 
-  async open() {
-    await this.page.goto('/');
+  /** Opens the chat at `url`: the worker's own server by default. */
+  async open(url = '/') {
+    await this.page.goto(url);
     await expect(this.input).toBeEditable();
     await hydrated(this.page);
+  }
+
+  /** Waits until the Markdown renderer is in, so that what follows goes through it rather than the plain fallback. */
+  async markdownLoaded() {
+    await expect
+      .poll(() =>
+        this.page.evaluate(() => performance.getEntriesByType('resource').some((e) => /rich-reply-/.test(e.name))),
+      )
+      .toBe(true);
   }
 
   /** The bubbles, oldest first. */
@@ -148,11 +158,14 @@ export class ChatPage {
     await this.sendButton.click();
   }
 
-  /** While a request is pending: the box is empty and disabled and says 'Sending...', the button is disabled. */
-  async expectSending() {
+  /**
+   * While a request is pending: the box is empty and disabled and says 'Sending...', the button is disabled. (After
+   * a Retry, the box keeps the `value` the visitor had typed meanwhile.)
+   */
+  async expectSending(value = '') {
     await expect(this.input).toHaveAttribute('placeholder', SENDING_PLACEHOLDER);
     await expect(this.input).toBeDisabled();
-    await expect(this.input).toHaveValue('');
+    await expect(this.input).toHaveValue(value);
     await expect(this.sendButton).toBeDisabled();
   }
 

@@ -4,11 +4,11 @@ import { viteBuild } from '../testing/production-app';
 import {
   BUILD_DIR,
   CLIENT_SLOW_MS,
-  CLIENT_TIMEOUT_MS,
   clientDir,
   DIRECT_API_KEY,
   DIRECT_PROVIDER_BASE_URL,
   E2E_MODEL,
+  HELD_TIMEOUT_MS,
   serverDir,
   serverEntry,
 } from './e2e-env';
@@ -21,7 +21,7 @@ export default async function globalSetup() {
     return;
   }
   const started = Date.now();
-  const clientTimes = { VITE_LLM_TIMEOUT_MS: String(CLIENT_TIMEOUT_MS), VITE_LLM_SLOW_MS: String(CLIENT_SLOW_MS) };
+  const clientTimes = { VITE_LLM_TIMEOUT_MS: String(HELD_TIMEOUT_MS), VITE_LLM_SLOW_MS: String(CLIENT_SLOW_MS) };
   await rm(BUILD_DIR, { recursive: true, force: true });
   await Promise.all([
     viteBuild(['--outDir', clientDir('direct'), '--emptyOutDir'], {

@@ -1,4 +1,4 @@
-import type { Locator, Page } from '@playwright/test';
+import type { Locator } from '@playwright/test';
 import { streamedMarkdownReply } from '../testing/markdown-reply';
 import { expectNoAxeViolations } from './axe-check';
 import { ChatPage, expect, test } from './fixtures';
@@ -26,13 +26,6 @@ async function exchange(chat: ChatPage, message: string) {
   return chat.bubbles('bot').last();
 }
 
-/** Waits until the Markdown renderer is in, so that what follows goes through it rather than the plain fallback. */
-async function rendererLoaded(page: Page) {
-  await expect
-    .poll(() => page.evaluate(() => performance.getEntriesByType('resource').some((e) => /rich-reply-/.test(e.name))))
-    .toBe(true);
-}
-
 async function box(locator: Locator) {
   const found = await locator.boundingBox();
   if (!found) throw new Error('not visible');
@@ -46,9 +39,8 @@ function overlap(a: { x: number; y: number; width: number; height: number }, b: 
 test('a bot reply renders as Markdown styled by the card; the visitor message stays plain text', async ({
   chat,
   fake,
-  page,
 }) => {
-  await rendererLoaded(page);
+  await chat.markdownLoaded();
   fake.queue({ content: RICH_REPLY });
   const typed = 'Show me **Markdown** and <b>HTML</b>, please';
   const bubble = await exchange(chat, typed);
@@ -85,8 +77,8 @@ test('a bot reply renders as Markdown styled by the card; the visitor message st
   expect((await box(bubble)).width).toBeLessThanOrEqual(20 * 16 + 0.5);
 });
 
-test('the spec texts stay exactly those texts, without a Copy button', async ({ chat, fake, page }) => {
-  await rendererLoaded(page);
+test('the spec texts stay exactly those texts, without a Copy button', async ({ chat, fake }) => {
+  await chat.markdownLoaded();
   fake.queue({ content: null }, { status: 500 });
   await chat.sendWithEnter('First');
   await chat.expectReadyAfterReply();
@@ -98,7 +90,7 @@ test('the spec texts stay exactly those texts, without a Copy button', async ({ 
 
 test('a long code line scrolls sideways inside the bubble on a 375 px phone', async ({ chat, fake, page }) => {
   await page.setViewportSize({ width: 375, height: 667 });
-  await rendererLoaded(page);
+  await chat.markdownLoaded();
   const line = `const answer = [${Array.from({ length: 40 }, (_, i) => i * 1000).join(', ')}];`;
   fake.queue({ content: `Here:\n\n\`\`\`js\n${line}\n\`\`\`` });
   const bubble = await exchange(chat, 'A long line, please');
@@ -133,7 +125,7 @@ test.describe('Copy', () => {
     fake,
     page,
   }) => {
-    await rendererLoaded(page);
+    await chat.markdownLoaded();
     fake.queue({ content: RICH_REPLY });
     const bubble = await exchange(chat, 'Rich, please');
     const copyReply = chat.log.getByRole('button', { name: 'Copy reply' });
@@ -173,7 +165,7 @@ test.describe('on a touch screen', () => {
     baseURL,
   }) => {
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: baseURL });
-    await rendererLoaded(page);
+    await chat.markdownLoaded();
     fake.queue({ content: 'A **short** reply.' });
     await exchange(chat, 'Hi');
     const copyReply = chat.log.getByRole('button', { name: 'Copy reply' });
@@ -218,9 +210,8 @@ test('until the renderer has loaded, a reply shows as plain text; it is not part
 test('half-written Markdown streams in without raw markers; a link works only once its URL is complete', async ({
   chat,
   fake,
-  page,
 }) => {
-  await rendererLoaded(page);
+  await chat.markdownLoaded();
   fake.respondWith({ openStream: true });
   await chat.sendWithEnter('Stream, please');
   await expect.poll(() => fake.streams.length).toBe(1);
@@ -263,10 +254,21 @@ test('half-written Markdown streams in without raw markers; a link works only on
 });
 
 test('a streamed reply never shows raw markers in any state it passes through', async ({ chat, fake, page }) => {
-  await rendererLoaded(page);
+  await chat.markdownLoaded();
   const reply =
     'Some **bold** and *italic* text, `code`, ~~struck~~ and [a link](https://example.com).\n\n' +
     '| a | b |\n| - | - |\n| 1 | 2 |\n\n```js\nconst x = 1;\n```\n\nThe end.';
+  // Three characters a piece: every marker is cut somewhere.
+  const pieces = reply.match(/[\s\S]{1,3}/g) ?? [];
+  // What the finished reply shows, and how much of it shows once each piece is in: a marker shows nothing while it is
+  // half-written, a link's destination never shows, a table shows once its delimiter row does.
+  const shows = 'Some bold and italic text, code, struck and a link.ab12jsconst x = 1;The end.';
+  const shownAfter = [
+    3, 4, 7, 9, 11, 13, 16, 19, 20, 24, 26, 29, 31, 32, 35, 38, 39, 42, 43, 47, 50, 50, 50, 50, 50, 50, 50, 50, 51, 51,
+    51, 51, 51, 51, 53, 53, 54, 54, 55, 55, 56, 58, 61, 64, 66, 69, 69, 70, 72, 76, 77,
+  ];
+  expect(shownAfter).toHaveLength(pieces.length);
+  // Every text the bubble passes through, including any the checks below would not stop to look at.
   await chat.log.evaluate((log) => {
     const seen: string[] = [];
     (window as unknown as { seen: string[] }).seen = seen;
@@ -275,12 +277,24 @@ test('a streamed reply never shows raw markers in any state it passes through', 
       seen.push(bubbles[bubbles.length - 1]?.textContent ?? '');
     }).observe(log, { childList: true, subtree: true, characterData: true });
   });
-  // Three characters a piece: every marker is cut somewhere.
-  fake.queue({ stream: reply.match(/[\s\S]{1,3}/g) ?? [], pieceDelayMs: 15 });
+  fake.respondWith({ openStream: true });
   await chat.sendWithEnter('Markers?');
-  await chat.expectReadyAfterReply({ timeout: 15_000 });
+  await expect.poll(() => fake.streams.length).toBe(1);
+  const [stream] = fake.streams;
+  const bubble = chat.bubbles('bot').last();
+
+  // One piece at a time, each shown before the next is written: every state of the stream is reached and checked.
+  for (const [index, piece] of pieces.entries()) {
+    stream.piece(piece);
+    const expected = shows.slice(0, shownAfter[index]);
+    await expect
+      .poll(async () => (await bubble.textContent())?.trimEnd(), { message: `after ${JSON.stringify(piece)}` })
+      .toBe(expected);
+  }
+  stream.end();
+  await chat.expectReadyAfterReply();
+  await expect(bubble).toHaveText(shows);
   const seen = await page.evaluate(() => (window as unknown as { seen: string[] }).seen);
-  expect(seen.length).toBeGreaterThan(30);
   const withMarkers = seen.filter((text) => /\*|`|~~|\[|\]|\||\(https/.test(text));
   expect(withMarkers).toEqual([]);
 });
@@ -298,7 +312,7 @@ test('a reply with a javascript: link, an <img onerror> and a tracking image ren
   await page.evaluate(() => {
     Object.assign(window, { trapCalls: 0, trap: () => Object.assign(window, { trapCalls: 1 }) });
   });
-  await rendererLoaded(page);
+  await chat.markdownLoaded();
   const hostile =
     'Click [here](javascript:trap()) for a prize.\n\n<img src=x onerror="trap()">\n\n' +
     '![tracking pixel](https://tracker.example/pixel.gif?visitor=you)';
@@ -320,7 +334,7 @@ test('a reply with a javascript: link, an <img onerror> and a tracking image ren
 });
 
 test('axe finds no WCAG 2.1 A/AA violations in a conversation with rich replies', async ({ chat, fake, page }) => {
-  await rendererLoaded(page);
+  await chat.markdownLoaded();
   fake.queue({ content: RICH_REPLY }, { content: 'A second reply with a [link](https://example.com) and `code`.' });
   await exchange(chat, 'Rich, please');
   await exchange(chat, 'Again');
@@ -336,7 +350,7 @@ test(
   },
   async ({ chat, fake, page }, testInfo) => {
     test.setTimeout(90_000);
-    await rendererLoaded(page);
+    await chat.markdownLoaded();
     // One reply first, so that the renderer has run once (its first run compiles code, as on any page).
     fake.queue({ content: 'Warm **up**.' });
     await exchange(chat, 'Warm up');

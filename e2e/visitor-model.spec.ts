@@ -1,12 +1,14 @@
+import { createVisitorMachine, createVisitorModel, type VisitorPath } from '../machines/visitor-model';
+import type { FakeBehaviour, FakeProvider, OpenStream, StreamEnd } from '../testing/fake-provider';
 import {
-  createVisitorMachine,
-  createVisitorModel,
-  describeVisitorPath,
   getModelCoverage,
   getVisitorPaths,
-  type VisitorPath,
-} from '../machines/visitor-model';
-import type { FakeBehaviour, FakeProvider, OpenStream, StreamEnd } from '../testing/fake-provider';
+  type PathRun,
+  type PayloadPool,
+  payloadDrawer,
+  payloadDraws,
+  planPayloads,
+} from '../testing/visitor-paths';
 import {
   type ChatPage,
   ERROR,
@@ -26,10 +28,26 @@ const EMPTY_REPLIES: FakeBehaviour[] = [{ content: null }, { content: '' }, { js
 // No dropped connection here: Chromium may send such a request again by itself (see the fault matrix).
 const FAILURES: FakeBehaviour[] = [{ status: 500 }, { status: 429 }, { raw: 'not json' }, { status: 401 }];
 
+// A streaming build's empty replies: a stream with no content, or only white space.
+const EMPTY_STREAMS: FakeBehaviour[] = [{ stream: [] }, { stream: [' ', '\n'] }];
+
 const PIECES = ['Once', ' upon', ' a time 🤖', ' <b>there</b>'];
 const STREAM_BREAKS = ['drop', 'error'] as const;
 
 type Step = VisitorPath['steps'][number];
+
+/** The pools of payloads, by build. */
+function poolsFor(streaming: boolean): Record<PayloadPool, number> {
+  return {
+    texts: TEXTS.length,
+    blanks: BLANKS.length,
+    replies: REPLIES.length,
+    empty: (streaming ? EMPTY_STREAMS : EMPTY_REPLIES).length,
+    failures: FAILURES.length,
+    pieces: PIECES.length,
+    breaks: STREAM_BREAKS.length,
+  };
+}
 
 /**
  * Drives the built app in Chromium along one generated path of the visitor model (the same model the component
@@ -38,8 +56,17 @@ type Step = VisitorPath['steps'][number];
  * the visitor should see, and every state checks the whole screen against it, and the provider's requests against
  * the messages sent and asked for again.
  */
-async function runPath(path: VisitorPath, pathIndex: number, chat: ChatPage, fake: FakeProvider, streaming: boolean) {
+async function runPath(
+  { path, ...run }: PathRun,
+  pathIndex: number,
+  chat: ChatPage,
+  fake: FakeProvider,
+  streaming: boolean,
+) {
+  // Replies show as Markdown from the first: whether the renderer had arrived yet is not what a path is about.
+  await chat.markdownLoaded();
   fake.respondWith({ hold: true });
+  const payloads = payloadDrawer({ path, ...run });
   const transcript: ShownMessage[] = [];
   const asked: string[] = [];
   let box = '';
@@ -55,8 +82,6 @@ async function runPath(path: VisitorPath, pathIndex: number, chat: ChatPage, fak
   let submits = pathIndex;
   let stops = pathIndex;
   let retries = pathIndex;
-  const counters = { texts: 0, blanks: 0, replies: 0, empty: 0, failures: 0, pieces: 0, breaks: 0 };
-  const next = <T>(list: readonly T[], key: keyof typeof counters) => list[counters[key]++ % list.length];
 
   /** The conversation, the requests the provider got, and the errors logged all match what happened so far. */
   const expectHistory = async (streamed: ShownMessage[] = []) => {
@@ -91,7 +116,8 @@ async function runPath(path: VisitorPath, pathIndex: number, chat: ChatPage, fak
   const expectPending = async (streamed: ShownMessage[]) => {
     await expect.poll(pendingAtProvider, { message: 'requests pending at the provider' }).toBe(1);
     await expectHistory(streamed);
-    await chat.expectSending();
+    // Empty after a send; a new message typed before a Retry waits there.
+    await chat.expectSending(box);
     await expect(chat.stopButton).toBeEnabled();
     await expect(chat.retryButton).toHaveCount(0);
   };
@@ -129,13 +155,26 @@ async function runPath(path: VisitorPath, pathIndex: number, chat: ChatPage, fak
         await expectHistory();
         await expectIdle(box);
       },
-      waiting: expectWaiting,
+      waiting: async () => {
+        await expectWaiting();
+        expect(box).toBe('');
+      },
+      retrying: async () => {
+        await expectWaiting();
+        expect(box.trim()).not.toBe('');
+      },
+      redrafted: async () => {
+        await expectHistory();
+        await expectIdle(box);
+        await expect(chat.retryButton).toBeEnabled();
+      },
       slow: async () => {
         await expectWaiting();
         await expect(chat.slowHint).toContainText('Stop');
       },
       streaming: async () => {
-        await expectPending([{ sender: 'bot', text: partial }]);
+        // A reply is Markdown: its paragraph does not keep the spaces around it, while streaming in or after.
+        await expectPending([{ sender: 'bot', text: partial.trim() }]);
         await expect(chat.typingIndicator).toHaveCount(0);
         await expect(chat.log).toHaveAttribute('aria-busy', 'true');
       },
@@ -153,12 +192,12 @@ async function runPath(path: VisitorPath, pathIndex: number, chat: ChatPage, fak
     },
     events: {
       'text.type': async () => {
-        box = next(TEXTS, 'texts');
+        box = payloads.next('texts', TEXTS);
         await chat.type(box);
         lastEvent = 'text.type';
       },
       'whitespace.type': async () => {
-        box = next(BLANKS, 'blanks');
+        box = payloads.next('blanks', BLANKS);
         await chat.type(box);
         lastEvent = 'whitespace.type';
       },
@@ -186,32 +225,36 @@ async function runPath(path: VisitorPath, pathIndex: number, chat: ChatPage, fak
           await expect.poll(() => fake.streams.length, { message: 'streams opened' }).toBeGreaterThan(0);
           stream = fake.streams.at(-1);
         }
-        const piece = next(PIECES, 'pieces');
+        const piece = payloads.next('pieces', PIECES);
         stream?.piece(piece);
         partial += piece;
         lastEvent = 'reply.piece';
       },
       'reply.content': async () => {
         if (stream) {
-          lastReply = partial;
-          await settle({ ending: 'done' }, [{ sender: 'bot', text: partial }]);
+          lastReply = partial.trim();
+          await settle({ ending: 'done' }, [{ sender: 'bot', text: lastReply }]);
         } else {
-          lastReply = next(REPLIES, 'replies');
-          const behaviour = streaming ? { stream: [lastReply] } : { content: lastReply };
+          const reply = payloads.next('replies', REPLIES);
+          // A reply is Markdown: its paragraph does not keep the spaces around it.
+          lastReply = reply.trim();
+          const behaviour = streaming ? { stream: [reply] } : { content: reply };
           await settle({ behaviour }, [{ sender: 'bot', text: lastReply }]);
         }
         lastEvent = 'reply.content';
       },
       'reply.empty': async () => {
-        await settle({ behaviour: streaming ? { stream: [] } : next(EMPTY_REPLIES, 'empty') }, [
+        await settle({ behaviour: payloads.next('empty', streaming ? EMPTY_STREAMS : EMPTY_REPLIES) }, [
           { sender: 'bot', text: NO_CONTENT },
         ]);
         lastEvent = 'reply.empty';
       },
       'reply.fail': async () => {
         failures++;
-        const kept: ShownMessage[] = partial ? [{ sender: 'bot', text: partial }] : [];
-        const outcome = stream ? { ending: next(STREAM_BREAKS, 'breaks') } : { behaviour: next(FAILURES, 'failures') };
+        const kept: ShownMessage[] = partial ? [{ sender: 'bot', text: partial.trim() }] : [];
+        const outcome = stream
+          ? { ending: payloads.next('breaks', STREAM_BREAKS) }
+          : { behaviour: payloads.next('failures', FAILURES) };
         await settle(outcome, [...kept, { sender: 'bot', text: ERROR }]);
         retryable = true;
         lastEvent = 'reply.fail';
@@ -219,7 +262,7 @@ async function runPath(path: VisitorPath, pathIndex: number, chat: ChatPage, fak
       'reply.stop': async () => {
         if (stops++ % 2 === 0) await chat.stopButton.click();
         else await chat.page.keyboard.press('Escape');
-        if (partial) transcript.push({ sender: 'bot', text: partial });
+        if (partial) transcript.push({ sender: 'bot', text: partial.trim() });
         partial = '';
         retryable = true;
         lastEvent = 'reply.stop';
@@ -240,17 +283,20 @@ async function runPath(path: VisitorPath, pathIndex: number, chat: ChatPage, fak
       },
     },
   });
+  // The run took the payloads the plan counted on, so the plan's check that every payload runs holds for the runs.
+  expect(payloads.drawn).toEqual(payloadDraws(path));
 }
 
 // A proxy-mode build streams by default; a direct-mode build asks for whole replies (the specification's request).
 for (const { streaming, mode, states, transitions } of [
-  { streaming: true, mode: 'proxy', states: 10, transitions: 38 },
-  { streaming: false, mode: 'direct', states: 9, transitions: 32 },
+  { streaming: true, mode: 'proxy', states: 12, transitions: 46 },
+  { streaming: false, mode: 'direct', states: 11, transitions: 40 },
 ] as const) {
   test.describe(`the visitor model, driven in the browser (${mode} mode, streaming: ${streaming})`, () => {
     test.skip(({ mode: running }) => running !== mode, `this build is the ${mode}-mode one`);
     const model = createVisitorModel({ streaming });
     const paths = getVisitorPaths(model);
+    const plan = planPayloads(paths, poolsFor(streaming));
 
     test('the paths cover every state and every transition of the visitor model', () => {
       expect(getModelCoverage(paths, createVisitorMachine({ streaming }))).toEqual({
@@ -259,9 +305,15 @@ for (const { streaming, mode, states, transitions } of [
       });
     });
 
-    paths.forEach((path, index) => {
-      test(describeVisitorPath(path), async ({ chat, fake }) => {
-        await runPath(path, index, chat, fake, streaming);
+    test('the runs use every payload', () => {
+      const none = { texts: [], blanks: [], replies: [], empty: [], failures: [], pieces: [], breaks: [] };
+      // Without streaming, no piece arrives and no stream breaks.
+      expect(plan.unused).toEqual(streaming ? none : { ...none, pieces: [0, 1, 2, 3], breaks: [0, 1] });
+    });
+
+    plan.runs.forEach((run, index) => {
+      test(run.name, async ({ chat, fake }) => {
+        await runPath(run, index, chat, fake, streaming);
       });
     });
   });

@@ -18,7 +18,10 @@ function submit(actor: ChatActor, text: string) {
   actor.send({ type: 'message.submit' });
 }
 
-const backToIdle = (actor: ChatActor) => waitFor(actor, (snapshot) => snapshot.matches('idle'), { timeout: 1000 });
+/** How long a test waits at most for a short timer of the machine to fire, on however busy a machine. */
+const WAIT_MS = 4_000;
+
+const backToIdle = (actor: ChatActor) => waitFor(actor, (snapshot) => snapshot.matches('idle'), { timeout: WAIT_MS });
 
 // The visitor-facing strings are the spec's; spelled out here so that changing them is a visible decision.
 const NO_CONTENT = 'No response received';
@@ -298,7 +301,9 @@ describe('chat machine', () => {
       submit(actor, 'Hi');
       expect(actor.getSnapshot().value).toEqual({ sending: { waiting: 'quiet' } });
 
-      await waitFor(actor, (snapshot) => snapshot.matches({ sending: { waiting: 'slow' } }), { timeout: 1000 });
+      await waitFor(actor, (snapshot) => snapshot.matches({ sending: { waiting: 'slow' } }), {
+        timeout: WAIT_MS,
+      });
       fake.latest().delta('Hello');
 
       expect(actor.getSnapshot().value).toEqual({ sending: 'streaming' });
@@ -319,23 +324,31 @@ describe('chat machine', () => {
 
     it('restarts the deadline with each piece, and fails a stream that stalls, keeping what came', async () => {
       vi.spyOn(console, 'error').mockImplementation(() => undefined);
-      const { actor, fake } = startChat({ replyTimeout: 60 });
-      submit(actor, 'Hi');
-      // Pieces 40 ms apart: more than the deadline in all, less between any two.
-      for (const piece of ['a', 'b', 'c']) {
-        await new Promise((resolve) => setTimeout(resolve, 40));
-        fake.latest().delta(piece);
+      // The test moves the clock itself: on a busy machine a real wait of "less than the deadline" can overrun it.
+      vi.useFakeTimers();
+      try {
+        const { actor, fake } = startChat({ replyTimeout: 60 });
+        submit(actor, 'Hi');
+        // Pieces 40 ms apart: more than the deadline in all, less between any two.
+        for (const piece of ['a', 'b', 'c']) {
+          vi.advanceTimersByTime(40);
+          fake.latest().delta(piece);
+          expect(actor.getSnapshot().matches({ sending: 'streaming' })).toBe(true);
+        }
+        vi.advanceTimersByTime(59);
         expect(actor.getSnapshot().matches({ sending: 'streaming' })).toBe(true);
+        vi.advanceTimersByTime(1);
+        expect(actor.getSnapshot().matches('idle')).toBe(true);
+
+        expect(actor.getSnapshot().context.messages).toEqual([
+          { text: 'Hi', sender: 'user' },
+          { text: 'abc', sender: 'bot' },
+          { text: ERROR, sender: 'bot' },
+        ]);
+        expect(fake.latest().signal.aborted).toBe(true);
+      } finally {
+        vi.useRealTimers();
       }
-
-      await backToIdle(actor);
-
-      expect(actor.getSnapshot().context.messages).toEqual([
-        { text: 'Hi', sender: 'user' },
-        { text: 'abc', sender: 'bot' },
-        { text: ERROR, sender: 'bot' },
-      ]);
-      expect(fake.latest().signal.aborted).toBe(true);
     });
   });
 
@@ -368,6 +381,36 @@ describe('chat machine', () => {
     it('is not possible while idle', () => {
       const { actor } = startChat();
       expect(actor.getSnapshot().can({ type: 'reply.stop' })).toBe(false);
+    });
+  });
+
+  describe('the end of a reply', () => {
+    it('is announced (reply.ended) once however the reply ends: an answer, a failure, a timeout, a stop', async () => {
+      vi.spyOn(console, 'error').mockImplementation(() => undefined);
+      const { actor, fake } = startChat({ replyTimeout: 40 });
+      const ended: string[] = [];
+      actor.on('reply.ended', (event) => ended.push(event.type));
+
+      submit(actor, 'answered');
+      fake.latest().delta('Hel');
+      fake.latest().delta('lo');
+      expect(ended).toEqual([]);
+      fake.latest().resolve('Hello');
+      await backToIdle(actor);
+      expect(ended).toHaveLength(1);
+
+      submit(actor, 'failed');
+      fake.latest().reject(new Error('down'));
+      await backToIdle(actor);
+      expect(ended).toHaveLength(2);
+
+      submit(actor, 'timed out');
+      await backToIdle(actor);
+      expect(ended).toHaveLength(3);
+
+      submit(actor, 'stopped');
+      actor.send({ type: 'reply.stop' });
+      expect(ended).toEqual(['reply.ended', 'reply.ended', 'reply.ended', 'reply.ended']);
     });
   });
 

@@ -1,4 +1,4 @@
-import { assign, fromPromise, setup } from 'xstate';
+import { assign, emit, fromPromise, setup } from 'xstate';
 import { DEFAULT_SLOW_MS, DEFAULT_TIMEOUT_MS } from '../contract/llm';
 
 /** Who wrote a message. */
@@ -51,6 +51,12 @@ export type ChatEvent =
   | { type: 'reply.retry' }
   | ReplyDeltaEvent;
 
+/**
+ * What the machine tells its observers (`actor.on(type, handler)`): `reply.ended` when a pending reply ends, whichever
+ * way (an answer, a failure, a timeout or a stop), so that the UI can give the box back its focus.
+ */
+export type ChatEmitted = { type: 'reply.ended' };
+
 /** Why a pending reply ended without one, as logged by `logError`. */
 export class ReplyTimeoutError extends Error {
   constructor(phase: 'first piece' | 'next piece') {
@@ -74,6 +80,7 @@ export const chatMachine = setup({
   types: {
     context: {} as ChatContext,
     events: {} as ChatEvent,
+    emitted: {} as ChatEmitted,
   },
   actors: {
     fetchReply: fromPromise<FetchReplyOutput, FetchReplyInput>(() =>
@@ -125,6 +132,7 @@ export const chatMachine = setup({
     dropFailedAttempt: assign({
       messages: ({ context }) => context.messages.slice(0, context.messages.findLastIndex(isFromUser) + 1),
     }),
+    announceReplyEnded: emit({ type: 'reply.ended' } as const),
     logError: (_, error: unknown) => {
       console.error('Chat request failed:', error);
     },
@@ -153,6 +161,7 @@ export const chatMachine = setup({
       },
     },
     sending: {
+      exit: 'announceReplyEnded',
       invoke: {
         src: 'fetchReply',
         input: ({ context, self }) => ({ text: context.messages.findLast(isFromUser)?.text ?? '', parent: self }),

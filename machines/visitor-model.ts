@@ -1,5 +1,5 @@
 import { setup } from 'xstate';
-import { adjacencyMapToArray, createTestModel, type StatePath, type TestPath } from 'xstate/graph';
+import { createTestModel, type TestPath } from 'xstate/graph';
 
 /**
  * What a visitor can do to the chat, and what the provider (or time) can do in answer. The events carry no data: the
@@ -19,7 +19,7 @@ import { adjacencyMapToArray, createTestModel, type StatePath, type TestPath } f
  *   breaks off, a timeout…).
  * - `reply.stop`: the visitor stops the pending reply (the Stop button or Escape, alternately).
  * - `reply.retry`: the visitor asks again for the reply that failed or was stopped (the Retry button, by mouse or
- *   keyboard).
+ *   keyboard), whether or not they have typed a new message meanwhile.
  */
 export type VisitorEvent =
   | { type: 'text.type' }
@@ -55,6 +55,10 @@ export type VisitorEvent =
  *   text that had streamed in, if any; the box is enabled and focused; Retry is offered.
  * - `stopped`: the reply shows what had arrived and says it was stopped; the box is enabled and focused; Retry is
  *   offered.
+ * - `redrafted`: after a reply that failed or was stopped, the visitor has typed a new non-empty message; Retry is
+ *   still offered, and so is Send.
+ * - `retrying`: the failed message is asked for again while the new message waits in the box: as `waiting`, but the
+ *   box (disabled) holds that message. When the reply ends the message is still there, ready to send.
  */
 export type VisitorState =
   | 'empty'
@@ -66,7 +70,9 @@ export type VisitorState =
   | 'answered'
   | 'unanswered'
   | 'failed'
-  | 'stopped';
+  | 'stopped'
+  | 'redrafted'
+  | 'retrying';
 
 // Every idle state offers the same three moves. Submitting an empty or whitespace-only box is a self-loop: nothing
 // is sent and nothing appears. It names its own state as target because xstate/graph skips a transition with neither
@@ -85,6 +91,8 @@ const ending = {
   'reply.stop': { target: 'stopped' },
 } as const;
 const retry = { 'reply.retry': { target: 'waiting' } } as const;
+// After a failure or a stop, a new message keeps Retry offered (whitespace alone is a blank box like any other).
+const redraft = { ...typing, 'text.type': { target: 'redrafted' } } as const;
 
 /**
  * The invoke-free model of the chat as a visitor experiences it, for `createTestModel` from `xstate/graph` (which
@@ -139,11 +147,25 @@ export function createVisitorMachine({ streaming }: { streaming: boolean }) {
       },
       failed: {
         description: "The last message is 'Error: Unable to get response'; Retry.",
-        on: { ...typing, ...submitNothing('failed'), ...retry },
+        on: { ...redraft, ...submitNothing('failed'), ...retry },
       },
       stopped: {
         description: 'The reply so far is shown as stopped; Retry.',
-        on: { ...typing, ...submitNothing('stopped'), ...retry },
+        on: { ...redraft, ...submitNothing('stopped'), ...retry },
+      },
+      redrafted: {
+        description: 'A new message in the box after a failure or a stop: Send it, or Retry the old one.',
+        on: { ...redraft, 'message.submit': { target: 'waiting' }, 'reply.retry': { target: 'retrying' } },
+      },
+      retrying: {
+        description: 'The old message asked for again, the new one waiting in the disabled box; Stop.',
+        on: {
+          // Whatever the answer, the new message is still in the box: sent next, or Retry again.
+          'reply.content': { target: 'typed' },
+          'reply.empty': { target: 'typed' },
+          'reply.fail': { target: 'redrafted' },
+          'reply.stop': { target: 'redrafted' },
+        },
       },
     },
   });
@@ -161,108 +183,3 @@ export type VisitorModel = ReturnType<typeof createVisitorModel>;
 
 export type VisitorSnapshot = ReturnType<typeof visitorMachine.getInitialSnapshot>;
 export type VisitorPath = TestPath<VisitorSnapshot, VisitorEvent>;
-
-function stateOf(snapshot: VisitorSnapshot): VisitorState {
-  return snapshot.value as VisitorState;
-}
-
-function transitionKey(source: string, eventType: string, target: string): string {
-  return `${source} --${eventType}--> ${target}`;
-}
-
-function eventsOf(path: StatePath<VisitorSnapshot, VisitorEvent>): VisitorEvent[] {
-  // Generated paths start with a step for `xstate.init` (typed as a visitor's event, but not one).
-  return path.steps.slice(1).map((step) => step.event);
-}
-
-function isPrefix(short: readonly VisitorEvent[], long: readonly VisitorEvent[]): boolean {
-  return short.length <= long.length && short.every((event, index) => event.type === long[index].type);
-}
-
-/**
- * The paths to run: together they visit every state and take every transition of the model, self-loops included.
- *
- * Shortest paths alone reach every state but skip the transitions that lead back to states already reached (such
- * as submitting a blank box). So this takes, for each state, its shortest path and, for each transition the model
- * can take (found by exploring it, not by reading its configuration), the shortest path to its source followed by
- * its event; then it drops every path that is the beginning of another one, since running the longer one checks
- * each state along the way anyway.
- */
-export function getVisitorPaths(model: VisitorModel): VisitorPath[] {
-  const shortest = new Map<VisitorState, VisitorEvent[]>();
-  for (const path of model.getShortestPaths({ allowDuplicatePaths: true })) {
-    const state = stateOf(path.state);
-    const events = eventsOf(path);
-    const known = shortest.get(state);
-    if (!known || events.length < known.length) shortest.set(state, events);
-  }
-
-  const sequences: VisitorEvent[][] = [...shortest.values()];
-  const taken = new Set<string>();
-  for (const { state, event, nextState } of adjacencyMapToArray(model.getAdjacencyMap())) {
-    const key = transitionKey(stateOf(state), event.type, stateOf(nextState));
-    const toSource = shortest.get(stateOf(state));
-    if (taken.has(key) || !toSource) continue;
-    taken.add(key);
-    sequences.push([...toSource, event]);
-  }
-
-  const longestFirst = sequences.sort((a, b) => b.length - a.length);
-  const kept: VisitorEvent[][] = [];
-  for (const sequence of longestFirst) {
-    if (!kept.some((longer) => isPrefix(sequence, longer))) kept.push(sequence);
-  }
-  return kept.reverse().flatMap((events) => model.getPathsFromEvents(events));
-}
-
-/** A path as a readable name, e.g. `empty → text.type → typed → message.submit → sending`. */
-export function describeVisitorPath(path: VisitorPath): string {
-  const [start, ...steps] = path.steps;
-  return [String(start.state.value), ...steps.map((step) => `${step.event.type} → ${String(step.state.value)}`)].join(
-    ' → ',
-  );
-}
-
-/** How much of the model a set of paths exercises: the states and transitions declared but never reached. */
-export interface ModelCoverage {
-  states: { total: number; uncovered: string[] };
-  /** Transitions as `source --event--> target`; a self-loop has its source as its target. */
-  transitions: { total: number; uncovered: string[] };
-}
-
-/**
- * Checks paths against the machine's own declaration (each state node and each transition in its `on`), so that a
- * state or a transition that no path reaches shows up here whatever generated the paths. Pure: reads its arguments
- * only. Works for flat machines without guards, like the visitor models.
- */
-export function getModelCoverage(
-  paths: readonly StatePath<VisitorSnapshot, VisitorEvent>[],
-  machine: VisitorMachine,
-): ModelCoverage {
-  const declaredStates = Object.keys(machine.root.states);
-  const declaredTransitions = Object.values(machine.root.states).flatMap((node) =>
-    [...node.transitions.entries()].flatMap(([eventType, definitions]) =>
-      definitions.map((definition) => transitionKey(node.key, eventType, definition.target?.[0]?.key ?? node.key)),
-    ),
-  );
-
-  const seenStates = new Set<string>();
-  const seenTransitions = new Set<string>();
-  for (const path of paths) {
-    path.steps.forEach((step, index) => {
-      seenStates.add(stateOf(step.state));
-      if (index > 0) {
-        seenTransitions.add(transitionKey(stateOf(path.steps[index - 1].state), step.event.type, stateOf(step.state)));
-      }
-    });
-    seenStates.add(stateOf(path.state));
-  }
-
-  return {
-    states: { total: declaredStates.length, uncovered: declaredStates.filter((state) => !seenStates.has(state)) },
-    transitions: {
-      total: declaredTransitions.length,
-      uncovered: declaredTransitions.filter((transition) => !seenTransitions.has(transition)),
-    },
-  };
-}

@@ -2,16 +2,20 @@ import { act, fireEvent, render, screen, waitFor, within } from '@testing-librar
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it, vi } from 'vitest';
 import { type ChatMessage, chatMachine, type FetchReplyOutput, type Sender } from '../machines/chat-machine';
+import { createVisitorMachine, createVisitorModel } from '../machines/visitor-model';
+import { createControllableFetchReply } from '../testing/controllable-reply';
 import {
-  createVisitorMachine,
-  createVisitorModel,
   describeVisitorPath,
   getModelCoverage,
   getVisitorPaths,
-  type VisitorPath,
-} from '../machines/visitor-model';
-import { createControllableFetchReply } from '../testing/controllable-reply';
+  type PathRun,
+  type PayloadPool,
+  payloadDrawer,
+  payloadDraws,
+  planPayloads,
+} from '../testing/visitor-paths';
 import { App } from './app';
+import { loadMarkdown } from './markdown/load-markdown';
 
 // The spec's visible texts, spelled out: the tests check the product, not the constants the code happens to use.
 const PLACEHOLDER = 'Your message here';
@@ -69,13 +73,28 @@ const BLANKS = ['   ', ' \u00a0 '];
 const REPLIES = ['Hi! How can I help?', ' <i>markup</i> in a reply 🤖 '];
 const PIECES = ['Once', ' upon', ' a time 🤖', ' <b>there</b>'];
 const EMPTY_REPLIES: FetchReplyOutput[] = [null, ''];
+// The failures the fake reply actor rejects with: before any piece, and once pieces have arrived.
+const FAILURES = ['provider failure', 'rate limited'];
+const STREAM_BREAKS = ['connection lost mid-stream', 'error event mid-stream'];
+const POOLS: Record<PayloadPool, number> = {
+  texts: TEXTS.length,
+  blanks: BLANKS.length,
+  replies: REPLIES.length,
+  empty: EMPTY_REPLIES.length,
+  failures: FAILURES.length,
+  pieces: PIECES.length,
+  breaks: STREAM_BREAKS.length,
+};
 
 /**
  * Runs one generated path against the rendered app. The model says where the visitor is; this keeps the transcript
  * the visitor should see, and checks the whole screen in every state.
  */
-async function runPath(path: VisitorPath, pathIndex: number) {
+async function runPath({ path, ...run }: PathRun, pathIndex: number) {
+  // Replies show as Markdown from the first: whether the renderer had arrived yet is not what a path is about.
+  await loadMarkdown();
   const { user, fake } = renderChat();
+  const payloads = payloadDrawer({ path, ...run });
   // Every console.error must be one of the failures the path caused: React's warnings fail the test too.
   const consoleError = vi.spyOn(console, 'error').mockImplementation(() => undefined);
   const transcript: ChatMessage[] = [];
@@ -93,15 +112,11 @@ async function runPath(path: VisitorPath, pathIndex: number) {
   let submits = pathIndex;
   let stops = pathIndex;
   let retries = pathIndex;
-  let texts = 0;
-  let blanks = 0;
-  let replies = 0;
-  let pieces = 0;
-  let emptyReplies = 0;
 
   const replace = async (text: string) => {
-    await user.clear(ui.input());
-    await user.type(ui.input(), text);
+    // Typed over the whole box, as a visitor who selects it all first.
+    const input = ui.input() as HTMLInputElement;
+    await user.type(input, text, { initialSelectionStart: 0, initialSelectionEnd: input.value.length });
     box = text;
   };
 
@@ -133,7 +148,8 @@ async function runPath(path: VisitorPath, pathIndex: number) {
   const expectPending = (streamed: ChatMessage[]) => {
     expectConversation(streamed);
     expect(ui.input()).toBeDisabled();
-    expect(ui.input()).toHaveValue('');
+    // Empty after a send; a new message typed before a Retry waits there.
+    expect(ui.input()).toHaveValue(box);
     expect(ui.input()).toHaveAttribute('placeholder', SENDING_PLACEHOLDER);
     expect(ui.send()).toBeDisabled();
     expect(ui.stop()).toBeEnabled();
@@ -173,13 +189,25 @@ async function runPath(path: VisitorPath, pathIndex: number) {
         expectIdle();
         expect(ui.input()).toHaveValue(box);
       },
-      waiting: expectWaiting,
+      waiting: () => {
+        expectWaiting();
+        expect(box).toBe('');
+      },
+      retrying: () => {
+        expectWaiting();
+        expect(box.trim()).not.toBe('');
+      },
+      redrafted: () => {
+        expectIdle();
+        expect(ui.input()).toHaveValue(box);
+        expect(ui.retry()).toBeEnabled();
+      },
       slow: () => {
         expectWaiting();
         expect(ui.slowHint()).toHaveTextContent('Stop');
       },
       streaming: () => {
-        expectPending([{ text: partial, sender: 'bot' }]);
+        expectPending([{ text: partial.trim(), sender: 'bot' }]);
         expect(ui.typing()).toBeNull();
         expect(ui.slowHint()).toBeNull();
         expect(ui.log()).toHaveAttribute('aria-busy', 'true');
@@ -199,11 +227,11 @@ async function runPath(path: VisitorPath, pathIndex: number) {
     },
     events: {
       'text.type': async () => {
-        await replace(TEXTS[texts++ % TEXTS.length]);
+        await replace(payloads.next('texts', TEXTS));
         lastEvent = 'text.type';
       },
       'whitespace.type': async () => {
-        await replace(BLANKS[blanks++ % BLANKS.length]);
+        await replace(payloads.next('blanks', BLANKS));
         lastEvent = 'whitespace.type';
       },
       'message.submit': async ({ state }) => {
@@ -228,32 +256,33 @@ async function runPath(path: VisitorPath, pathIndex: number) {
         lastEvent = 'reply.slow';
       },
       'reply.piece': async () => {
-        const piece = PIECES[pieces++ % PIECES.length];
+        const piece = payloads.next('pieces', PIECES);
         await act(async () => fake.latest().delta(piece));
         partial += piece;
         lastEvent = 'reply.piece';
       },
       'reply.content': async () => {
         // After pieces, the actor resolves with all of them joined, as the real one does at the end of a stream.
-        const reply = partial || REPLIES[replies++ % REPLIES.length];
-        lastReply = reply;
-        await settle(() => fake.latest().resolve(reply), [{ text: reply, sender: 'bot' }], false);
+        const reply = partial || payloads.next('replies', REPLIES);
+        // A reply is Markdown: its paragraph does not keep the spaces around it (nor does a reply streaming in).
+        lastReply = reply.trim();
+        await settle(() => fake.latest().resolve(reply), [{ text: lastReply, sender: 'bot' }], false);
         lastEvent = 'reply.content';
       },
       'reply.empty': async () => {
-        const reply = EMPTY_REPLIES[emptyReplies++ % EMPTY_REPLIES.length];
+        const reply = payloads.next('empty', EMPTY_REPLIES);
         await settle(() => fake.latest().resolve(reply), [{ text: NO_CONTENT, sender: 'bot' }], false);
         lastEvent = 'reply.empty';
       },
       'reply.fail': async () => {
-        const failure = new Error(`provider failure ${failures.length + 1}`);
+        const failure = new Error(payloads.next(partial ? 'breaks' : 'failures', partial ? STREAM_BREAKS : FAILURES));
         failures.push(failure);
-        const kept: ChatMessage[] = partial ? [{ text: partial, sender: 'bot' }] : [];
+        const kept: ChatMessage[] = partial ? [{ text: partial.trim(), sender: 'bot' }] : [];
         await settle(() => fake.latest().reject(failure), [...kept, { text: ERROR, sender: 'bot' }], true);
         lastEvent = 'reply.fail';
       },
       'reply.stop': async () => {
-        const kept: ChatMessage[] = partial ? [{ text: partial, sender: 'bot' }] : [];
+        const kept: ChatMessage[] = partial ? [{ text: partial.trim(), sender: 'bot' }] : [];
         if (stops++ % 2 === 0) await user.click(ui.stop() as HTMLElement);
         else await user.keyboard('{Escape}');
         transcript.push(...kept);
@@ -277,15 +306,18 @@ async function runPath(path: VisitorPath, pathIndex: number) {
       },
     },
   });
+  // The run took the payloads the plan counted on, so the plan's check that every payload runs holds for the runs.
+  expect(payloads.drawn).toEqual(payloadDraws(path));
 }
 
 describe.each([
-  { streaming: true, states: 10, transitions: 38 },
-  { streaming: false, states: 9, transitions: 32 },
+  { streaming: true, states: 12, transitions: 46 },
+  { streaming: false, states: 11, transitions: 40 },
 ])('the chat as a visitor uses it (model-based, streaming: $streaming)', ({ streaming, states, transitions }) => {
   const model = createVisitorModel({ streaming });
   const machine = createVisitorMachine({ streaming });
   const paths = getVisitorPaths(model);
+  const plan = planPayloads(paths, POOLS);
 
   it('runs paths that cover every state and every transition of the visitor model', () => {
     expect(getModelCoverage(paths, machine)).toEqual({
@@ -311,8 +343,14 @@ describe.each([
     expect(getModelCoverage([], machine).states.uncovered).toHaveLength(states);
   });
 
-  paths.forEach((path, index) => {
-    it(describeVisitorPath(path), () => runPath(path, index));
+  it('uses every payload on some run', () => {
+    const none = { texts: [], blanks: [], replies: [], empty: [], failures: [], pieces: [], breaks: [] };
+    // Without streaming, no piece arrives and no stream breaks.
+    expect(plan.unused).toEqual(streaming ? none : { ...none, pieces: [0, 1, 2, 3], breaks: [0, 1] });
+  });
+
+  plan.runs.forEach((run, index) => {
+    it(run.name, () => runPath(run, index));
   });
 });
 

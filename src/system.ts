@@ -25,8 +25,8 @@ const cardGlobalCss = defineGlobalStyles({
   '*::selection': { bg: 'colorPalette.emphasized/80' },
 });
 
-// Chakra's default theme minus the recipes this card does not use: `defaultSystem` carries all of them (about
-// 70 KB of gzip JavaScript), which would be most of the page's weight.
+// Chakra's default theme minus the recipes this card does not use: `defaultSystem` carries all of them, which
+// would be most of the page's weight.
 const createCardSystem = () =>
   createSystem(
     defaultBaseConfig,
@@ -56,8 +56,8 @@ let system: SystemContext | undefined;
 
 /**
  * The card's Chakra system, created on first use rather than when the module loads. Creating it (token dictionary,
- * utilities, conditions) is the largest single piece of start-up work, about a quarter of a second on a mid-range
- * phone; run from the first render, it is a task of its own instead of lengthening the one that evaluates the bundle.
+ * utilities, conditions) is the largest single piece of start-up work on a phone;
+ * run from the first render, it is a task of its own instead of lengthening the one that evaluates the bundle.
  */
 export function getSystem(): SystemContext {
   system ??= createCardSystem();

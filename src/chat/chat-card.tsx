@@ -1,5 +1,6 @@
 import { Box, chakra } from '@chakra-ui/react';
 import { Composer } from './composer';
+import { useEscapeKey } from './escape-key';
 import { MessageList } from './message-list';
 import { RobotIcon } from './robot-icon';
 
@@ -17,11 +18,12 @@ export function CardTitle() {
 }
 
 /**
- * The one screen: a card titled "AI Assistant" holding the conversation and the composer.
- * Drawn with style props rather than Chakra's `Card`, whose slot recipe pulls every component's anatomy (about
- * 2 KB of gzip) into the first-paint bundle for three paddings and a border.
+ * The one screen: a card titled "AI Assistant" holding the conversation and the composer. Escape stops a pending reply.
+ * Drawn with style props rather than Chakra's `Card`, whose slot recipe pulls every component's anatomy
+ * into the first-paint bundle for three paddings and a border.
  */
 export function ChatCard() {
+  useEscapeKey();
   return (
     <Box
       as="main"

@@ -1,4 +1,4 @@
-import { type FormEvent, type KeyboardEvent, useEffect, useRef } from 'react';
+import { type FormEvent, type KeyboardEvent, useEffect, useRef, useState } from 'react';
 import { ChatActorContext } from './chat-actor-context';
 import { RecipeButton, TextInput } from './controls';
 
@@ -9,18 +9,23 @@ export function Composer() {
   const sending = ChatActorContext.useSelector((snapshot) => snapshot.matches('sending'));
   const formRef = useRef<HTMLFormElement>(null);
   const inputRef = useRef<HTMLInputElement>(null);
-  const wasSending = useRef(false);
+  // How many replies have ended: the machine says when (`reply.ended`), whichever way one ended.
+  const [repliesEnded, setRepliesEnded] = useState(0);
 
-  // The input was disabled (and so lost focus) while sending: give it back when the reply arrives or is stopped,
-  // unless the visitor has meanwhile put the focus somewhere else (say, on the conversation, to read back).
   useEffect(() => {
+    const subscription = actorRef.on('reply.ended', () => setRepliesEnded((count) => count + 1));
+    return () => subscription.unsubscribe();
+  }, [actorRef]);
+
+  // The input was disabled (and so lost focus) while sending: give it back once the reply has ended (this runs after
+  // the render that enabled it), unless the visitor has meanwhile put the focus somewhere else (say, on the
+  // conversation, to read back).
+  useEffect(() => {
+    if (repliesEnded === 0) return;
     const focused = document.activeElement;
     const focusWasOurs = !focused || focused === document.body || formRef.current?.contains(focused);
-    if (wasSending.current && !sending && focusWasOurs) {
-      inputRef.current?.focus();
-    }
-    wasSending.current = sending;
-  }, [sending]);
+    if (focusWasOurs) inputRef.current?.focus();
+  }, [repliesEnded]);
 
   const submit = (event: FormEvent) => {
     event.preventDefault();

@@ -8,8 +8,8 @@ import { useReplyStatus } from './reply-status';
 
 /**
  * Messages per group. Each group is laid out and painted on its own (CSS containment), so that one more message
- * costs the browser about the same in a conversation of 2,000 messages as in one of 20: in a flat list Chromium lays
- * out and paints every row again on each append (about 10 ms more at 2,000 messages, plain DOM or React alike). It
+ * costs the browser about the same in a long conversation as in a short one: in a flat list Chromium lays out and
+ * paints every row again on each append, a cost that grows with the conversation (plain DOM or React alike). It
  * also keeps React's work per append small: only the last group re-renders, and in it only the new bubble.
  */
 const GROUP_SIZE = 50;

@@ -1,9 +1,8 @@
-import { useEffect } from 'react';
 import { ChatActorContext } from './chat-actor-context';
 import { RecipeButton } from './controls';
 
 /**
- * Stop while a reply is pending (also on Escape, wherever the focus is), Retry after one failed, timed out or was
+ * Stop while a reply is pending (Escape does the same: see escape-key.ts), Retry after one failed, timed out or was
  * stopped. They sit over the bottom of the conversation rather than beside Send, so that nothing in the composer
  * moves when they come and go: a second click on Send lands on the disabled Send, never on Stop.
  */
@@ -11,20 +10,6 @@ export function ReplyControls() {
   const actorRef = ChatActorContext.useActorRef();
   const sending = ChatActorContext.useSelector((snapshot) => snapshot.matches('sending'));
   const retryable = ChatActorContext.useSelector((snapshot) => snapshot.matches({ idle: 'retryable' }));
-
-  // The box is disabled while sending, so the focus cannot be there: Escape is heard on the whole document.
-  useEffect(() => {
-    if (!sending) return;
-    const stopOnEscape = (event: KeyboardEvent) => {
-      if (event.key !== 'Escape' || event.defaultPrevented) return;
-      event.preventDefault();
-      actorRef.send({ type: 'reply.stop' });
-    };
-    document.addEventListener('keydown', stopOnEscape);
-    return () => {
-      document.removeEventListener('keydown', stopOnEscape);
-    };
-  }, [sending, actorRef]);
 
   const action = sending
     ? ({ label: 'Stop', event: 'reply.stop' } as const)

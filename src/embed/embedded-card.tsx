@@ -1,33 +1,28 @@
 import { Box, chakra, Flex } from '@chakra-ui/react';
-import { useEffect, useRef } from 'react';
+import { useCallback, useEffect, useRef } from 'react';
 import { CardTitle } from '../chat/chat-card';
 import { Composer } from '../chat/composer';
 import { RecipeButton } from '../chat/controls';
+import { useEscapeKey } from '../chat/escape-key';
 import { MessageList } from '../chat/message-list';
 import { connectHostPage, type HostPage, hostOrigin } from './host-page';
 
 /**
  * The card in the embed loader's frame: the same title, conversation and composer, filling the frame, with a close
  * button in its header. It tells the loader when it is ready, focuses the message box when the panel opens, and asks
- * the loader to close the panel on the close button or Escape (unless Escape already stopped a pending reply).
+ * the loader to close the panel on the close button or on Escape when no reply is pending (Escape stops one first).
  */
 export function EmbeddedCard({ host }: { host: HostPage }) {
   const cardRef = useRef<HTMLElement>(null);
+  const close = useCallback(() => host.send('close'), [host]);
+  useEscapeKey(close);
 
   useEffect(() => {
     const unlisten = host.listen((type) => {
       if (type === 'open') cardRef.current?.querySelector<HTMLInputElement>('input[name="message"]')?.focus();
     });
-    // On window, so that it runs after the Stop control's Escape handler on the document, which stops a reply.
-    const closeOnEscape = (event: KeyboardEvent) => {
-      if (event.key === 'Escape' && !event.defaultPrevented) host.send('close');
-    };
-    window.addEventListener('keydown', closeOnEscape);
     host.send('ready');
-    return () => {
-      unlisten();
-      window.removeEventListener('keydown', closeOnEscape);
-    };
+    return unlisten;
   }, [host]);
 
   return (
@@ -43,13 +38,7 @@ export function EmbeddedCard({ host }: { host: HostPage }) {
     >
       <Flex align="center" justify="space-between" gap="2">
         <CardTitle />
-        <RecipeButton
-          type="button"
-          variant="ghost"
-          size="sm"
-          aria-label="Close chat"
-          onClick={() => host.send('close')}
-        >
+        <RecipeButton type="button" variant="ghost" size="sm" aria-label="Close chat" onClick={close}>
           <chakra.svg
             aria-hidden="true"
             boxSize="5"

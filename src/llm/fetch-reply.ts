@@ -1,20 +1,14 @@
 import { fromPromise } from 'xstate';
 import type { FetchReplyInput, FetchReplyOutput } from '../../machines/chat-machine';
+import { lazyModule } from '../lazy-module';
 import type { LlmConfig } from './llm-config';
 
-/**
- * Loads the request code and the openai client (about 85 KB of gzip) as one chunk, off the first paint. The app
- * calls it when the page is idle, so the first message does not wait for the download.
- */
-export const loadRequestReply = () =>
-  import('./request-reply').then((module) => {
-    loaded = module;
-    return module;
-  });
+// The request code and the openai client as one chunk, off the first paint. The app loads it when the page is idle,
+// so the first message does not wait for the download.
+const requestModule = lazyModule(() => import('./request-reply'));
 
-// Once the chunk is in, the request starts in the same task as the submit: awaiting `import()` again would put a
-// turn of the event loop (after React's render of the visitor's message) between Enter and the request.
-let loaded: typeof import('./request-reply') | undefined;
+/** Loads the request code and the openai client (once). */
+export const loadRequestReply = requestModule.load;
 
 /**
  * The machine's `fetchReply` actor, bound to a configuration: `chatMachine.provide({ actors: { fetchReply } })`.
@@ -23,7 +17,9 @@ let loaded: typeof import('./request-reply') | undefined;
  */
 export function createFetchReply(config: LlmConfig) {
   return fromPromise<FetchReplyOutput, FetchReplyInput>(async ({ input, signal }) => {
-    const { requestReply } = loaded ?? (await loadRequestReply());
+    // Once the chunk is in, the request starts in the same task as the submit: awaiting `import()` again would put a
+    // turn of the event loop (after React's render of the visitor's message) between Enter and the request.
+    const { requestReply } = requestModule.current() ?? (await requestModule.load());
     return requestReply(input.text, signal, config, (text) => input.parent.send({ type: 'reply.delta', text }));
   });
 }

@@ -1,7 +1,7 @@
 import { Box, type SystemStyleObject } from '@chakra-ui/react';
-import { memo, type ReactNode, useRef } from 'react';
+import { memo, type ReactNode, useState } from 'react';
 import { renderMarkdown } from './render-markdown';
-import { healPartialBlock, type ReplyBlocks, splitBlocks } from './stream-blocks';
+import { healPartialBlock, splitBlocks } from './stream-blocks';
 
 // The lazily loaded part of the card: everything a reply needs to show as Markdown, and its Copy buttons.
 export { CopyButton } from './copy-button';
@@ -77,11 +77,17 @@ export interface RichReplyProps {
  * finished blocks keep their rendering (and their DOM).
  */
 export function RichReply({ text, partial = false }: RichReplyProps) {
-  // Only an optimisation (splitBlocks checks that the text continues the one it was given), so a rendering that
-  // React discards does no harm here.
-  const blocks = useRef<ReplyBlocks | undefined>(undefined);
-  blocks.current = splitBlocks(text, blocks.current);
-  const { finished, tail } = blocks.current;
+  // The blocks of the text last rendered, kept as state (React's way to keep what a previous render found): a new
+  // piece is cut from where they end rather than from the start. Setting state while rendering makes React run this
+  // again at once, before any child renders, and that second run finds the blocks up to date.
+  const [cut, setCut] = useState(() => splitBlocks(text));
+  let blocks = cut;
+  if (cut.source !== text) {
+    // splitBlocks checks that the text continues the one it was given, and starts again if not.
+    blocks = splitBlocks(text, cut);
+    setCut(blocks);
+  }
+  const { finished, tail } = blocks;
   return (
     <Box css={markdownStyles}>
       {finished.map((source, index) => (
