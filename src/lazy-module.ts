@@ -41,7 +41,10 @@ export function lazyModule<T>(importer: () => Promise<T>): LazyModule<T> {
   };
 }
 
-/** The module once imported (asked for on first render), `undefined` until then. */
+/** The card served in `index.html` was rendered before any lazy module could arrive; hydration must match it. */
+const notYetLoaded = () => undefined;
+
+/** The module once imported (asked for on first render), `undefined` until then (and in the build-time render). */
 export function useLazyModule<T>(lazy: LazyModule<T>): T | undefined {
-  return useSyncExternalStore(lazy.subscribe, lazy.current);
+  return useSyncExternalStore(lazy.subscribe, lazy.current, notYetLoaded);
 }
