@@ -114,19 +114,17 @@ async function main() {
         if (pace === 'model' && connections === 100) added100.push({ p50, p99 });
         const pair = (pick: (summary: CannonSummary) => number) => [ms(pick(direct)), ms(pick(proxy))];
         const rates = [direct, proxy].map((summary) => summary.steady.perSecond.toFixed(0));
-        const settling = signed(proxy.settling.p99 - direct.settling.p99);
-        const errors = [proxy.count429, proxy.unexpected + direct.unexpected];
         const p50s = [...pair((summary) => summary.steady.p50), signed(p50)];
+        const p99s = [...pair((x) => x.steady.p99), signed(p99), signed(proxy.settling.p99 - direct.settling.p99)];
         runs.push([
           pace,
           mode,
           connections,
           ...rates,
           ...p50s,
-          ...pair((x) => x.steady.p99),
-          signed(p99),
-          settling,
-          ...errors,
+          ...p99s,
+          proxy.count429,
+          proxy.unexpected + direct.unexpected,
         ]);
       }
     }
