@@ -1,5 +1,5 @@
 // The app's job with no framework (plain DOM, `fetch`, same streamed request and texts): the practical limit.
-// __CHAT_REQUEST__ is written in from contract/llm.ts by bench/serve.ts.
+// The request constants are written in from contract/llm.ts by bench/serve.ts.
 const { path, model, maxTokens, temperature, timeoutMs } = __CHAT_REQUEST__;
 
 const form = document.querySelector('form');
