@@ -19,7 +19,6 @@ const latencies = (times: number[]) => ({ p50: quantile(times, 0.5), p99: quanti
 export interface CannonSummary {
   /** Requests sent after the settling time: their latencies (ms), and requests per second over that time. */
   steady: ReturnType<typeof latencies> & { perSecond: number };
-  /** The requests sent while the run settled. */
   settling: ReturnType<typeof latencies>;
   /** Over the whole run: the 429s, and errors of any other kind (connection errors, timeouts, other statuses). */
   count429: number;
