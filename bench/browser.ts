@@ -18,9 +18,8 @@ const SLOW = { ...INSTANT, delayMs: 60 };
 export const launchBrowser = () => chromium.launch({ executablePath: chromiumExecutable(), args: CHROMIUM_ARGS });
 
 /**
- * A fresh context (empty cache) with the instrumentation (page/instrument.js), on `url`, once the card accepts typing
- * and the page has fetched what it fetches when idle. `close()` throws if the page reported an error meanwhile: its
- * figures would be suspect. `blockChunk` keeps a lazy chunk away (a failed download the page reports and copes with).
+ * `url` in a fresh, instrumented context, once the card accepts typing and idle fetches are done. `close()` throws if
+ * the page reported errors (its figures would be suspect). `blockChunk` keeps a lazy chunk away.
  */
 async function openPage(browser: Browser, url: string, blockChunk?: string) {
   // A phone-sized window: the widget's hardest case.
@@ -33,7 +32,6 @@ async function openPage(browser: Browser, url: string, blockChunk?: string) {
   page.on('console', (message) => {
     if (message.type() === 'error' && !blockChunk) errors.push(message.text());
   });
-  /** `page.evaluate(expression)`, failing instead of hanging when the page never answers. */
   const run = async <T>(expression: string, timeoutMs = 60_000): Promise<T> => {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
@@ -59,9 +57,8 @@ async function openPage(browser: Browser, url: string, blockChunk?: string) {
 type Script = { path: string; startTime: number; wireBytes: number };
 
 /**
- * Start-up over `loads` fresh loads: the scripts requested before the card accepted typing (or before the page's
- * scripts ran), with their gzip -9 size from the build's report (`gzipBytes`, by path) and their size as served, the
- * scripts fetched later, and the medians of first contentful paint and of the card accepting typing.
+ * Over `loads` fresh loads: script sizes (gzip -9 from the build's report, and as served) requested before the card
+ * accepted typing and later, and the medians of first contentful paint and of the card accepting typing.
  */
 export async function measureStartup(browser: Browser, url: string, gzipBytes: Map<string, number>, loads: number) {
   const [fcps, readies]: number[][] = [[], []];
@@ -86,23 +83,19 @@ export async function measureStartup(browser: Browser, url: string, gzipBytes: M
   }
   const sum = (startUp: boolean, key: 'gzipBytes' | 'wireBytes') =>
     scripts.filter((script) => script.startUp === startUp).reduce((total, script) => total + script[key], 0);
-  const [fcpMs, readyMs] = [median(fcps), median(readies)];
-  const [startUpGzipBytes, startUpWireBytes, lazyGzipBytes] = [
-    sum(true, 'gzipBytes'),
-    sum(true, 'wireBytes'),
-    sum(false, 'gzipBytes'),
-  ];
-  return { scripts, startUpGzipBytes, startUpWireBytes, lazyGzipBytes, fcpMs, readyMs };
+  return {
+    scripts,
+    startUpGzipBytes: sum(true, 'gzipBytes'),
+    startUpWireBytes: sum(true, 'wireBytes'),
+    lazyGzipBytes: sum(false, 'gzipBytes'),
+    fcpMs: median(fcps),
+    readyMs: median(readies),
+  };
 }
 
-/** What one timed append did, as the page saw it (see `measureAppend` in page/instrument.js). */
 type Append = { ms: number; addedRows: number; otherMutations: number; renderedRows: number | null };
 
-/**
- * Long conversations: at each list size, the median time from a submit to the end of the frame that shows the new
- * message (over `samples` appends), the worst rows React rendered, rows added and other changes in the log per
- * append, and the JavaScript plus Blink (DOM) heap after garbage collection.
- */
+/** At each list size: the median append time, the worst rows rendered, added and other changes, the JS + DOM heap. */
 export async function measureListSizes(
   browser: Browser,
   url: string,
@@ -114,7 +107,6 @@ export async function measureListSizes(
   const figures = [];
   for (const size of sizes) {
     provider.respondWith(INSTANT);
-    // A thousand round trips through the server take a while on a busy machine.
     await open.run(`window.__bench.fillTo(${size}, ${JSON.stringify(USER_TEXT)})`, 600_000);
     for (let pass = 0; pass < 3; pass += 1) await open.cdp.send('HeapProfiler.collectGarbage');
     const heap = (await open.cdp.send('Runtime.getHeapUsage')) as { usedSize: number; embedderHeapUsedSize?: number };
@@ -144,11 +136,7 @@ export async function measureListSizes(
 
 export type ListSizeFigures = Awaited<ReturnType<typeof measureListSizes>>[number];
 
-/**
- * Per-message overhead against a provider that answers at once, as medians over `sends` messages typed and sent with
- * Enter like a visitor (Playwright's keyboard), after `warmUp` unmeasured ones: Enter → the request leaves, Enter →
- * the end of the frame that first paints a piece of the reply, the response's first byte → the bubble in the DOM.
- */
+/** Per-message overhead: medians over `sends` messages typed and sent with Enter, after `warmUp` unmeasured ones. */
 export async function measureOverhead(browser: Browser, url: string, warmUp: number, sends: number) {
   const open = await openPage(browser, url);
   const samples: Record<string, number | null>[] = [];
@@ -156,8 +144,7 @@ export async function measureOverhead(browser: Browser, url: string, warmUp: num
     await open.run('window.__bench.armSend()');
     await open.page.fill(INPUT, `${USER_TEXT} (send ${send + 1})`);
     await open.page.press(INPUT, 'Enter');
-    // Ask for the figures only once the exchange is over: the protocol traffic of a call into the page would land on
-    // its main thread while the reply is being handled, and be counted against the page.
+    // A call into the page during the exchange would add its own work to the page's main thread.
     await open.page.waitForTimeout(150);
     const sample = await open.run<Record<string, number | null>>('window.__bench.sendResult()');
     if (send >= warmUp) samples.push(sample);
@@ -174,11 +161,9 @@ export async function measureOverhead(browser: Browser, url: string, warmUp: num
 export type OverheadFigures = Awaited<ReturnType<typeof measureOverhead>>;
 
 /**
- * The one streaming probe: streams `replies` replies of `pieces` (after one unmeasured warm-up reply) at a CPU
- * slowdown, and reads the main thread's work from Chromium's own counters: every task, and of it script, and style
- * and layout (medians, in ms), and any task over 50 ms. The page is left alone until the stream's own time has
- * passed (no polling meanwhile), so the figures are its own. `markdown: false` keeps the app's Markdown chunk away,
- * so that replies show as plain text.
+ * Streams `replies` replies of `pieces` at a CPU slowdown, after a warm-up, and reads the main thread's work from
+ * Chromium's counters (medians) and its long tasks; the page is not polled while it streams. `render: false` keeps
+ * the Markdown chunk away, so that replies show as plain text.
  */
 export async function streamProbe(
   browser: Browser,

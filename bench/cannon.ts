@@ -1,10 +1,6 @@
-// One autocannon run for `npm run load`, in a process of its own: neither the load generator nor the harness (which
-// reads the server's request log as it comes) then holds up the other. Takes its options as JSON (first argument) and
-// prints a JSON `CannonSummary`.
-//
-// Each response is timed by the moment its request was sent, so that the start of a run can be left out: autocannon
-// opens all its connections and sends a request on each at the same instant, a burst no real audience makes, and a
-// freshly started server is still compiling its code. What a server does once it is running is what the rest shows.
+// One autocannon run for `npm run load` in its own process (options as JSON in, a `CannonSummary` as JSON out).
+// Responses are binned by when their request was sent, so that the opening burst and a cold server's first seconds
+// (settling) are timed apart from the steady state.
 import autocannon from 'autocannon';
 import { quantile } from './table.ts';
 
@@ -23,7 +19,6 @@ const latencies = (times: number[]) => ({ p50: quantile(times, 0.5), p99: quanti
 export interface CannonSummary {
   /** Requests sent after the settling time: their latencies (ms), and requests per second over that time. */
   steady: ReturnType<typeof latencies> & { perSecond: number };
-  /** The requests sent while the run settled. */
   settling: ReturnType<typeof latencies>;
   /** Over the whole run: the 429s, and errors of any other kind (connection errors, timeouts, other statuses). */
   count429: number;

@@ -2,8 +2,8 @@ import { launch } from 'chrome-launcher';
 import lighthouse, { desktopConfig, type Result } from 'lighthouse';
 import { median } from './table.ts';
 
-export type FormFactor = 'mobile' | 'desktop';
 export type LighthouseFigures = ReturnType<typeof figuresOf>;
+const KEYS = ['performance', 'accessibility', 'bestPractices', 'seo', 'fcpMs', 'lcpMs', 'tbtMs', 'cls'] as const;
 
 /** A headless Chromium with a DevTools port for Lighthouse (as root it needs `--no-sandbox`, or it hangs silently). */
 export const startDebugChromium = (chromePath: string) =>
@@ -22,22 +22,15 @@ function figuresOf(lhr: Result) {
     lcpMs: metric('largest-contentful-paint'),
     tbtMs: metric('total-blocking-time'),
     cls: metric('cumulative-layout-shift'),
-    // Audits that did not pass in the accessibility and best-practices categories: why a score is under 100.
-    failedAudits: ['accessibility', 'best-practices'].flatMap((category) =>
-      (lhr.categories[category]?.auditRefs ?? [])
-        .filter((ref) => ref.weight > 0 && (lhr.audits[ref.id]?.score ?? 1) < 1)
-        .map((ref) => ref.id),
-    ),
   };
 }
 
 /** Runs Lighthouse `runs` times on `url` (mobile: its default, a throttled mid-range phone) and takes medians. */
-export async function runLighthouse(url: string, port: number, formFactor: FormFactor, runs: number) {
+export async function runLighthouse(url: string, port: number, formFactor: 'mobile' | 'desktop', runs: number) {
   const onlyCategories = ['performance', 'accessibility', 'best-practices', 'seo'];
   const flags = { port, output: 'json' as const, logLevel: 'error' as const, onlyCategories };
   const results: LighthouseFigures[] = [];
-  // Lighthouse's own trace recording now and then fails (NO_NAVSTART and the like): such a run measured nothing, so
-  // it is tried again, a few times at most, rather than ending a benchmark of several minutes.
+  // Lighthouse's trace recording now and then fails (NO_NAVSTART): such a run measured nothing and is retried.
   for (let attemptsLeft = runs + 2; results.length < runs; attemptsLeft -= 1) {
     const result = await lighthouse(url, flags, formFactor === 'desktop' ? desktopConfig : undefined);
     const failure = result ? result.lhr.runtimeError : { code: 'NO_RESULT', message: 'it returned nothing' };
@@ -48,11 +41,5 @@ export async function runLighthouse(url: string, port: number, formFactor: FormF
     if (attemptsLeft <= 1) throw new Error(`Lighthouse failed on ${url}: ${failure?.code} ${failure?.message}`);
     console.warn(`[bench] Lighthouse failed on ${url} (${failure?.code}); trying again`);
   }
-  const figures = Object.fromEntries(
-    (['performance', 'accessibility', 'bestPractices', 'seo', 'fcpMs', 'lcpMs', 'tbtMs', 'cls'] as const).map((key) => [
-      key,
-      median(results.map((result) => result[key])),
-    ]),
-  ) as Omit<LighthouseFigures, 'failedAudits'>;
-  return { ...figures, failedAudits: [...new Set(results.flatMap((result) => result.failedAudits))] };
+  return Object.fromEntries(KEYS.map((key) => [key, median(results.map((r) => r[key]))])) as LighthouseFigures;
 }

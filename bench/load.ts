@@ -1,8 +1,5 @@
-// `npm run load`: the production server under load. Builds it, runs it against a fake upstream in its own process at a
-// hosted model's pace, and drives both with autocannon at 10, 100 and 500 connections, plain and streamed, each first
-// straight to the upstream and then through the proxy, so that the table shows what the proxy adds. Then the same at
-// 100 connections against a far faster upstream, as a stress figure. Then 50,000 requests through the proxy, with the
-// server's memory read from its metrics after 5,000 and after 50,000. Writes bench/results/load.md.
+// `npm run load`: autocannon straight to a fake upstream and through the proxy (what the proxy adds), at a model's
+// pace and a stress pace, then the server's memory over 50,000 requests. Writes bench/results/load.md.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { loadavg } from 'node:os';
@@ -13,10 +10,7 @@ import { freePort } from '../testing/redis-server.ts';
 import type { CannonOptions, CannonSummary } from './cannon.ts';
 import { machineLine, markdownTable, ms, writeResults } from './table.ts';
 
-/**
- * A hosted 7B model's pace for a short reply: about 300 ms to the first token (what the hosted providers' time to
- * first token typically is), then 50 tokens a second. Judged against the targets.
- */
+/** A hosted model's pace for a short reply (time to first token, then 50 tokens a second): judged by the targets. */
 const MODEL_PACE = { delayMs: 300, pieceDelayMs: 20 };
 /** Far faster than any hosted model: shows what the proxy costs when requests come faster than a model can answer. */
 const STRESS_PACE = { delayMs: 50, pieceDelayMs: 10 };
@@ -27,11 +21,7 @@ const MEMORY_SAMPLES = [5_000, 50_000];
 /** The issue's targets, at 100 connections and a model's pace. */
 const TARGET_P50_MS = 5;
 const TARGET_P99_MS = 20;
-/**
- * The heap floor may move this much between the samples and still be noise: after forced collections, the proxy's
- * live heap varied by a few MB from one 10,000-request batch to the next, without a trend. RSS is shown, not judged:
- * it also follows when the allocator hands pages back.
- */
+/** The heap floor's noise between batches; RSS is shown, not judged (it follows the allocator). */
 const MEMORY_NOISE_BYTES = 8 * 1024 * 1024;
 
 const RUN_COLUMNS =
@@ -50,10 +40,7 @@ function chatBody(stream: boolean, upstreamShape: boolean): string {
   return JSON.stringify(body);
 }
 
-/**
- * Runs a bench script in a process of its own (no shared event loop with this one): resolves with its output once it
- * has printed something (a server's address), or with all of it once it has exited (a result).
- */
+/** Runs a bench script in its own process: resolves at its first output (an address), or at its exit (a result). */
 async function spawnScript(script: string, args: string[], untilExit = false) {
   const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
     cwd: ROOT_DIR,
@@ -127,19 +114,17 @@ async function main() {
         if (pace === 'model' && connections === 100) added100.push({ p50, p99 });
         const pair = (pick: (summary: CannonSummary) => number) => [ms(pick(direct)), ms(pick(proxy))];
         const rates = [direct, proxy].map((summary) => summary.steady.perSecond.toFixed(0));
-        const settling = signed(proxy.settling.p99 - direct.settling.p99);
-        const errors = [proxy.count429, proxy.unexpected + direct.unexpected];
         const p50s = [...pair((summary) => summary.steady.p50), signed(p50)];
+        const p99s = [...pair((x) => x.steady.p99), signed(p99), signed(proxy.settling.p99 - direct.settling.p99)];
         runs.push([
           pace,
           mode,
           connections,
           ...rates,
           ...p50s,
-          ...pair((x) => x.steady.p99),
-          signed(p99),
-          settling,
-          ...errors,
+          ...p99s,
+          proxy.count429,
+          proxy.unexpected + direct.unexpected,
         ]);
       }
     }

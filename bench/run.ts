@@ -1,8 +1,5 @@
-// `npm run bench`: builds the app, serves it with the production server (against a fake provider on loopback that
-// answers at once) next to a no-framework baseline page, measures both in Chromium, runs Lighthouse on both and on a
-// host page of another origin without and with the embed snippet, prints the tables and writes them to
-// bench/results/bench.md (every figure also to bench.json). Options: `--runs=N` Lighthouse runs per page and form
-// factor (default 3, median kept).
+// `npm run bench [-- --runs=N]`: the app against a no-framework baseline in Chromium and Lighthouse (N runs each,
+// median), and the embed snippet on a host page; prints the tables and writes them to bench/results/.
 import { execFileSync } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { chromium as playwrightChromium } from '@playwright/test';
@@ -122,14 +119,12 @@ interface AppFigures {
   lighthouse: Record<'mobile' | 'desktop', Record<string, LighthouseFigures>>;
 }
 
-/** Heap bytes per message between two list sizes. */
 function slope(lists: probes.ListSizeFigures[], from: number, to: number) {
   const a = lists.find((figures) => figures.messages >= from);
   const b = lists.findLast((figures) => figures.messages <= to);
   return a && b && b.messages > a.messages ? (b.heapBytes - a.heapBytes) / (b.messages - a.messages) : Number.NaN;
 }
 
-/** A table row: the figure, its cells, and a target with its verdict when there is one. */
 const row = (figure: string, cells: string[], target = '', ok?: boolean) => [
   figure,
   ...cells,
@@ -137,7 +132,6 @@ const row = (figure: string, cells: string[], target = '', ok?: boolean) => [
   ok === undefined ? '' : met(ok),
 ];
 
-/** The app against the baseline: figure, app, baseline, ratio, target, met. */
 function appTable({ startup, overhead, streaming, lists, lighthouse }: AppFigures): string {
   const cells = (app: number, baseline: number, format = ms) => [format(app), format(baseline), ratio(app, baseline)];
   const pair = <T>(of: Pair<T>, key: keyof T, format = ms) =>
@@ -154,11 +148,13 @@ function appTable({ startup, overhead, streaming, lists, lighthouse }: AppFigure
     baseline: slope(lists.baseline, from, to),
   });
   const slopes = [heap(10, 1000), heap(1000, 2000)];
+  const heapCells = (i: number) => cells(slopes[i].app, slopes[i].baseline, bytes);
   const [early, late] = slopes.map((slope) => slope.app);
   const proportional = early > 0 && Math.abs(late - early) <= MEMORY_SLOPE_TOLERANCE * Math.max(early, late);
   const last = lists.app[lists.app.length - 1];
   const added = `≤ baseline + ${OVERHEAD_TARGET_MS} ms`;
-  const sent = (key: keyof probes.OverheadFigures) => overhead.app[key] - overhead.baseline[key] <= OVERHEAD_TARGET_MS;
+  const sent = (key: keyof probes.OverheadFigures) =>
+    [pair(overhead, key), added, overhead.app[key] - overhead.baseline[key] <= OVERHEAD_TARGET_MS] as const;
   const budget = `≤ ${kb(START_UP_BUDGET_BYTES)}`;
   const worst = (list: probes.ListSizeFigures[], key: 'maxRenderedRows' | 'maxOtherMutations') =>
     int(Math.max(...list.map((figures) => figures[key] ?? Number.NaN)));
@@ -197,27 +193,12 @@ function appTable({ startup, overhead, streaming, lists, lighthouse }: AppFigure
     }),
     row('Message rows rendered per append (worst, all sizes)', rendered, '1 (the new one)', ok.oneRow),
     row('Other DOM changes in the list per append (worst)', others, '≤ 1 (the typing indicator)', ok.oneOther),
-    row('Heap per message, JS + DOM, 10 → 1000 messages', cells(slopes[0].app, slopes[0].baseline, bytes)),
-    row(
-      'Heap per message, JS + DOM, 1000 → 2000 messages',
-      cells(slopes[1].app, slopes[1].baseline, bytes),
-      within,
-      proportional,
-    ),
+    row('Heap per message, JS + DOM, 10 → 1000 messages', heapCells(0)),
+    row('Heap per message, JS + DOM, 1000 → 2000 messages', heapCells(1), within, proportional),
     row('Message text per message (for scale)', [...Array(2).fill(bytes(last.textChars / last.messages)), '—']),
-    row(
-      'Enter → request leaves the page (median)',
-      pair(overhead, 'enterToRequestMs'),
-      added,
-      sent('enterToRequestMs'),
-    ),
+    row('Enter → request leaves the page (median)', ...sent('enterToRequestMs')),
     row('Enter → first piece of the reply painted (median)', pair(overhead, 'enterToFirstPaintMs')),
-    row(
-      'First byte of the response → first piece in the DOM (median)',
-      pair(overhead, 'firstByteToDomMs'),
-      added,
-      sent('firstByteToDomMs'),
-    ),
+    row('First byte of the response → first piece in the DOM (median)', ...sent('firstByteToDomMs')),
     row('Main-thread time per streamed piece (the Markdown case below, 4× CPU)', pair(streaming, 'msPerPiece')),
   ];
   return markdownTable(['Figure', 'App', 'Baseline', 'App ÷ baseline', 'Target', 'Met'], rows);
@@ -241,12 +222,8 @@ function embedTable(lighthouse: AppFigures['lighthouse']): string {
     const pages = [lighthouse[form].without, lighthouse[form].with];
     const scores = Object.entries(SCORES).map(([key, label]) => {
       const [without, withSnippet] = pages.map((f) => f[key as keyof typeof SCORES]);
-      return row(
-        `${form}: ${label}`,
-        [int(without), int(withSnippet)],
-        `drop ≤ ${EMBED_MAX_DROP}`,
-        without - withSnippet <= EMBED_MAX_DROP,
-      );
+      const ok = without - withSnippet <= EMBED_MAX_DROP;
+      return row(`${form}: ${label}`, [int(without), int(withSnippet)], `drop ≤ ${EMBED_MAX_DROP}`, ok);
     });
     const metric = (label: string, format: (f: LighthouseFigures) => string) =>
       row(`${form}: ${label}`, pages.map(format));

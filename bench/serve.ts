@@ -13,10 +13,8 @@ const CLIENT_DIR = `${BUILD_DIR}client`;
 export const BASELINE_PATH = '/baseline/index.html';
 
 /**
- * Builds the app as `npm run build` does (client with its size budget and precompressed files, then the server) into
- * the benchmark's folder, and puts the baseline page next to it, with the chat request's constants from `contract/`
- * and its own compressed copies. Returns the gzip size of every script, by path: the app's from its build's report,
- * the baseline's from the `.gz` copy the server sends.
+ * Builds the app as `npm run build` does, with the baseline page beside it (the request's constants written in, and
+ * precompressed). Returns every script's gzip size by path: from the build's report, the baseline's from its `.gz`.
  */
 export async function buildAll(): Promise<Map<string, number>> {
   const sizes = readSizeReport(await viteBuild(['--outDir', CLIENT_DIR, '--emptyOutDir']));

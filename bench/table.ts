@@ -25,7 +25,7 @@ export function runsFlag(): number {
   return runs;
 }
 
-/** Writes a tool's results into bench/results/ (the Markdown the tool printed, and optionally every sample as JSON). */
+/** Writes the printed Markdown, and optionally every sample as JSON, into bench/results/. */
 export async function writeResults(name: string, markdown: string, data?: unknown): Promise<void> {
   const dir = new URL('./results/', import.meta.url);
   await mkdir(dir, { recursive: true });
@@ -34,17 +34,13 @@ export async function writeResults(name: string, markdown: string, data?: unknow
   console.log(`[${name}] wrote bench/results/${name}.md${data === undefined ? '' : ` and ${name}.json`}`);
 }
 
-/** The middle value (the mean of the two middle ones for an even count); NaN for none. */
-export function median(values: readonly number[]): number {
-  return quantile(values, 0.5);
-}
+export const median = (values: readonly number[]) => quantile(values, 0.5);
 
-/** The `q` quantile (0 to 1) with linear interpolation between the closest ranks; NaN for none. */
+/** The `q` quantile (0 to 1), interpolated between the closest ranks; NaN for none. */
 export function quantile(values: readonly number[], q: number): number {
   const sorted = values.filter((value) => Number.isFinite(value)).sort((a, b) => a - b);
   if (sorted.length === 0) return Number.NaN;
   const position = (sorted.length - 1) * q;
   const below = Math.floor(position);
-  const above = Math.ceil(position);
-  return sorted[below] + (sorted[above] - sorted[below]) * (position - below);
+  return sorted[below] + (sorted[Math.ceil(position)] - sorted[below]) * (position - below);
 }

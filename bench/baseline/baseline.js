@@ -1,16 +1,12 @@
-// The app's job with no framework: plain DOM and `fetch`, the same request to the same same-origin proxy (a streamed
-// reply, shown as it arrives), the same texts. The benchmark measures it next to the app, so the app's figures read
-// as ratios to the practical limit.
-
-// The chat request's constants, written in from contract/llm.ts when the bench copies this page (bench/serve.ts).
+// The app's job with no framework (plain DOM, `fetch`, same streamed request and texts): the practical limit.
+// The request constants are written in from contract/llm.ts by bench/serve.ts.
 const { path, model, maxTokens, temperature, timeoutMs } = __CHAT_REQUEST__;
 
 const form = document.querySelector('form');
 const input = form.elements.namedItem('message');
 const button = form.querySelector('button');
 const log = document.querySelector('[role="log"]');
-// Rows go into groups of 50 that the browser lays out and paints on their own (CSS containment), as in the app:
-// in one flat list of 2,000 rows, every append makes Chromium lay out and paint all of them again.
+// Rows go into contained groups of 50, as in the app, so that an append does not lay out the whole list again.
 const GROUP_SIZE = 50;
 let group = null;
 
@@ -37,10 +33,7 @@ function setSending(sending) {
   input.placeholder = sending ? 'Sending...' : 'Your message here';
 }
 
-/**
- * Asks for the reply as a stream, as the app does through the proxy, and hands each piece of content to `onPiece` as
- * it arrives. Resolves with the whole reply.
- */
+/** Streams the reply, handing the text so far to `onPiece` at each piece; resolves with the whole reply. */
 async function requestReply(text, onPiece) {
   const response = await fetch(path, {
     method: 'POST',
@@ -88,7 +81,6 @@ form.addEventListener('submit', async (event) => {
   append(text, 'user');
   input.value = '';
   setSending(true);
-  // The bot bubble appears with the first piece and grows in place.
   let bubble = null;
   const show = (reply) => {
     if (bubble === null) bubble = append(reply, 'bot');

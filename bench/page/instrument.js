@@ -1,9 +1,5 @@
-// Injected by the benchmark into the app and the baseline page before their own scripts run (Playwright's
-// `addInitScript`), as plain JavaScript so that it reaches the page exactly as written. It only observes and drives
-// the page through the DOM a visitor uses (the message box, the form, the log); `window.__bench` is its interface.
-//
-// It also stands in for React DevTools' global hook, which production React DOM reports every commit to: that is
-// how the benchmark counts which message rows React rendered, in the production build, without shipping anything.
+// Injected into the app and the baseline before their scripts run; drives them only through the visitor's DOM.
+// It stands in for React DevTools' hook, which production React reports every commit to, to count rendered rows.
 
 (() => {
   const input = () => document.querySelector('input[aria-label="Message"]');
@@ -15,19 +11,12 @@
     node.nodeType === Node.ELEMENT_NODE ? (node.matches(BUBBLE) ? 1 : 0) + node.querySelectorAll(BUBBLE).length : 0;
   const isIdle = () => Boolean(input() && !input().disabled && log());
 
-  const state = {
-    /** `performance.now()` when the message box first became enabled: the card accepts typing. */
-    ready: null,
-    /** While an append is timed: the commits, and the message rows that rendered in them (null: not counting). */
-    commits: 0,
-    renderedRows: null,
-    longTasks: [],
-  };
+  // renderedRows is null while no append is timed.
+  const state = { ready: null, commits: 0, renderedRows: null, longTasks: [] };
   new PerformanceObserver((list) => {
     for (const entry of list.getEntries()) state.longTasks.push(Math.round(entry.duration));
   }).observe({ type: 'longtask' });
 
-  /** Resolves when `condition()` holds, checked after each change to the page (no polling). */
   const until = (condition) =>
     new Promise((resolve) => {
       if (condition()) return resolve();
@@ -50,9 +39,8 @@
     document.addEventListener('DOMContentLoaded', check);
   });
 
-  // React commits: a row is a memoised component (fiber tag 14 or 15) whose props are a message's `text` and
-  // `sender`; its `PerformedWork` flag (1) is set when it rendered in this commit, clear when it bailed out. A memoised
-  // component that did not render keeps its children from an earlier commit, flags included: the walk stops there.
+  // A row is a memoised fiber (tag 14 or 15) with `text` and `sender` props; flag 1 (PerformedWork) means it rendered
+  // in this commit. A memo that bailed out keeps stale flags below it, so the walk stops there.
   const MEMO_TAGS = new Set([14, 15]);
   const isRow = ({ tag, memoizedProps: props }) => MEMO_TAGS.has(tag) && props && 'text' in props && 'sender' in props;
   function countRenderedRows(rootFiber) {
@@ -78,14 +66,14 @@
       state.commits += 1;
       state.renderedRows += countRenderedRows(root.current);
     },
-    ...Object.fromEntries(
-      ['onCommitFiberUnmount', 'onPostCommitFiberRoot', 'onScheduleFiberRoot', 'setStrictMode', 'checkDCE'].map(
-        (name) => [name, noop],
-      ),
-    ),
+    onCommitFiberUnmount: noop,
+    onPostCommitFiberRoot: noop,
+    onScheduleFiberRoot: noop,
+    setStrictMode: noop,
+    checkDCE: noop,
   };
 
-  /** Resolves after the rendering work of the current frame (style, layout, paint) is done, with the time. */
+  // A message posted now is handled after this frame's style, layout and paint.
   const afterFrameWork = () =>
     new Promise((resolve) => {
       const channel = new MessageChannel();
@@ -94,13 +82,12 @@
     });
   const nextFrame = () => new Promise((resolve) => requestAnimationFrame(resolve));
 
-  /** Types `text` into the box as an `input` event does (React's onChange sees it too). */
+  // Through the native setter, so that React's onChange sees the input event.
   function setDraft(text) {
     Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value').set.call(input(), text);
     input().dispatchEvent(new Event('input', { bubbles: true }));
   }
 
-  /** Sends messages through the form until the list holds `target` messages (each send adds the message and its reply). */
   async function fillTo(target, userText) {
     while (messageCount() < target) {
       await until(isIdle);
@@ -108,16 +95,11 @@
       setDraft(`${userText} #${before / 2 + 1}`);
       input().form.requestSubmit();
       await until(() => messageCount() >= before + 2 && isIdle());
-      // Resource timing entries are not needed here; keep the buffer from filling up.
-      if (before % 400 === 0) performance.clearResourceTimings();
+      performance.clearResourceTimings();
     }
-    performance.clearResourceTimings();
   }
 
-  /**
-   * One submit, timed from the submit (at the start of a frame) to the end of that frame's rendering work, with what
-   * changed in the log meanwhile. The caller makes the provider slow enough that the reply cannot land in between.
-   */
+  // From a submit at the start of a frame to the end of its rendering work; the caller delays the reply past it.
   async function measureAppend(text) {
     await until(isIdle);
     setDraft(text);
@@ -142,8 +124,7 @@
     return { ms: end - start, addedRows: count('addedNodes'), otherMutations, renderedRows };
   }
 
-  // Per-message overhead: `armSend()` before pressing Enter in the box; `sendResult()` then waits for the reply and
-  // returns Enter → request leaves, Enter → first piece painted, the response's first byte → the bubble in the DOM.
+  // `armSend()` before Enter is pressed; `sendResult()` then waits for the reply and returns the timings.
   let sendResult = null;
   function armSend() {
     performance.clearResourceTimings();
@@ -154,7 +135,6 @@
       if (event.key === 'Enter' && keydown === null) keydown = event.timeStamp;
     };
     document.addEventListener('keydown', onKeydown, true);
-    // The reply streams: its bubble appears with the first piece, soon after the response's first byte.
     const painted = until(() => messageCount() >= before + 2).then(() => {
       botInDom = performance.now();
       return nextFrame().then(afterFrameWork);
@@ -174,11 +154,8 @@
     };
   }
 
-  /** The text the page holds in its messages: what memory per message is compared with. */
-  function textStats() {
-    const bubbles = [...log().querySelectorAll(BUBBLE)];
-    return { messages: bubbles.length, textChars: bubbles.reduce((sum, bubble) => sum + bubble.textContent.length, 0) };
-  }
+  const textChars = () =>
+    [...log().querySelectorAll(BUBBLE)].reduce((sum, bubble) => sum + bubble.textContent.length, 0);
 
   window.__bench = {
     state,
@@ -191,7 +168,7 @@
     measureAppend,
     armSend,
     sendResult: () => sendResult(),
-    textStats,
+    textStats: () => ({ messages: messageCount(), textChars: textChars() }),
     takeLongTasks: () => state.longTasks.splice(0),
   };
 })();
