@@ -208,6 +208,29 @@ test.describe('on a phone', () => {
   });
 });
 
+test('text typed into the served card before the app takes it over is kept', async ({ page, site, embedApp }) => {
+  // The embedded card's chunk is held until the visitor has typed into the card served in the frame.
+  let release: () => void = () => undefined;
+  const held = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  await page.route('**/assets/embedded-card-*.js', async (route) => {
+    await held;
+    await route.continue();
+  });
+  await openHostPage(page, site, { appOrigin: embedApp.origin });
+  await launcher(page).click();
+  const served = messageBox(page);
+  await expect(served).toBeEditable();
+  await served.fill('Typed before the app');
+
+  release();
+  // The app's own box has the focus once it is ready, with the text the visitor typed.
+  await expect(messageBox(page)).toBeFocused();
+  await expect(messageBox(page)).toHaveValue('Typed before the app');
+  await expect(chatFrame(page).getByRole('button', { name: 'Close chat' })).toBeVisible();
+});
+
 test('hostile host CSS cannot hide or break the launcher', async ({ page, site, embedApp }) => {
   const css = `button, div, iframe { display: none !important; }
     * { font-size: 72px !important; line-height: 4 !important; color: red !important; background: yellow !important; }`;

@@ -88,6 +88,9 @@ for (const scheme of SCHEMES) {
       await page.goto(site.page('/', hostPageHtml({ appOrigin: embedApp.origin })));
       await page.getByRole('button', { name: 'Chat with AI Assistant' }).click();
       const frame = page.frameLocator(`iframe[title="${FRAME_TITLE}"]`);
+      // The card served in the frame is replaced by the app's embedded card, which takes the focus once it is ready:
+      // typed before that, Enter would reach a form that no script handles yet.
+      await expect(frame.getByRole('textbox', { name: 'Message' })).toBeFocused();
       await expectScheme(frame.locator('html'), scheme);
       await richReply(frame);
       // axe checks the frame's content from the host page, as a visitor's assistive technology meets it.

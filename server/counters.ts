@@ -63,12 +63,15 @@ redis.call('PEXPIREAT', KEYS[1], ARGV[3])
 redis.call('SET', KEYS[2], amount, 'PX', ARGV[4])
 return count`;
 
-/** Takes back what the call with note KEYS[2] added to KEYS[1], if it ran at all. */
+/**
+ * Takes back what the call with note KEYS[2] added to KEYS[1], if it ran at all and its count still lives: a call that
+ * ran late, after its window's end, found its count already expired, and a DECRBY would make a new count without one.
+ */
 const UNDO_SCRIPT = `
 local amount = redis.call('GET', KEYS[2])
 if amount then
   redis.call('DEL', KEYS[2])
-  redis.call('DECRBY', KEYS[1], amount)
+  if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('DECRBY', KEYS[1], amount) end
 end
 return 0`;
 

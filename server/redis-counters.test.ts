@@ -3,6 +3,7 @@
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_TOKENS } from '../contract/llm.ts';
+import { awayFromMinuteEdge } from '../testing/production-harness.ts';
 import { chatBody, parallelBurst, postChat, proxyHarness, until } from '../testing/proxy-app.ts';
 import { type RedisServer, startRedisServer } from '../testing/redis-server.ts';
 import { REDIS_KEY_PREFIX, RedisCounters } from './counters.ts';
@@ -81,6 +82,8 @@ describe('a Redis that stalls', () => {
     let withoutRedis = 0;
     for (let i = 0; i < 3; i += 1) withoutRedis = Math.max(withoutRedis, (await timedChat(alone.url)).ms);
 
+    // The counts compared before and after live in one minute's rate-limit window: the test must not straddle two.
+    await awayFromMinuteEdge(15_000);
     const logs: string[] = [];
     const { counters, url: redisUrl } = await redisCounters(logs);
     const { url } = await start({ ...limits, counters });

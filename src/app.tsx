@@ -1,5 +1,5 @@
 import { ChakraProvider } from '@chakra-ui/react';
-import type { ReactNode } from 'react';
+import { type ReactNode, useEffect } from 'react';
 import type { InspectionEvent, Observer } from 'xstate';
 import type { chatMachine } from '../machines/chat-machine';
 import { ChatActorContext } from './chat/chat-actor-context';
@@ -13,14 +13,26 @@ export interface AppProps {
   inspect?: Observer<InspectionEvent>;
   /** The card: the page's own by default, the embedded one in the embed loader's frame. */
   card?: ReactNode;
+  /** Text already typed into the served card that this app replaces, so that no keystroke is lost. */
+  draft?: string;
 }
 
-export function App({ logic, inspect, card = <ChatCard /> }: AppProps) {
+export function App({ logic, inspect, card = <ChatCard />, draft }: AppProps) {
   return (
     <ChakraProvider value={getSystem()}>
       <ChatActorContext.Provider logic={logic} options={{ inspect }}>
+        {draft ? <CarryDraft text={draft} /> : null}
         {card}
       </ChatActorContext.Provider>
     </ChakraProvider>
   );
+}
+
+/** Hands the text typed before the app took over to the machine, as the keystrokes would have. */
+function CarryDraft({ text }: { text: string }) {
+  const actor = ChatActorContext.useActorRef();
+  useEffect(() => {
+    actor.send({ type: 'draft.change', text });
+  }, [actor, text]);
+  return null;
 }

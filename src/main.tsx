@@ -26,18 +26,24 @@ void Promise.all([
   params.has(EMBED_HOST_PARAM) ? import('./embed/embedded-card').then((module) => module.embeddedCard()) : undefined,
   inspectIfAsked(),
 ]).then(([card, inspect]) => {
-  const app = (
-    <StrictMode>
-      <App logic={logic} inspect={inspect} card={card} />
-    </StrictMode>
-  );
   if (card) {
-    // The embedded card is not the one rendered into the page at build time: it replaces it.
-    createRoot(root).render(app);
+    // The embedded card is not the one rendered into the page at build time: it replaces it, keeping whatever the
+    // visitor already typed into the served one.
+    const draft = root.querySelector('input')?.value;
+    createRoot(root).render(
+      <StrictMode>
+        <App logic={logic} inspect={inspect} card={card} draft={draft} />
+      </StrictMode>,
+    );
   } else {
     // The card is in the page already (build/prerender-card.ts): React takes it over, yielding to the browser as it
     // goes, and the visitor sees no change.
-    hydrateRoot(root, app);
+    hydrateRoot(
+      root,
+      <StrictMode>
+        <App logic={logic} inspect={inspect} />
+      </StrictMode>,
+    );
   }
 });
 
