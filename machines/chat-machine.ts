@@ -24,9 +24,20 @@ export interface ReplyDeltaEvent {
   text: string;
 }
 
-/** What the reply actor is given: the visitor's latest message, exactly as typed, and where to send pieces. */
+/** An earlier message and the reply the visitor saw to it, sent as history with a later message. */
+export interface Exchange {
+  question: string;
+  answer: string;
+}
+
+/**
+ * What the reply actor is given: the visitor's latest message, exactly as typed, the earlier exchanges that go with it
+ * (only when the site configures `history`), and where to send pieces.
+ */
 export interface FetchReplyInput {
   text: string;
+  /** Oldest first; never a failed, empty or stopped reply. Absent with no `history`: the spec's latest message alone. */
+  history?: Exchange[];
   /** The invoking machine: a streaming actor sends it each piece as a `reply.delta` event. */
   parent: { send: (event: ReplyDeltaEvent) => void };
 }
@@ -37,7 +48,17 @@ export interface FetchReplyInput {
  */
 export type FetchReplyOutput = string | null;
 
-export interface ChatContext {
+/** The site's settings the chat follows (assistant.config.yaml); without them it is exactly the spec's. */
+export interface ChatInput {
+  /** Shown as the first bot message; never a message of the conversation, so never sent to the model. */
+  welcome?: string;
+  /** Questions offered until the visitor's first message. */
+  starters?: readonly string[];
+  /** How many earlier exchanges go with the latest message. */
+  history?: number;
+}
+
+export interface ChatContext extends ChatInput {
   messages: ChatMessage[];
   draft: string;
   /** The reply streamed in so far for the pending request; empty when none has arrived. */
@@ -46,7 +67,8 @@ export interface ChatContext {
 
 export type ChatEvent =
   | { type: 'draft.change'; text: string }
-  | { type: 'message.submit' }
+  /** Sends the box's contents or, with `text`, that text (a starter), leaving the box as it is. */
+  | { type: 'message.submit'; text?: string }
   | { type: 'reply.stop' }
   | { type: 'reply.retry' }
   | ReplyDeltaEvent;
@@ -94,16 +116,19 @@ export const chatMachine = setup({
     replyTimeout: DEFAULT_TIMEOUT_MS,
   },
   guards: {
-    hasText: ({ context }) => context.draft.trim() !== '',
+    hasText: ({ context, event }) => submitted(context, event).trim() !== '',
+    hasNoStarters: ({ context }) => !context.starters?.length,
   },
   actions: {
     updateDraft: assign({
       draft: ({ event }) => (event.type === 'draft.change' ? event.text : ''),
     }),
     appendUserMessage: assign({
-      messages: ({ context }) => [...context.messages, { text: context.draft, sender: 'user' }],
+      messages: ({ context, event }) => [...context.messages, { text: submitted(context, event), sender: 'user' }],
     }),
-    clearDraft: assign({ draft: '' }),
+    clearDraft: assign({
+      draft: ({ context, event }) => (event.type === 'message.submit' && event.text !== undefined ? context.draft : ''),
+    }),
     appendDelta: assign({
       reply: ({ context, event }) => context.reply + (event.type === 'reply.delta' ? event.text : ''),
     }),
@@ -139,11 +164,23 @@ export const chatMachine = setup({
   },
 }).createMachine({
   id: 'chat',
-  context: { messages: [], draft: '', reply: '' },
+  // The input (a `ChatInput`) is optional: a chat without settings is the spec's. Declaring its type in `setup` would
+  // make every `createActor` pass one, since XState drops `undefined` from a declared input type.
+  context: ({ input }) => {
+    const settings = input as ChatInput | undefined;
+    return {
+      messages: [],
+      draft: '',
+      reply: '',
+      welcome: settings?.welcome,
+      starters: settings?.starters,
+      history: settings?.history,
+    };
+  },
   initial: 'idle',
   states: {
     idle: {
-      initial: 'ready',
+      initial: 'fresh',
       on: {
         'draft.change': { actions: 'updateDraft' },
         'message.submit': {
@@ -153,6 +190,11 @@ export const chatMachine = setup({
         },
       },
       states: {
+        fresh: {
+          description:
+            "Nothing sent yet: the starters are offered (there are none: it is `ready`). A starter's click is a submit of its text.",
+          always: { guard: 'hasNoStarters', target: 'ready' },
+        },
         ready: {},
         retryable: {
           description: 'The last reply failed, timed out or was stopped: it can be asked for again.',
@@ -164,7 +206,11 @@ export const chatMachine = setup({
       exit: 'announceReplyEnded',
       invoke: {
         src: 'fetchReply',
-        input: ({ context, self }) => ({ text: context.messages.findLast(isFromUser)?.text ?? '', parent: self }),
+        input: ({ context, self }) => ({
+          text: context.messages.findLast(isFromUser)?.text ?? '',
+          ...(context.history ? { history: earlierExchanges(context.messages, context.history) } : {}),
+          parent: self,
+        }),
         onDone: {
           target: 'idle.ready',
           actions: {
@@ -216,4 +262,35 @@ export const chatMachine = setup({
 
 function isFromUser(message: ChatMessage): boolean {
   return message.sender === 'user';
+}
+
+/** What a submit sends: the starter it carries, or the box's contents. */
+function submitted(context: ChatContext, event: ChatEvent): string {
+  return event.type === 'message.submit' && event.text !== undefined ? event.text : context.draft;
+}
+
+/** A reply the model gave, as the visitor saw it: not a failure, an empty reply or a stopped one. */
+function isAnswer(message: ChatMessage | undefined): message is ChatMessage {
+  return (
+    message?.sender === 'bot' &&
+    !message.stopped &&
+    message.text !== ERROR_MESSAGE &&
+    message.text !== NO_CONTENT_MESSAGE
+  );
+}
+
+/**
+ * The last `limit` exchanges before the latest message, oldest first: a visitor's message answered by exactly one reply
+ * (a failure keeps what had streamed in as a message of its own before the error, so it is two and does not count).
+ */
+function earlierExchanges(messages: readonly ChatMessage[], limit: number): Exchange[] {
+  const latest = messages.findLastIndex(isFromUser);
+  const exchanges: Exchange[] = [];
+  for (let index = 0; index < latest; index += 1) {
+    const [question, answer, next] = [messages[index], messages[index + 1], messages[index + 2]];
+    if (isFromUser(question) && isAnswer(answer) && (index + 2 === latest || next?.sender === 'user')) {
+      exchanges.push({ question: question.text, answer: answer.text });
+    }
+  }
+  return exchanges.slice(-limit);
 }

@@ -1,9 +1,12 @@
+import { readFileSync } from 'node:fs';
 import { Hono } from 'hono';
 import { PROXY_BASE_PATH } from '../contract/llm.ts';
 import { apiError } from './api-error.ts';
+import { DEFAULT_ASSISTANT_CONFIG } from './assistant-config.ts';
 import { chatRoute } from './chat-route.ts';
 import { MemoryCounters, RedisCounters } from './counters.ts';
 import type { ProxyOptions, ServerEnv } from './hono-env.ts';
+import { fillPageHtml, preparePage } from './page-html.ts';
 import { headersForPath, securityHeaders } from './security-headers.ts';
 import { serveClient } from './serve-client.ts';
 import { SpendCap } from './spend-cap.ts';
@@ -58,7 +61,12 @@ export function createApp(options: ProxyOptions): Hono<ServerEnv> {
   }
   app.all(`${PROXY_BASE_PATH}/*`, (c) => apiError(c, 404, 'not_found', 'Not found.'));
 
-  if (options.clientDir) serveClient(app, options.clientDir);
+  if (options.clientDir) {
+    // Filled and compressed once, here at start-up: a changed configuration takes a restart, never a rebuild.
+    const template = readFileSync(`${options.clientDir}/index.html`, 'utf8');
+    const page = preparePage(fillPageHtml(template, options.assistant ?? DEFAULT_ASSISTANT_CONFIG));
+    serveClient(app, options.clientDir, () => page);
+  }
 
   app.notFound((c) =>
     c.req.path.startsWith('/api/') ? apiError(c, 404, 'not_found', 'Not found.') : c.text('Not found', 404),

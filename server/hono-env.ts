@@ -1,4 +1,5 @@
 import type { HttpBindings } from '@hono/node-server';
+import type { AssistantConfig } from './assistant-config.ts';
 import type { Counters } from './counters.ts';
 import type { Metrics } from './metrics.ts';
 import type { SecurityOptions } from './security-headers.ts';
@@ -41,6 +42,8 @@ export interface ProxyOptions {
   dailyTokenLimit?: number;
   metrics?: Metrics;
   security: SecurityOptions;
+  /** The site's configuration (assistant.config.yaml): the page's settings and the model's instructions. */
+  assistant?: AssistantConfig;
   /** The built client (`dist/client`) to serve next to the proxy; left out in Vite's dev and preview servers. */
   clientDir?: string;
   /** Largest accepted request body in bytes. */

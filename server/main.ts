@@ -4,6 +4,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { BUILD_INFO_FILE, type BuildInfo } from '../contract/llm.ts';
 import { createApp } from './app.ts';
+import { loadAssistantConfig } from './assistant-config.ts';
 import { RedisCounters } from './counters.ts';
 import { loadDotEnvFiles } from './dot-env-files.ts';
 import { readServerEnv } from './env.ts';
@@ -26,16 +27,19 @@ async function main(): Promise<void> {
   if (!existsSync(`${clientDir}/index.html`)) {
     throw new Error(`No built app in ${clientDir}: run \`npm run build\` first.`);
   }
-  const config = readServerEnv(process.env, { directBuild: readDirectBuild() });
+  const directBuild = readDirectBuild();
+  const config = readServerEnv(process.env, { directBuild });
+  const assistant = loadAssistantConfig(process.env, process.cwd(), { direct: directBuild !== undefined });
   const log = (line: string) => console.log(line);
   const counters = config.redisUrl ? new RedisCounters(config.redisUrl, log) : undefined;
   const metrics = config.metrics ? createMetrics() : undefined;
-  const app = createApp({ ...config.proxy, clientDir, counters, metrics, log });
+  const app = createApp({ ...config.proxy, assistant, clientDir, counters, metrics, log });
   const running = await listen(app, { port: config.port, host: config.host, limits: config.connections, log });
   const metricsServer =
     config.metrics && metrics ? await serveMetrics(metrics, config.metrics.port, config.metrics.host) : undefined;
 
   for (const notice of config.notices) console.warn(`[server] ${notice}`);
+  if (assistant.file) console.log(`[server] configuration from ${assistant.file}`);
   if (metricsServer && config.metrics) {
     console.log(`[server] metrics on http://${config.metrics.host}:${metricsServer.port}/metrics`);
   }

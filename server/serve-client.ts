@@ -1,6 +1,27 @@
 import { serveStatic } from '@hono/node-server/serve-static';
-import type { Hono } from 'hono';
+import type { Context, Hono } from 'hono';
 import type { ServerEnv } from './hono-env.ts';
+import type { ServedPage } from './page-html.ts';
+
+/** Which filled page a request gets (see server/page-html.ts): one per site today, one per language later. */
+export type PageChooser = (c: Context<ServerEnv>) => ServedPage;
+
+/** The page in the encoding the browser accepts best. */
+function sendPage(c: Context<ServerEnv>, page: ServedPage): Response {
+  const accepted = c.req.header('accept-encoding') ?? '';
+  const [encoding, body] =
+    page.br && /\bbr\b/i.test(accepted)
+      ? ['br', page.br]
+      : page.gzip && /\bgzip\b/i.test(accepted)
+        ? ['gzip', page.gzip]
+        : [undefined, page.html];
+  const headers: Record<string, string> = {
+    'Content-Type': 'text/html; charset=utf-8',
+    'Content-Length': String(body.length),
+  };
+  if (encoding) headers['Content-Encoding'] = encoding;
+  return new Response(c.req.method === 'HEAD' ? null : new Uint8Array(body), { status: 200, headers });
+}
 
 /** Vite's content-hashed output: a changed file gets a new name, so a cached copy never goes stale. */
 const HASHED_ASSETS = '/assets/';
@@ -8,12 +29,13 @@ const HASHED_ASSETS = '/assets/';
 const COMPRESSIBLE = /^(?:text\/|application\/(?:javascript|json|xml)|image\/svg\+xml)/i;
 
 /**
- * Serves the built app from `clientDir` on `app`: the files Vite wrote, their `.br`/`.gz` siblings (made at build
- * time by the Vite plugin, so no CPU is spent compressing per request), `index.html` for extension-less paths (the
- * single-page app's fallback), and 404 for anything else, notably a missing `/assets/` file, which must not be
- * answered with HTML under a year-long cache header.
+ * Serves the built app from `clientDir` on `app`: the page (`index.html` filled with the site's settings at start-up,
+ * see `choosePage`) at `/`, `/index.html` and extension-less paths (the single-page app's fallback), the files Vite
+ * wrote with their `.br`/`.gz` siblings (made at build time by the Vite plugin, so no CPU is spent compressing per
+ * request), and 404 for anything else, notably a missing `/assets/` file, which must not be answered with HTML under a
+ * year-long cache header.
  */
-export function serveClient(app: Hono<ServerEnv>, clientDir: string): void {
+export function serveClient(app: Hono<ServerEnv>, clientDir: string, choosePage: PageChooser): void {
   app.use('*', async (c, next) => {
     await next();
     if (c.req.method !== 'GET' && c.req.method !== 'HEAD') return;
@@ -30,13 +52,16 @@ export function serveClient(app: Hono<ServerEnv>, clientDir: string): void {
     }
   });
 
+  // The built index.html (and its compressed copies) is the template, not the page: never served as it is.
+  app.on(['GET', 'HEAD'], ['/', '/index.html'], (c) => sendPage(c, choosePage(c)));
+
   app.use('*', serveStatic({ root: clientDir, precompressed: true }));
 
-  app.on(['GET', 'HEAD'], '*', async (c, next) => {
+  app.on(['GET', 'HEAD'], '*', (c) => {
     const last = c.req.path.split('/').pop() ?? '';
     if (c.req.path.startsWith(HASHED_ASSETS) || c.req.path.startsWith('/api/') || last.includes('.')) {
       return c.notFound();
     }
-    return serveStatic({ root: clientDir, path: 'index.html', precompressed: true })(c, next);
+    return sendPage(c, choosePage(c));
   });
 }

@@ -1,11 +1,13 @@
 import { writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { getRequestListener } from '@hono/node-server';
 import { type Connect, loadEnv, type Plugin, type ResolvedConfig } from 'vite';
 import { BUILD_INFO_FILE, type BuildInfo, DEFAULT_BASE_URL, PROXY_BASE_PATH } from '../contract/llm.ts';
 import { createApp } from './app.ts';
+import { type AssistantConfig, loadAssistantConfig } from './assistant-config.ts';
 import { readServerEnv } from './env.ts';
 import { describeUpstream } from './env-upstream.ts';
+import { fillPageHtml } from './page-html.ts';
 import { precompressDir } from './precompress.ts';
 import { headersForPath, securityHeaders } from './security-headers.ts';
 
@@ -25,29 +27,57 @@ function isProxyPath(url: string | undefined): boolean {
   return path === PROXY_BASE_PATH || path.startsWith(`${PROXY_BASE_PATH}/`);
 }
 
+/** The page itself (index.html, or an app path that falls back to it), which preview serves filled like `npm start`. */
+function isPagePath(url: string | undefined): boolean {
+  const path = (url ?? '').split('?')[0];
+  const last = path.split('/').pop() ?? '';
+  return path === '/index.html' || (!last.includes('.') && !path.startsWith('/api/') && !path.startsWith('/@'));
+}
+
+/**
+ * The site's configuration (`ASSISTANT_CONFIG`, or assistant.config.yaml in the project folder), checked: a problem stops the command. A
+ * direct-mode page may not carry `instructions` or `history`.
+ */
+function readAssistantConfig(config: ResolvedConfig): AssistantConfig {
+  return loadAssistantConfig(loadEnv(config.mode, config.envDir, ''), config.root, {
+    direct: directModeBaseURL(config) !== undefined,
+  });
+}
+
 /**
  * Mounts the production server's handler (`createApp`) on a Vite server. The `LLM_*` variables come from the
  * `.env` files and the environment via `loadEnv(mode, envDir, '')`; without `LLM_API_KEY` the demo responder
  * answers, and the log says so.
  *
- * @param applyToPages also send the security headers with every page and file (preview, which serves the build as
- *   production does). The dev server's pages go without them: Vite's HMR client and React refresh preamble need inline
- *   scripts and a websocket that the production CSP rightly forbids.
+ * @param applyToPages also send the security headers with every page and file, and serve the page filled with the
+ *   site's settings from the build (preview, which serves the build as production does). The dev server's pages go
+ *   without the headers (Vite's HMR client and React refresh preamble need inline scripts and a websocket that the
+ *   production CSP rightly forbids); its page is filled by `transformIndexHtml`.
  */
-function mountProxy(middlewares: Connect.Server, config: ResolvedConfig, applyToPages: boolean): void {
+function mountProxy(
+  middlewares: Connect.Server,
+  config: ResolvedConfig,
+  assistant: AssistantConfig,
+  applyToPages: boolean,
+): void {
   const env = loadEnv(config.mode, config.envDir, '');
   const { proxy, notices } = readServerEnv(env, { demoFallback: true });
   const direct = directModeBaseURL(config);
   // A direct-mode page calls its provider itself, so the CSP must let it.
   if (direct) proxy.security.connectSrc = [...proxy.security.connectSrc, new URL(direct).origin];
 
-  const app = createApp({ ...proxy, log: (line) => config.logger.info(line, { timestamp: true }) });
+  const app = createApp({
+    ...proxy,
+    assistant,
+    clientDir: applyToPages ? resolve(config.root, config.build.outDir) : undefined,
+    log: (line) => config.logger.info(line, { timestamp: true }),
+  });
   // Hono's lightweight Request/Response must not replace the globals of the process Vite (and Vitest) runs in.
   const listener = getRequestListener(app.fetch, { overrideGlobalObjects: false });
   const headers = securityHeaders(proxy.security);
 
   middlewares.use((req, res, next) => {
-    if (isProxyPath(req.url)) {
+    if (isProxyPath(req.url) || (applyToPages && isPagePath(req.url))) {
       void listener(req, res);
       return;
     }
@@ -76,6 +106,7 @@ function mountProxy(middlewares: Connect.Server, config: ResolvedConfig, applyTo
  */
 export function llmServer(): Plugin[] {
   let config: ResolvedConfig;
+  let assistant: AssistantConfig;
   return [
     {
       name: 'llm-server:proxy',
@@ -85,6 +116,8 @@ export function llmServer(): Plugin[] {
       },
       configResolved(resolved) {
         config = resolved;
+        // Every command checks the configuration, the build too: a direct-mode build refuses what its page would carry.
+        if (resolved.mode !== 'test') assistant = readAssistantConfig(resolved);
         if (resolved.command === 'build' && !resolved.build.ssr && directModeBaseURL(resolved)) {
           resolved.logger.warn(`\n⚠  ${DIRECT_MODE_WARNING}\n`);
         }
@@ -92,10 +125,14 @@ export function llmServer(): Plugin[] {
       configureServer(server) {
         // Vitest runs its own Vite server (mode `test`) for the unit tests, which need no proxy and no start-up notes.
         if (server.config.mode === 'test') return;
-        mountProxy(server.middlewares, server.config, false);
+        mountProxy(server.middlewares, server.config, assistant, false);
       },
       configurePreviewServer(server) {
-        mountProxy(server.middlewares, server.config, true);
+        mountProxy(server.middlewares, server.config, assistant, true);
+      },
+      transformIndexHtml(html) {
+        // The dev server's page; a build's stays the template that the server fills at start-up.
+        if (config.command === 'serve' && config.mode !== 'test') return fillPageHtml(html, assistant);
       },
     },
     {

@@ -1,9 +1,11 @@
 import { ChakraProvider } from '@chakra-ui/react';
 import { type ReactNode, useEffect } from 'react';
 import type { InspectionEvent, Observer } from 'xstate';
+import { DEFAULT_PAGE_SETTINGS, type PageSettings } from '../contract/page-settings';
 import type { chatMachine } from '../machines/chat-machine';
 import { ChatActorContext } from './chat/chat-actor-context';
 import { ChatCard } from './chat/chat-card';
+import { PageTitleContext } from './page-settings';
 import { getSystem } from './system';
 
 export interface AppProps {
@@ -15,15 +17,19 @@ export interface AppProps {
   card?: ReactNode;
   /** Text already typed into the served card that this app replaces, so that no keystroke is lost. */
   draft?: string;
+  /** The site's settings (title, welcome, starters, history); the spec's by default. */
+  settings?: PageSettings;
 }
 
-export function App({ logic, inspect, card = <ChatCard />, draft }: AppProps) {
+export function App({ logic, inspect, card = <ChatCard />, draft, settings = DEFAULT_PAGE_SETTINGS }: AppProps) {
   return (
     <ChakraProvider value={getSystem()}>
-      <ChatActorContext.Provider logic={logic} options={{ inspect }}>
-        {draft ? <CarryDraft text={draft} /> : null}
-        {card}
-      </ChatActorContext.Provider>
+      <PageTitleContext value={settings.title}>
+        <ChatActorContext.Provider logic={logic} options={{ inspect, input: settings }}>
+          {draft ? <CarryDraft text={draft} /> : null}
+          {card}
+        </ChatActorContext.Provider>
+      </PageTitleContext>
     </ChakraProvider>
   );
 }

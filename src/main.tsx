@@ -8,6 +8,7 @@ import { inspectIfAsked } from './inspector';
 import { createFetchReply, loadRequestReply, replyDelays } from './llm/fetch-reply';
 import { readLlmConfig } from './llm/llm-config';
 import { loadMarkdown } from './markdown/load-markdown';
+import { readPageSettings } from './page-settings';
 
 const config = readLlmConfig(import.meta.env, window.location.origin);
 const logic = chatMachine.provide({ actors: { fetchReply: createFetchReply(config) }, delays: replyDelays(config) });
@@ -18,6 +19,9 @@ if (!root) {
 }
 const params = new URLSearchParams(window.location.search);
 followColorScheme(params.get(EMBED_THEME_PARAM));
+const settings = readPageSettings(document);
+// The card rendered at build time has no welcome and no starters: with either, the app replaces it.
+const replaceServed = settings.welcome !== undefined || settings.starters.length > 0;
 
 // Promises rather than top-level await: a module with top-level await stops the bundler from keeping the code that
 // the lazy chunks share with this one in the entry chunk (it splits it into a chunk of its own, an extra request).
@@ -25,14 +29,16 @@ void Promise.all([
   // Only in the embed loader's frame: the page of its own never downloads the embedded card.
   params.has(EMBED_HOST_PARAM) ? import('./embed/embedded-card').then((module) => module.embeddedCard()) : undefined,
   inspectIfAsked(),
+  // A welcome is Markdown: it shows rendered from the first, rather than as plain text until the renderer arrives.
+  settings.welcome === undefined ? undefined : loadMarkdown(),
 ]).then(([card, inspect]) => {
-  if (card) {
-    // The embedded card is not the one rendered into the page at build time: it replaces it, keeping whatever the
-    // visitor already typed into the served one.
+  if (card || replaceServed) {
+    // The embedded card, or one with a welcome or starters, is not the one rendered into the page at build time: it
+    // replaces it, keeping whatever the visitor already typed into the served one.
     const draft = root.querySelector('input')?.value;
     createRoot(root).render(
       <StrictMode>
-        <App logic={logic} inspect={inspect} card={card} draft={draft} />
+        <App logic={logic} inspect={inspect} card={card} draft={draft} settings={settings} />
       </StrictMode>,
     );
   } else {
@@ -41,7 +47,7 @@ void Promise.all([
     hydrateRoot(
       root,
       <StrictMode>
-        <App logic={logic} inspect={inspect} />
+        <App logic={logic} inspect={inspect} settings={settings} />
       </StrictMode>,
     );
   }

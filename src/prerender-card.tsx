@@ -1,4 +1,5 @@
 import { renderToString } from 'react-dom/server';
+import { DEFAULT_PAGE_SETTINGS, TITLE_SENTINEL } from '../contract/page-settings';
 import { chatMachine } from '../machines/chat-machine';
 import { App } from './app';
 
@@ -6,8 +7,9 @@ import { App } from './app';
  * The idle card as HTML, with the styles it needs inline (Emotion writes each rule beside the element that uses it on
  * the server; the client's cache moves them into the head before hydration). Rendered at build time into index.html
  * (build/prerender-card.ts); nothing here runs in the browser. No reply is fetched while idle, so the machine needs no
- * actors.
+ * actors. The title is a sentinel that the server replaces with the site's at start-up (server/page-html.ts), so that
+ * a new title takes a restart, not a build.
  */
 export function renderIdleCard(): string {
-  return renderToString(<App logic={chatMachine} />);
+  return renderToString(<App logic={chatMachine} settings={{ ...DEFAULT_PAGE_SETTINGS, title: TITLE_SENTINEL }} />);
 }

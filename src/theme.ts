@@ -2,6 +2,8 @@
 // is written (a test keeps colour literals and raw palette names out of every other file). Plain data, so that the
 // embed loader, which must not bring Chakra, reads the same values as the app's Chakra system (src/system.ts).
 
+import { ACCENT_VARIABLE } from '../contract/page-settings';
+
 // Chakra UI 3.37's default shades (MIT) of the palettes used here.
 const black = '#09090B';
 const white = '#FFFFFF';
@@ -40,12 +42,8 @@ const blackA30 = '#09090B4d';
 const blackA60 = '#09090B99';
 const blackA64 = '#09090Ba3';
 
-/**
- * The CSS variable a site owner sets to brand the chat: the user's bubble, Send and the launcher read it. Unset, they
- * are the spec's blue, dark enough in both schemes for white text to pass AA.
- */
-export const ACCENT_VARIABLE = '--ai-accent';
-
+// ACCENT_VARIABLE: what the site's `accent` sets (server/page-html.ts). Unset, the user's bubble, Send and the launcher
+// are the spec's blue, dark enough in both schemes for white text to pass AA.
 const accent = scheme(`var(${ACCENT_VARIABLE},${blue600})`, `var(${ACCENT_VARIABLE},${blue700})`);
 /** Hovered: darker, where Chakra's default (the accent at 90% over the page) would leave white text below AA. */
 const accentHover = scheme(

@@ -5,6 +5,7 @@ import { ChatActorContext } from './chat-actor-context';
 import { RecipeButton } from './controls';
 import { MessageBubble, type MessageBubbleProps } from './message-bubble';
 import { useReplyStatus } from './reply-status';
+import { Starters } from './starters';
 
 /**
  * Messages per group. Each group is laid out and painted on its own (CSS containment), so that one more message
@@ -47,6 +48,7 @@ export function MessageList({
   );
   const deferred = useDeferredValue(current);
   const { messages, reply, streaming } = current.streaming && deferred.streaming ? deferred : current;
+  const welcome = ChatActorContext.useSelector((snapshot) => snapshot.context.welcome);
   const replyStatus = useReplyStatus();
   const listRef = useRef<HTMLDivElement>(null);
   // Whether the list follows new text. Decided only by positions: a scroll event that finds the list where the app
@@ -125,6 +127,9 @@ export function MessageList({
         borderWidth="1px"
         onScroll={onScroll}
       >
+        {/* The site's welcome: first in every conversation, but no message of it (never sent to the model). */}
+        {welcome !== undefined && <MessageBubble text={welcome} sender="bot" />}
+        <Starters />
         {groups.map((start) => (
           // The list only ever grows at its end, so a group's first index is a stable identity.
           <MessageGroup key={start} messages={rows} start={start} end={Math.min(start + GROUP_SIZE, rows.length)} />

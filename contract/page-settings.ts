@@ -1,0 +1,43 @@
+// What the page receives of the site owner's configuration (assistant.config.yaml), shared by the server that writes
+// it into the served HTML and the app that reads it. Plain types and constants: both sides may import it.
+
+/** The id of the `<script type="application/json">` block that carries the page's settings in the served HTML. */
+export const PAGE_SETTINGS_ID = 'ai-assistant-settings';
+
+/** The card's title when none is configured: the spec's. */
+export const DEFAULT_TITLE = 'AI Assistant';
+
+/**
+ * What the build renders as the card's title in index.html, for the server to replace with the configured one
+ * (HTML-escaped) at start-up: the first paint then shows the title the app hydrates with.
+ */
+export const TITLE_SENTINEL = '%AI_ASSISTANT_TITLE%';
+
+/**
+ * The CSS variable a site owner sets to brand the chat: the user's bubble, Send and the launcher read it
+ * (src/theme.ts); the server sets it from the configuration's `accent`.
+ */
+export const ACCENT_VARIABLE = '--ai-accent';
+
+/** The most starter questions, and the longest one. */
+export const MAX_STARTERS = 4;
+export const MAX_STARTER_LENGTH = 80;
+/** The most earlier exchanges that may go with the latest message. */
+export const MAX_HISTORY = 10;
+
+/**
+ * The page's part of the configuration. Never the `instructions`: they stay on the server. The accent is not here
+ * either: it reaches the page as CSS, so that the first paint has it.
+ */
+export interface PageSettings {
+  title: string;
+  /** Markdown shown as the first bot message of every conversation; never sent to the model. */
+  welcome?: string;
+  /** Questions offered as buttons until the visitor's first message. */
+  starters: string[];
+  /** How many earlier exchanges go with the latest message (proxy mode only); 0 is the spec's latest message alone. */
+  history: number;
+}
+
+/** The settings of a page with no configuration: exactly the spec. */
+export const DEFAULT_PAGE_SETTINGS: PageSettings = { title: DEFAULT_TITLE, starters: [], history: 0 };

@@ -1,0 +1,84 @@
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+import {
+  ACCENT_VARIABLE,
+  DEFAULT_PAGE_SETTINGS,
+  PAGE_SETTINGS_ID,
+  type PageSettings,
+  TITLE_SENTINEL,
+} from '../contract/page-settings.ts';
+import type { AccentShades } from './accent.ts';
+
+/** What a page is filled with: the page's settings, and the accent, which the page receives as CSS. */
+export interface PageFill {
+  page: PageSettings;
+  accent?: AccentShades;
+}
+
+const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (char) => HTML_ESCAPES[char]);
+}
+
+function isDefault(page: PageSettings): boolean {
+  return JSON.stringify(page) === JSON.stringify(DEFAULT_PAGE_SETTINGS);
+}
+
+/**
+ * The accent on the page's root, with its dark shade where the page is dark: under Chakra's `dark` class, and for a
+ * system that prefers dark before any script has run (as build/prerender-card.ts does for the theme's tokens).
+ */
+function accentCss({ light, dark }: AccentShades): string {
+  const v = ACCENT_VARIABLE;
+  return `:root{${v}:${light}}:root.dark{${v}:${dark}}@media (prefers-color-scheme:dark){:root:not(.light){${v}:${dark}}}`;
+}
+
+/**
+ * The page as served: the built index.html (`template`, with the idle card prerendered into it) filled with the site's
+ * settings. The title replaces `TITLE_SENTINEL` in the card and the document's `<title>`, HTML-escaped; the accent
+ * comes as a `<style>`; the rest of the page's settings as a JSON block (`PAGE_SETTINGS_ID`) that src/main.tsx reads
+ * before it renders. JSON is data, not a script: the CSP's `script-src 'self'` stays as it is. With the spec's
+ * settings nothing is added, so the page is exactly the built one. Pure: the caller decides when (once, at start-up)
+ * and for whom (one page per settings).
+ */
+export function fillPageHtml(template: string, { page, accent }: PageFill): string {
+  const title = escapeHtml(page.title);
+  const html = template
+    .replaceAll(TITLE_SENTINEL, () => title)
+    .replace(/<title>[^<]*<\/title>/, () => `<title>${title}</title>`);
+  const additions = [
+    accent ? `<style>${accentCss(accent)}</style>` : '',
+    isDefault(page)
+      ? ''
+      : // `<` escaped, so that no text in the settings can close the block.
+        `<script type="application/json" id="${PAGE_SETTINGS_ID}">${JSON.stringify(page).replaceAll('<', '\\u003c')}</script>`,
+  ].join('');
+  if (!additions) return html;
+  if (!html.includes('</head>')) throw new Error('index.html has no </head> for the page settings');
+  return html.replace('</head>', () => `${additions}</head>`);
+}
+
+/** A page ready to serve: its HTML, and compressed copies when worth it (made once, not per request). */
+export interface ServedPage {
+  html: Buffer;
+  br?: Buffer;
+  gzip?: Buffer;
+}
+
+/** Below this a compressed copy saves less than the extra header costs (as server/precompress.ts). */
+const MIN_BYTES = 1024;
+
+export function preparePage(html: string): ServedPage {
+  const plain = Buffer.from(html, 'utf8');
+  if (plain.length < MIN_BYTES) return { html: plain };
+  return {
+    html: plain,
+    br: brotliCompressSync(plain, {
+      params: {
+        [constants.BROTLI_PARAM_QUALITY]: constants.BROTLI_MAX_QUALITY,
+        [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
+      },
+    }),
+    gzip: gzipSync(plain, { level: constants.Z_BEST_COMPRESSION }),
+  };
+}

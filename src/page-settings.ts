@@ -1,0 +1,16 @@
+import { createContext, useContext } from 'react';
+import { DEFAULT_PAGE_SETTINGS, PAGE_SETTINGS_ID, type PageSettings } from '../contract/page-settings';
+
+/**
+ * The page's settings as the server wrote them into the served HTML (server/page-html.ts); a page without the block
+ * (no configuration) has the spec's.
+ */
+export function readPageSettings(doc: Document): PageSettings {
+  const text = doc.getElementById(PAGE_SETTINGS_ID)?.textContent;
+  return text ? { ...DEFAULT_PAGE_SETTINGS, ...(JSON.parse(text) as Partial<PageSettings>) } : DEFAULT_PAGE_SETTINGS;
+}
+
+/** The card's title, given by the app to the card's heading. */
+export const PageTitleContext = createContext(DEFAULT_PAGE_SETTINGS.title);
+
+export const usePageTitle = () => useContext(PageTitleContext);
