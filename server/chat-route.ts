@@ -78,7 +78,10 @@ async function forwardChat(
   } catch {
     return done(apiError(c, 400, 'invalid_body', 'The body is not valid JSON.'), 'refused');
   }
-  const parsed = parseChatRequest(body, upstream.kind === 'demo' ? DEMO_MODEL : upstream.model);
+  const parsed = parseChatRequest(body, upstream.kind === 'demo' ? DEMO_MODEL : upstream.model, {
+    instructions: options.assistant?.instructions,
+    history: options.assistant?.page.history ?? 0,
+  });
   if (!parsed.ok) return done(apiError(c, 400, 'invalid_body', parsed.reason), 'refused');
   const request = parsed.request;
 

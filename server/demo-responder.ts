@@ -28,7 +28,7 @@ function completionChunk(fields: Record<string, unknown>) {
  * it in place of the provider, so validation, limits and headers are exactly those of real traffic.
  */
 export function demoResponse(request: ChatRequest): Response {
-  const text = demoReplyText(request.messages[0].content);
+  const text = demoReplyText(request.messages.at(-1)?.content ?? '');
   if (!request.stream) {
     return Response.json(
       completionChunk({

@@ -20,7 +20,8 @@ export function createFetchReply(config: LlmConfig) {
     // Once the chunk is in, the request starts in the same task as the submit: awaiting `import()` again would put a
     // turn of the event loop (after React's render of the visitor's message) between Enter and the request.
     const { requestReply } = requestModule.current() ?? (await requestModule.load());
-    return requestReply(input.text, signal, config, (text) => input.parent.send({ type: 'reply.delta', text }));
+    const onDelta = (text: string) => input.parent.send({ type: 'reply.delta', text });
+    return requestReply(input.text, signal, config, onDelta, input.history);
   });
 }
 

@@ -1,5 +1,5 @@
 import { OpenAI } from 'openai';
-import type { FetchReplyOutput } from '../../machines/chat-machine';
+import type { Exchange, FetchReplyOutput } from '../../machines/chat-machine';
 import type { LlmConfig } from './llm-config';
 
 // This module and the openai client form one chunk that loads after the first paint (see fetch-reply.ts). It imports
@@ -48,10 +48,18 @@ export async function requestReply(
   signal: AbortSignal,
   config: LlmConfig,
   onDelta: (text: string) => void = () => undefined,
+  history: readonly Exchange[] = [],
 ): Promise<FetchReplyOutput> {
   const body = {
     model: config.model,
-    messages: [{ role: 'user' as const, content: text }],
+    // The earlier exchanges (only when the site allows history, in proxy mode), oldest first, then the latest message.
+    messages: [
+      ...history.flatMap(({ question, answer }) => [
+        { role: 'user' as const, content: question },
+        { role: 'assistant' as const, content: answer },
+      ]),
+      { role: 'user' as const, content: text },
+    ],
     max_tokens: config.maxTokens,
     temperature: config.temperature,
   };
