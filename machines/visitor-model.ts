@@ -18,6 +18,8 @@ import { createTestModel, type TestPath } from 'xstate/graph';
  * - `reply.fail`: the pending request fails (an error, an HTTP error status, a dropped connection, a stream that
  *   breaks off, a timeout…).
  * - `reply.stop`: the visitor stops the pending reply (the Stop button or Escape, alternately).
+ * - `starter.choose`: the visitor chooses one of the site's starter questions (by mouse or keyboard), which sends it
+ *   (only with starters, before anything has been sent).
  * - `reply.retry`: the visitor asks again for the reply that failed or was stopped (the Retry button, by mouse or
  *   keyboard), whether or not they have typed a new message meanwhile.
  */
@@ -25,6 +27,7 @@ export type VisitorEvent =
   | { type: 'text.type' }
   | { type: 'whitespace.type' }
   | { type: 'message.submit' }
+  | { type: 'starter.choose' }
   | { type: 'reply.slow' }
   | { type: 'reply.piece' }
   | { type: 'reply.content' }
@@ -40,6 +43,8 @@ export type VisitorEvent =
  * typing keeps it offered).
  *
  * - `empty`: nothing typed yet; the box is empty, enabled, with the placeholder 'Your message here'.
+ *
+ * With starters, they are offered (in every state) exactly until the visitor's first message: a driver tracks that.
  * - `blank`: the box holds only whitespace; submitting sends nothing and adds no message.
  * - `typed`: the box holds a non-empty message; submitting sends it.
  * - `waiting`: a request is pending and no piece of the reply has arrived: the visitor's message is the last in the
@@ -99,10 +104,12 @@ const redraft = { ...typing, 'text.type': { target: 'redrafted' } } as const;
  * refuses `invoke` and `after`). It is not the app's machine (`chat-machine.ts`): it names what can be observed, so
  * the same paths can drive the rendered app with a fake reply actor and the built app against a fake provider.
  * Without `streaming` (a build whose replies come whole) no piece arrives on its own, so the model has no
- * `streaming` state.
+ * `streaming` state. With `starters` (a site that configures them) the visitor can choose one before typing anything.
  */
-export function createVisitorMachine({ streaming }: { streaming: boolean }) {
+export function createVisitorMachine({ streaming, starters = false }: { streaming: boolean; starters?: boolean }) {
   const firstPiece = streaming ? ({ 'reply.piece': { target: 'streaming' } } as const) : {};
+  // `empty` is only ever the start: nothing has been sent yet, so the starters are there.
+  const chooseStarter = starters ? ({ 'starter.choose': { target: 'waiting' } } as const) : {};
   return setup({
     types: { events: {} as VisitorEvent },
   }).createMachine({
@@ -111,7 +118,7 @@ export function createVisitorMachine({ streaming }: { streaming: boolean }) {
     states: {
       empty: {
         description: 'Nothing typed yet: the box is empty and enabled.',
-        on: { ...typing, ...submitNothing('empty') },
+        on: { ...typing, ...submitNothing('empty'), ...chooseStarter },
       },
       blank: {
         description: 'The box holds only whitespace.',
@@ -176,7 +183,7 @@ export const visitorMachine = createVisitorMachine({ streaming: true });
 export type VisitorMachine = typeof visitorMachine;
 
 /** A test model: `createVisitorModel({ streaming }).testPath(path, { states, events })`, or `path.test(...)`. */
-export function createVisitorModel(options: { streaming: boolean }) {
+export function createVisitorModel(options: { streaming: boolean; starters?: boolean }) {
   return createTestModel(createVisitorMachine(options));
 }
 export type VisitorModel = ReturnType<typeof createVisitorModel>;

@@ -1,6 +1,7 @@
 import { act, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it, vi } from 'vitest';
+import { DEFAULT_PAGE_SETTINGS, type PageSettings } from '../contract/page-settings';
 import { type ChatMessage, chatMachine, type FetchReplyOutput, type Sender } from '../machines/chat-machine';
 import { createVisitorMachine, createVisitorModel } from '../machines/visitor-model';
 import { createControllableFetchReply } from '../testing/controllable-reply';
@@ -26,12 +27,15 @@ const ERROR = 'Error: Unable to get response';
 /** Delays short enough for tests to wait for, long enough for a state to be looked at first. */
 const TEST_DELAYS = { slowHint: 150, replyTimeout: 60_000 };
 
-function renderChat(delays: Partial<typeof TEST_DELAYS> = {}) {
+function renderChat(delays: Partial<typeof TEST_DELAYS> = {}, settings: Partial<PageSettings> = {}) {
   const fake = createControllableFetchReply();
   // No delay between keystrokes: nothing in the app depends on typing speed, and it keeps the suite fast.
   const user = userEvent.setup({ delay: null });
   render(
-    <App logic={chatMachine.provide({ actors: { fetchReply: fake.logic }, delays: { ...TEST_DELAYS, ...delays } })} />,
+    <App
+      logic={chatMachine.provide({ actors: { fetchReply: fake.logic }, delays: { ...TEST_DELAYS, ...delays } })}
+      settings={{ ...DEFAULT_PAGE_SETTINGS, ...settings }}
+    />,
   );
   return { user, fake };
 }
@@ -45,6 +49,7 @@ const ui = {
   typing: () => screen.queryByTestId('typing-indicator'),
   slowHint: () => screen.queryByText(/^Still working on a reply/),
   stoppedNote: () => screen.queryAllByText('Reply stopped'),
+  starters: () => screen.queryByRole('group', { name: 'Suggested questions' }),
 };
 
 /** The bubbles in the conversation, in order, with their text exactly as rendered. */
@@ -76,6 +81,8 @@ const EMPTY_REPLIES: FetchReplyOutput[] = [null, ''];
 // The failures the fake reply actor rejects with: before any piece, and once pieces have arrived.
 const FAILURES = ['provider failure', 'rate limited'];
 const STREAM_BREAKS = ['connection lost mid-stream', 'error event mid-stream'];
+/** The site's starter questions, for the runs of a site that configures them. */
+const STARTERS = ['What do you sell?', 'Where is your shop? <b>really</b>'];
 const POOLS: Record<PayloadPool, number> = {
   texts: TEXTS.length,
   blanks: BLANKS.length,
@@ -90,10 +97,10 @@ const POOLS: Record<PayloadPool, number> = {
  * Runs one generated path against the rendered app. The model says where the visitor is; this keeps the transcript
  * the visitor should see, and checks the whole screen in every state.
  */
-async function runPath({ path, ...run }: PathRun, pathIndex: number) {
+async function runPath({ path, ...run }: PathRun, pathIndex: number, starters: readonly string[] = []) {
   // Replies show as Markdown from the first: whether the renderer had arrived yet is not what a path is about.
   await loadMarkdown();
-  const { user, fake } = renderChat();
+  const { user, fake } = renderChat({}, { starters: [...starters] });
   const payloads = payloadDrawer({ path, ...run });
   // Every console.error must be one of the failures the path caused: React's warnings fail the test too.
   const consoleError = vi.spyOn(console, 'error').mockImplementation(() => undefined);
@@ -123,6 +130,13 @@ async function runPath({ path, ...run }: PathRun, pathIndex: number) {
   const expectConversation = (streamed: ChatMessage[] = []) => {
     expect(shownMessages()).toEqual([...transcript, ...streamed]);
     expect(requestedTexts(fake)).toEqual(requests);
+    // The starters are offered until the visitor's first message, and never come back.
+    const offered = starters.length > 0 && requests.length === 0 ? starters : [];
+    expect(
+      within(ui.starters() ?? document.createElement('div'))
+        .queryAllByRole('button')
+        .map((b) => b.textContent),
+    ).toEqual(offered);
     expect(consoleError.mock.calls).toEqual(failures.map((failure) => expect.arrayContaining([failure])));
   };
 
@@ -251,6 +265,21 @@ async function runPath({ path, ...run }: PathRun, pathIndex: number) {
         }
         lastEvent = 'message.submit';
       },
+      'starter.choose': async () => {
+        const starter = starters[pathIndex % starters.length];
+        const button = within(ui.starters() as HTMLElement).getByRole('button', { name: starter });
+        if (submits++ % 2 === 0) {
+          await user.click(button);
+        } else {
+          act(() => button.focus());
+          await user.keyboard('{Enter}');
+        }
+        sent = starter;
+        transcript.push({ text: sent, sender: 'user' });
+        requests.push(sent);
+        retryable = false;
+        lastEvent = 'starter.choose';
+      },
       'reply.slow': async () => {
         await waitFor(() => expect(ui.slowHint()).toBeInTheDocument());
         lastEvent = 'reply.slow';
@@ -311,48 +340,52 @@ async function runPath({ path, ...run }: PathRun, pathIndex: number) {
 }
 
 describe.each([
-  { streaming: true, states: 12, transitions: 46 },
-  { streaming: false, states: 11, transitions: 40 },
-])('the chat as a visitor uses it (model-based, streaming: $streaming)', ({ streaming, states, transitions }) => {
-  const model = createVisitorModel({ streaming });
-  const machine = createVisitorMachine({ streaming });
-  const paths = getVisitorPaths(model);
-  const plan = planPayloads(paths, POOLS);
+  { streaming: true, starters: false, states: 12, transitions: 46 },
+  { streaming: false, starters: false, states: 11, transitions: 40 },
+  { streaming: true, starters: true, states: 12, transitions: 47 },
+])(
+  'the chat as a visitor uses it (model-based, streaming: $streaming, starters: $starters)',
+  ({ streaming, starters, states, transitions }) => {
+    const model = createVisitorModel({ streaming, starters });
+    const machine = createVisitorMachine({ streaming, starters });
+    const paths = getVisitorPaths(model);
+    const plan = planPayloads(paths, POOLS);
 
-  it('runs paths that cover every state and every transition of the visitor model', () => {
-    expect(getModelCoverage(paths, machine)).toEqual({
-      states: { total: states, uncovered: [] },
-      transitions: { total: transitions, uncovered: [] },
+    it('runs paths that cover every state and every transition of the visitor model', () => {
+      expect(getModelCoverage(paths, machine)).toEqual({
+        states: { total: states, uncovered: [] },
+        transitions: { total: transitions, uncovered: [] },
+      });
     });
-  });
 
-  it('has a coverage check that notices a path left out', () => {
-    const blankSubmit = paths.find(
-      (path) => describeVisitorPath(path) === 'empty → whitespace.type → blank → message.submit → blank',
-    );
-    expect(blankSubmit).toBeDefined();
-    expect(
-      getModelCoverage(
-        paths.filter((path) => path !== blankSubmit),
-        machine,
-      ),
-    ).toEqual({
-      states: { total: states, uncovered: [] },
-      transitions: { total: transitions, uncovered: ['blank --message.submit--> blank'] },
+    it('has a coverage check that notices a path left out', () => {
+      const blankSubmit = paths.find(
+        (path) => describeVisitorPath(path) === 'empty → whitespace.type → blank → message.submit → blank',
+      );
+      expect(blankSubmit).toBeDefined();
+      expect(
+        getModelCoverage(
+          paths.filter((path) => path !== blankSubmit),
+          machine,
+        ),
+      ).toEqual({
+        states: { total: states, uncovered: [] },
+        transitions: { total: transitions, uncovered: ['blank --message.submit--> blank'] },
+      });
+      expect(getModelCoverage([], machine).states.uncovered).toHaveLength(states);
     });
-    expect(getModelCoverage([], machine).states.uncovered).toHaveLength(states);
-  });
 
-  it('uses every payload on some run', () => {
-    const none = { texts: [], blanks: [], replies: [], empty: [], failures: [], pieces: [], breaks: [] };
-    // Without streaming, no piece arrives and no stream breaks.
-    expect(plan.unused).toEqual(streaming ? none : { ...none, pieces: [0, 1, 2, 3], breaks: [0, 1] });
-  });
+    it('uses every payload on some run', () => {
+      const none = { texts: [], blanks: [], replies: [], empty: [], failures: [], pieces: [], breaks: [] };
+      // Without streaming, no piece arrives and no stream breaks.
+      expect(plan.unused).toEqual(streaming ? none : { ...none, pieces: [0, 1, 2, 3], breaks: [0, 1] });
+    });
 
-  plan.runs.forEach((run, index) => {
-    it(run.name, () => runPath(run, index));
-  });
-});
+    plan.runs.forEach((run, index) => {
+      it(run.name, () => runPath(run, index, starters ? STARTERS : []));
+    });
+  },
+);
 
 describe('the chat screen', () => {
   it('is a main landmark titled by a level-1 heading "AI Assistant"', () => {
