@@ -5,10 +5,11 @@ export const EMBED_NAMESPACE = 'ai-assistant';
 export const EMBED_VERSION = 1;
 
 /**
- * What the two sides say: the app is `ready` (loaded, listening) or asks to `close` (its close button, Escape); the
- * loader says the panel is `open` (the app then focuses its input).
+ * What the two sides say: the app is `ready` (loaded, listening), asks to `close` (its close button, Escape) or says
+ * that the visitor sent a `message` (never its text); the loader says the panel is `open` (the app then focuses its
+ * input).
  */
-export type EmbedMessageType = 'ready' | 'close' | 'open';
+export type EmbedMessageType = 'ready' | 'close' | 'open' | 'message';
 
 export interface EmbedMessage {
   ns: typeof EMBED_NAMESPACE;
@@ -26,5 +27,6 @@ export function embedMessageType(data: unknown): EmbedMessageType | undefined {
   const message = data as Partial<EmbedMessage> | null;
   if (typeof message !== 'object' || message === null) return undefined;
   if (message.ns !== EMBED_NAMESPACE || message.v !== EMBED_VERSION) return undefined;
-  return message.type === 'ready' || message.type === 'close' || message.type === 'open' ? message.type : undefined;
+  const { type } = message;
+  return type === 'ready' || type === 'close' || type === 'open' || type === 'message' ? type : undefined;
 }

@@ -5,6 +5,9 @@ import { EMBED_HOST_PARAM, EMBED_THEME_PARAM } from '../contract/embed.ts';
 import { embedMessage, embedMessageType } from '../contract/embed-messages.ts';
 import { launcherColors, lightDark } from '../src/theme.ts';
 
+/** What the host page's analytics can follow: the panel opened or closed, a visitor's message sent (never its text). */
+export type EmbedEventName = 'open' | 'close' | 'message';
+
 /** The global API for a site's own buttons: `AIAssistant.open()`, `.close()`, `.toggle()`. */
 export interface EmbedApi {
   open(): void;
@@ -12,9 +15,15 @@ export interface EmbedApi {
   toggle(): void;
 }
 
+/** And for its analytics: `AIAssistant.on(name, handler)`, `.off(name, handler)`. */
+export interface EmbedEvents {
+  on(name: EmbedEventName, handler: (event: Event) => void): void;
+  off(name: EmbedEventName, handler: (event: Event) => void): void;
+}
+
 declare global {
   interface Window {
-    AIAssistant?: EmbedApi;
+    AIAssistant?: EmbedApi & EmbedEvents;
   }
 }
 
@@ -63,6 +72,9 @@ iframe{border:0;width:100%;height:100%;display:block}
   button.setAttribute('aria-label', label);
   let frame: HTMLIFrameElement | undefined;
   let ready = false;
+  // The host page's handlers: an EventTarget keeps one that throws from stopping the others, in a few bytes.
+  const events = new EventTarget();
+  const emit = (name: EmbedEventName) => events.dispatchEvent(new Event(name));
 
   // The app focuses its message input when told the panel is open; the frame itself must hold the focus first.
   const focusChat = () => {
@@ -80,6 +92,7 @@ iframe{border:0;width:100%;height:100%;display:block}
       frame.src = src.href;
       panel.append(frame);
     }
+    if (panel.hidden) emit('open');
     panel.hidden = false;
     button.setAttribute('aria-expanded', 'true');
     if (ready) focusChat();
@@ -91,6 +104,7 @@ iframe{border:0;width:100%;height:100%;display:block}
     panel.hidden = true;
     button.setAttribute('aria-expanded', 'false');
     button.focus();
+    emit('close');
   };
 
   const toggle = () => (panel.hidden ? open() : close());
@@ -108,10 +122,18 @@ iframe{border:0;width:100%;height:100%;display:block}
       if (!panel.hidden) focusChat();
     } else if (type === 'close') {
       close();
+    } else if (type === 'message') {
+      emit('message');
     }
   });
 
-  window.AIAssistant = { open, close, toggle };
+  window.AIAssistant = {
+    open,
+    close,
+    toggle,
+    on: (name, handler) => events.addEventListener(name, handler),
+    off: (name, handler) => events.removeEventListener(name, handler),
+  };
   const mount = () => {
     document.body.append(host);
     if (data.open !== undefined && data.open !== 'false') open();

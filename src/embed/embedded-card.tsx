@@ -1,5 +1,6 @@
 import { Box, chakra, Flex } from '@chakra-ui/react';
 import { useCallback, useEffect, useRef } from 'react';
+import { ChatActorContext } from '../chat/chat-actor-context';
 import { CardTitle } from '../chat/chat-card';
 import { Composer } from '../chat/composer';
 import { RecipeButton } from '../chat/controls';
@@ -16,6 +17,15 @@ export function EmbeddedCard({ host }: { host: HostPage }) {
   const cardRef = useRef<HTMLElement>(null);
   const close = useCallback(() => host.send('close'), [host]);
   useEscapeKey(close);
+
+  // The host page's analytics hear that the visitor sent a message (not a retry of one), never what it said.
+  const messages = ChatActorContext.useSelector((snapshot) => snapshot.context.messages);
+  const sent = useRef(0);
+  useEffect(() => {
+    const count = messages.filter((message) => message.sender === 'user').length;
+    if (count > sent.current) host.send('message');
+    sent.current = count;
+  }, [messages, host]);
 
   useEffect(() => {
     const unlisten = host.listen((type) => {

@@ -1,0 +1,185 @@
+import { fileURLToPath } from 'node:url';
+import type { Page, Response } from '@playwright/test';
+import type { EmbedApi, EmbedEvents } from '../embed/loader';
+import { FAKE_REPLY } from '../testing/fake-provider';
+import { type HostSite, hostPageHtml } from '../testing/host-site';
+import { startAppServer } from './app-server';
+import { hostSiteFixture } from './embed-site';
+import { test as base, ChatPage, expect, hydrated } from './fixtures';
+
+// The production build and server with a site configuration (e2e/site-config.yaml, through ASSISTANT_CONFIG): what the
+// visitor sees, what the model receives, what the page never gets, and the embed's events on a host page.
+
+const CONFIG = fileURLToPath(new URL('./site-config.yaml', import.meta.url));
+const TITLE = 'Acme <Garden> Help';
+const INSTRUCTIONS = 'E2E-INSTRUCTIONS-5f3b: you are the assistant of Acme, a garden tools shop.';
+const STARTERS = ['What do you sell?', 'Do you ship abroad?'];
+/** The configured accent, #7e22ce, as computed styles give it. */
+const ACCENT_RGB = 'rgb(126, 34, 206)';
+
+const test = base.extend<object, { site: HostSite; siteApp: { url: string; output: string[] } }>({
+  site: [...hostSiteFixture],
+  siteApp: [
+    async ({ provider, site }, use) => {
+      const server = await startAppServer('proxy', provider.baseURL, {
+        ASSISTANT_CONFIG: CONFIG,
+        FRAME_ANCESTORS: site.origin,
+      });
+      await use({ url: server.url, output: server.output });
+      await server.close();
+    },
+    { scope: 'worker' },
+  ],
+  baseURL: async ({ siteApp }, use) => {
+    await use(siteApp.url);
+  },
+});
+
+test.skip(({ mode }) => mode !== 'proxy', 'instructions and history are proxy mode only');
+
+const starters = (page: Page) => page.getByRole('group', { name: 'Suggested questions' });
+
+async function openChat(page: Page): Promise<ChatPage> {
+  const chat = new ChatPage(page);
+  await page.goto('/');
+  await expect(chat.input).toBeEditable();
+  await hydrated(page);
+  return chat;
+}
+
+test('shows the title, the welcome as Markdown, and the accent on the user bubble and Send', async ({
+  page,
+  fake: _fake,
+}) => {
+  const chat = await openChat(page);
+
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText(TITLE);
+  await expect(page).toHaveTitle(TITLE);
+  const welcome = chat.bubbles('bot').first();
+  await expect(welcome.locator('strong')).toHaveText('Welcome to Acme!');
+  await expect(welcome.getByRole('link', { name: 'our tools' })).toHaveAttribute('href', 'https://acme.example/tools');
+  await expect(chat.sendButton).toHaveCSS('background-color', ACCENT_RGB);
+
+  await chat.sendWithEnter('Hello');
+  await expect(chat.bubbles('user')).toHaveCSS('background-color', ACCENT_RGB);
+  await chat.expectTranscript([
+    { sender: 'bot', text: 'Welcome to Acme! Ask about our tools.' },
+    { sender: 'user', text: 'Hello' },
+    { sender: 'bot', text: FAKE_REPLY },
+  ]);
+  expect(chat.pageErrors).toEqual([]);
+});
+
+test('the served page has the title before any script runs', async ({ browser, baseURL }) => {
+  const context = await browser.newContext({ javaScriptEnabled: false, baseURL });
+  const page = await context.newPage();
+  await page.goto('/');
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText(TITLE);
+  await expect(page).toHaveTitle(TITLE);
+  await context.close();
+});
+
+test('a starter sends its text, goes away, and the model receives the instructions then the message', async ({
+  page,
+  fake,
+}) => {
+  const chat = await openChat(page);
+  await expect(starters(page).getByRole('button')).toHaveText(STARTERS);
+
+  await starters(page).getByRole('button', { name: 'Do you ship abroad?' }).click();
+
+  await expect(chat.bubbles('user')).toHaveText(['Do you ship abroad?']);
+  await expect(starters(page)).toHaveCount(0);
+  await expect(chat.bubbles('bot').last()).toHaveText(FAKE_REPLY);
+  expect(fake.requests).toHaveLength(1);
+  expect(fake.requests[0].body).toMatchObject({
+    messages: [
+      { role: 'system', content: INSTRUCTIONS },
+      { role: 'user', content: 'Do you ship abroad?' },
+    ],
+  });
+});
+
+test('with history 2, the third request carries the first two exchanges', async ({ page, fake }) => {
+  fake.queue({ content: 'First answer.' }, { content: 'Second answer.' }, { content: 'Third answer.' });
+  const chat = await openChat(page);
+
+  for (const [index, question] of ['first?', 'second?', 'third?'].entries()) {
+    await chat.sendWithEnter(question);
+    await expect(chat.bubbles('bot')).toHaveCount(index + 2);
+  }
+
+  expect(fake.requests.map((request) => request.body)).toMatchObject([
+    { messages: [{ role: 'system' }, { role: 'user', content: 'first?' }] },
+    {
+      messages: [
+        { role: 'system' },
+        { role: 'user', content: 'first?' },
+        { role: 'assistant', content: 'First answer.' },
+        { role: 'user', content: 'second?' },
+      ],
+    },
+    {
+      messages: [
+        { role: 'system', content: INSTRUCTIONS },
+        { role: 'user', content: 'first?' },
+        { role: 'assistant', content: 'First answer.' },
+        { role: 'user', content: 'second?' },
+        { role: 'assistant', content: 'Second answer.' },
+        { role: 'user', content: 'third?' },
+      ],
+    },
+  ]);
+});
+
+test('no file the page loads contains the instructions', async ({ page, fake: _fake }) => {
+  const loaded = new Set<string>();
+  page.on('request', (request) => {
+    if (request.method() === 'GET') loaded.add(request.url());
+  });
+  const chat = await openChat(page);
+  await chat.sendWithEnter('Hello');
+  await expect(chat.bubbles('bot').last()).toHaveText(FAKE_REPLY);
+  // Every lazy chunk is in by now: the openai client's and the Markdown renderer's.
+  await chat.markdownLoaded();
+  await page.waitForLoadState('networkidle');
+
+  const paths = [...loaded].map((url) => new URL(url).pathname);
+  expect(paths).toEqual(expect.arrayContaining(['/', expect.stringMatching(/^\/assets\/rich-reply-.*\.js$/)]));
+  expect(paths.filter((path) => path.endsWith('.js')).length).toBeGreaterThanOrEqual(3);
+  // Asked for again, as the browser got them (compressed where it accepts it; the client decodes).
+  for (const url of loaded) {
+    const body = await (await page.request.get(url, { headers: { 'accept-encoding': 'br, gzip' } })).text();
+    expect(body.length, url).toBeGreaterThan(0);
+    expect(body, url).not.toContain('E2E-INSTRUCTIONS');
+  }
+});
+
+test('a host page hears open, message and close, never the text', async ({ page, site, siteApp }) => {
+  const appOrigin = new URL(siteApp.url).origin;
+  await page.goto(site.page('/', hostPageHtml({ appOrigin })));
+  const launcher = page.getByRole('button', { name: 'Chat with AI Assistant' });
+  await expect(launcher).toBeVisible();
+  await page.evaluate(() => {
+    const api = (window as unknown as { AIAssistant: EmbedApi & EmbedEvents }).AIAssistant;
+    const heard: string[] = [];
+    (window as unknown as { heard: string[] }).heard = heard;
+    const dropped = () => heard.push('dropped handler');
+    for (const name of ['open', 'close', 'message'] as const) {
+      api.on(name, (event) => heard.push(`${event.type}${'detail' in event ? ' with detail' : ''}`));
+      api.on(name, dropped);
+    }
+    for (const name of ['open', 'close', 'message'] as const) api.off(name, dropped);
+  });
+  const heard = () => page.evaluate(() => (window as unknown as { heard: string[] }).heard);
+
+  await launcher.click();
+  const frame = page.frameLocator('iframe[title="AI Assistant chat"]');
+  await expect(frame.getByRole('textbox', { name: 'Message' })).toBeFocused();
+  await frame.getByRole('button', { name: 'What do you sell?' }).click();
+  await expect(frame.locator('[data-sender="bot"]').last()).toHaveText(FAKE_REPLY);
+  await page.keyboard.press('Escape');
+  await expect(page.locator('iframe')).toBeHidden();
+
+  await expect.poll(heard).toEqual(['open', 'message', 'close']);
+});
