@@ -53,9 +53,8 @@ export function fillPageHtml(template: string, { page, accent }: PageFill): stri
       : // `<` escaped, so that no text in the settings can close the block.
         `<script type="application/json" id="${PAGE_SETTINGS_ID}">${JSON.stringify(page).replaceAll('<', '\\u003c')}</script>`,
   ].join('');
-  if (!additions) return html;
-  if (!html.includes('</head>')) throw new Error('index.html has no </head> for the page settings');
-  return html.replace('</head>', () => `${additions}</head>`);
+  // In the head, where the build's page has them read before the card; a page without a head still gets them.
+  return html.includes('</head>') ? html.replace('</head>', () => `${additions}</head>`) : html + additions;
 }
 
 /** A page ready to serve: its HTML, and compressed copies when worth it (made once, not per request). */

@@ -24,6 +24,7 @@ const SERVER_VARIABLES = [
   'VITE_LLM_BASE_URL',
   'VITE_LLM_MODEL',
   'VITE_LLM_TIMEOUT_MS',
+  'ASSISTANT_CONFIG',
 ];
 
 let root: string;
@@ -174,5 +175,41 @@ describe('the preview server (vite preview)', () => {
 
     expect(page.headers.get('content-security-policy')).toContain("connect-src 'self' https://llm.example.com;");
     expect(lines.join('\n')).toContain('Direct mode');
+  });
+});
+
+describe('the site configuration in dev and preview', () => {
+  const configFile = () => join(root, 'assistant.config.yaml');
+  afterEach(async () => {
+    await rm(configFile(), { force: true });
+  });
+
+  it('fills the dev page and the preview page with the settings, as npm start does', async () => {
+    await writeFile(
+      configFile(),
+      'title: Acme\nstarters: [What do you sell?]\naccent: "#7e22ce"\ninstructions: SECRET-5b1\n',
+    );
+    const dev = await (await fetch(`${(await startDev()).url}/`)).text();
+    const preview = await fetch(`${(await startPreview()).url}/`);
+    const previewed = await preview.text();
+
+    for (const page of [dev, previewed]) {
+      expect(page).toContain(
+        '<script type="application/json" id="ai-assistant-settings">{"title":"Acme","starters":["What do you sell?"],"history":0}</script>',
+      );
+      expect(page).toContain(':root{--ai-accent:#7e22ce}');
+      expect(page).not.toContain('SECRET-5b1');
+    }
+    expect(previewed).toContain('built');
+    expect(preview.headers.get('content-security-policy')).toContain("script-src 'self'");
+  });
+
+  it('refuses to start on a bad key, and a direct-mode page with instructions', async () => {
+    await writeFile(configFile(), 'history: 99\n');
+    await expect(startDev()).rejects.toThrow(/history: 99 must be a whole number from 0 to 10/);
+
+    await writeFile(configFile(), 'instructions: Be brief.\n');
+    await writeFile(join(root, '.env'), 'VITE_LLM_API_KEY=direct-key-for-tests\n');
+    await expect(startDev()).rejects.toThrow(/instructions: not allowed in a direct-mode build/);
   });
 });
