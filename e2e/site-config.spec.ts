@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import type { Page, Response } from '@playwright/test';
+import type { Page } from '@playwright/test';
 import type { EmbedApi, EmbedEvents } from '../embed/loader';
 import { FAKE_REPLY } from '../testing/fake-provider';
 import { type HostSite, hostPageHtml } from '../testing/host-site';

@@ -1,4 +1,5 @@
 // @vitest-environment node
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -162,5 +163,15 @@ describe('finding the file', () => {
     expect(() => loadAssistantConfig({ ASSISTANT_CONFIG: 'missing.yaml' }, dir, proxy)).toThrow(
       /ASSISTANT_CONFIG: "missing\.yaml" names no file/,
     );
+  });
+});
+
+describe('assistant.config.example.yaml', () => {
+  it('is a valid configuration that sets every key', () => {
+    const source = readFileSync(new URL('../assistant.config.example.yaml', import.meta.url), 'utf8');
+    const config = parseAssistantConfig(source, 'example', proxy);
+
+    expect(Object.keys(config).sort()).toEqual(['accent', 'file', 'instructions', 'page']);
+    expect(Object.keys(config.page).sort()).toEqual(['history', 'starters', 'title', 'welcome']);
   });
 });
