@@ -61,3 +61,8 @@ export function textDirection(language: string): 'ltr' | 'rtl' {
   const info = locale.getTextInfo?.() ?? locale.textInfo;
   return info?.direction ?? (RTL_LANGUAGES.includes(locale.language) ? 'rtl' : 'ltr');
 }
+
+/** The built page in `language`: the card rendered in it (build/prerender-card.ts), served by the server for it. */
+export function pageFileName(language: Language): string {
+  return language === DEFAULT_LANGUAGE ? 'index.html' : `index.${language}.html`;
+}

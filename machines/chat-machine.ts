@@ -17,6 +17,20 @@ export const NO_CONTENT_MESSAGE = 'No response received';
 /** The bot message shown when the call fails for any reason. */
 export const ERROR_MESSAGE = 'Error: Unable to get response';
 
+/** The bot messages the machine writes itself, in the visitor's language: the spec's English ones by default. */
+export interface StatusTexts {
+  noContent: string;
+  error: string;
+}
+
+/**
+ * What the machine may be started with (`createActor(chatMachine, { input })`). Not declared in `setup`'s types, where
+ * XState would then require it of every actor: with none, the machine speaks the spec's English.
+ */
+export interface ChatInput {
+  statusTexts?: StatusTexts;
+}
+
 /** A piece of the reply, sent by the reply actor to the machine that invoked it while the reply streams in. */
 export interface ReplyDeltaEvent {
   type: 'reply.delta';
@@ -42,6 +56,7 @@ export interface ChatContext {
   draft: string;
   /** The reply streamed in so far for the pending request; empty when none has arrived. */
   reply: string;
+  statusTexts: StatusTexts;
 }
 
 export type ChatEvent =
@@ -111,7 +126,7 @@ export const chatMachine = setup({
       messages: ({ context }, reply: FetchReplyOutput) => [
         ...context.messages,
         // A reply of only white space would be an empty bubble: to the visitor that is no content either.
-        { text: reply?.trim() ? reply : NO_CONTENT_MESSAGE, sender: 'bot' },
+        { text: reply?.trim() ? reply : context.statusTexts.noContent, sender: 'bot' },
       ],
       reply: '',
     }),
@@ -120,7 +135,7 @@ export const chatMachine = setup({
       messages: ({ context }) => [
         ...context.messages,
         ...(context.reply ? [{ text: context.reply, sender: 'bot' as const }] : []),
-        { text: ERROR_MESSAGE, sender: 'bot' },
+        { text: context.statusTexts.error, sender: 'bot' },
       ],
       reply: '',
     }),
@@ -139,7 +154,15 @@ export const chatMachine = setup({
   },
 }).createMachine({
   id: 'chat',
-  context: { messages: [], draft: '', reply: '' },
+  context: ({ input }) => ({
+    messages: [],
+    draft: '',
+    reply: '',
+    statusTexts: (input as ChatInput | undefined)?.statusTexts ?? {
+      noContent: NO_CONTENT_MESSAGE,
+      error: ERROR_MESSAGE,
+    },
+  }),
   initial: 'idle',
   states: {
     idle: {

@@ -5,6 +5,7 @@ import type { chatMachine } from '../machines/chat-machine';
 import { ChatActorContext } from './chat/chat-actor-context';
 import { ChatCard } from './chat/chat-card';
 import { getSystem } from './system';
+import { t } from './text';
 
 export interface AppProps {
   /** The chat machine with its `fetchReply` actor provided: the openai one in the app, a fake in tests. */
@@ -20,7 +21,10 @@ export interface AppProps {
 export function App({ logic, inspect, card = <ChatCard />, draft }: AppProps) {
   return (
     <ChakraProvider value={getSystem()}>
-      <ChatActorContext.Provider logic={logic} options={{ inspect }}>
+      <ChatActorContext.Provider
+        logic={logic}
+        options={{ inspect, input: { statusTexts: { noContent: t('noContent'), error: t('error') } } }}
+      >
         {draft ? <CarryDraft text={draft} /> : null}
         {card}
       </ChatActorContext.Provider>

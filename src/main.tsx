@@ -8,7 +8,9 @@ import { inspectIfAsked } from './inspector';
 import { createFetchReply, loadRequestReply, replyDelays } from './llm/fetch-reply';
 import { readLlmConfig } from './llm/llm-config';
 import { loadMarkdown } from './markdown/load-markdown';
+import { readPageCatalogue, setCatalogue } from './text';
 
+setCatalogue(readPageCatalogue());
 const config = readLlmConfig(import.meta.env, window.location.origin);
 const logic = chatMachine.provide({ actors: { fetchReply: createFetchReply(config) }, delays: replyDelays(config) });
 

@@ -1,18 +1,19 @@
 import { Box, chakra } from '@chakra-ui/react';
+import { t } from '../text';
 import { Composer } from './composer';
 import { useEscapeKey } from './escape-key';
 import { MessageList } from './message-list';
 import { RobotIcon } from './robot-icon';
 
 /**
- * The card's title, "AI Assistant" with the robot icon: the look of Chakra's `Heading` at size `lg`, without its recipe
+ * The card's title ("AI Assistant" in English) with the robot icon: the look of Chakra's `Heading` at size `lg`, without its recipe
  * in the first-paint bundle for one title.
  */
 export function CardTitle() {
   return (
     <chakra.h1 fontFamily="heading" fontWeight="semibold" textStyle="lg" display="flex" alignItems="center" gap="2">
       <RobotIcon />
-      AI Assistant
+      {t('title')}
     </chakra.h1>
   );
 }
