@@ -58,7 +58,7 @@ export function createApp(options: ProxyOptions): Hono<ServerEnv> {
   }
   app.all(`${PROXY_BASE_PATH}/*`, (c) => apiError(c, 404, 'not_found', 'Not found.'));
 
-  if (options.clientDir) serveClient(app, options.clientDir);
+  if (options.clientDir) serveClient(app, options.clientDir, options.language);
 
   app.notFound((c) =>
     c.req.path.startsWith('/api/') ? apiError(c, 404, 'not_found', 'Not found.') : c.text('Not found', 404),

@@ -43,6 +43,8 @@ export interface ProxyOptions {
   security: SecurityOptions;
   /** The built client (`dist/client`) to serve next to the proxy; left out in Vite's dev and preview servers. */
   clientDir?: string;
+  /** The site's language for the served page (a BCP 47 tag); unset, the visitor's browser decides. */
+  language?: string;
   /** Largest accepted request body in bytes. */
   maxBodyBytes?: number;
   /** One line per proxied request and per problem; never message contents or the token. */
