@@ -3,7 +3,7 @@ import type { Catalogue } from './catalogue.ts';
 export const es: Catalogue = {
   title: 'Asistente de IA',
   message: 'Mensaje',
-  placeholder: 'Escribe tu mensaje aquí',
+  placeholder: 'Tu mensaje aquí',
   sending: 'Enviando...',
   send: 'Enviar',
   stop: 'Detener',

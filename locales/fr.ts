@@ -4,7 +4,7 @@ export const fr: Catalogue = {
   title: 'Assistant IA',
   message: 'Message',
   placeholder: 'Votre message ici',
-  sending: 'Envoi en cours...',
+  sending: 'Envoi...',
   send: 'Envoyer',
   stop: 'Arrêter',
   retry: 'Réessayer',

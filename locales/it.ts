@@ -3,8 +3,8 @@ import type { Catalogue } from './catalogue.ts';
 export const it: Catalogue = {
   title: 'Assistente IA',
   message: 'Messaggio',
-  placeholder: 'Scrivi qui il tuo messaggio',
-  sending: 'Invio in corso...',
+  placeholder: 'Il tuo messaggio',
+  sending: 'Invio...',
   send: 'Invia',
   stop: 'Interrompi',
   retry: 'Riprova',

@@ -3,8 +3,8 @@ import type { Catalogue } from './catalogue.ts';
 export const nl: Catalogue = {
   title: 'AI-assistent',
   message: 'Bericht',
-  placeholder: 'Typ hier je bericht',
-  sending: 'Bezig met verzenden...',
+  placeholder: 'Je bericht hier',
+  sending: 'Verzenden...',
   send: 'Verzenden',
   stop: 'Stoppen',
   retry: 'Opnieuw',

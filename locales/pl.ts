@@ -3,7 +3,7 @@ import type { Catalogue } from './catalogue.ts';
 export const pl: Catalogue = {
   title: 'Asystent AI',
   message: 'Wiadomość',
-  placeholder: 'Wpisz tutaj wiadomość',
+  placeholder: 'Twoja wiadomość',
   sending: 'Wysyłanie...',
   send: 'Wyślij',
   stop: 'Zatrzymaj',

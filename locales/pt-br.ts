@@ -3,7 +3,7 @@ import type { Catalogue } from './catalogue.ts';
 export const ptBR: Catalogue = {
   title: 'Assistente de IA',
   message: 'Mensagem',
-  placeholder: 'Digite sua mensagem aqui',
+  placeholder: 'Sua mensagem aqui',
   sending: 'Enviando...',
   send: 'Enviar',
   stop: 'Parar',
