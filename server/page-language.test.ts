@@ -4,8 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LANGUAGES, pageFileName } from '../locales/languages.ts';
-import { createApp } from './app.ts';
-import { listen, type RunningServer } from './listen.ts';
+import { proxyHarness } from '../testing/proxy-app.ts';
 import { pageLanguage } from './page-language.ts';
 import { precompressDir } from './precompress.ts';
 
@@ -13,23 +12,8 @@ import { precompressDir } from './precompress.ts';
 const page = (language: string) => `<!doctype html><html lang="${language}">${'<p>card</p>'.repeat(200)}</html>`;
 
 let clientDir: string;
-const servers: RunningServer[] = [];
-
-async function serve(language?: string) {
-  const app = createApp({
-    upstream: { kind: 'demo' },
-    timeoutMs: 1_000,
-    rateLimitPerMinute: 0,
-    trustProxyHops: 0,
-    security: { frameAncestors: ["'self'"], connectSrc: [] },
-    clientDir,
-    language,
-    log: () => undefined,
-  });
-  const server = await listen(app, { port: 0, host: '127.0.0.1' });
-  servers.push(server);
-  return server.url;
-}
+const { start } = await proxyHarness();
+const serve = async (language?: string) => (await start({ clientDir, language })).url;
 
 beforeAll(async () => {
   clientDir = await mkdtemp(join(tmpdir(), 'page-language-'));
@@ -38,7 +22,6 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await Promise.all(servers.map((server) => server.close()));
   await rm(clientDir, { recursive: true, force: true });
 });
 
