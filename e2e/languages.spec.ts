@@ -142,8 +142,14 @@ test('an embed with data-lang="ar" is right to left, the visitor on the left, an
   const input = frame.getByRole('textbox', { name: 'الرسالة' });
   await expect(input).toHaveAttribute('placeholder', 'اكتب رسالتك هنا');
 
+  // The box, then Send, in reading order: Send on the box's left.
+  const send = frame.getByRole('button', { name: 'إرسال', exact: true });
+  const [inputBox, sendBox] = [await input.boundingBox(), await send.boundingBox()];
+  if (!inputBox || !sendBox) throw new Error('the composer is not laid out');
+  expect(sendBox.x + sendBox.width, 'Send ends before the box starts').toBeLessThanOrEqual(inputBox.x);
+
   await input.fill('Hello');
-  await frame.getByRole('button', { name: 'إرسال', exact: true }).click();
+  await send.click();
   const log = frame.getByRole('log', { name: 'المحادثة' });
   await expect(log.locator('[data-sender="bot"]')).toHaveText(FAKE_REPLY);
   const list = await log.boundingBox();
