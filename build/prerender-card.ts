@@ -2,16 +2,19 @@ import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type { Plugin } from 'vite';
+import { CATALOGUE_ELEMENT_ID } from '../locales/catalogue.ts';
+import { CATALOGUES } from '../locales/catalogues.ts';
+import { DEFAULT_LANGUAGE, LANGUAGES, type Language, pageFileName, textDirection } from '../locales/languages.ts';
 
 const RENDER_SCRIPT = fileURLToPath(new URL('./render-card.ts', import.meta.url));
 
-/** The idle card's HTML, rendered by build/render-card.ts in a Node process of its own. */
-async function renderCard(): Promise<string> {
+/** The idle card's HTML in every language, rendered by build/render-card.ts in a Node process of its own. */
+async function renderCards(): Promise<Record<Language, string>> {
   const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', RENDER_SCRIPT], {
     env: { ...process.env, NODE_ENV: 'production' },
-    maxBuffer: 16 * 1024 * 1024,
+    maxBuffer: 64 * 1024 * 1024,
   });
-  return stdout;
+  return JSON.parse(stdout) as Record<Language, string>;
 }
 
 /** Where the card goes in index.html. */
@@ -31,10 +34,30 @@ export function systemDarkCss(cardHtml: string): string {
 }
 
 /**
+ * index.html in `language`: `<html lang dir>` (screen readers pronounce by it; the layout mirrors by it) and the
+ * language's catalogue for the app to read (src/text.ts), as JSON that no `</script>` can end early.
+ */
+export function localizePage(html: string, language: Language): string {
+  const catalogue = CATALOGUES[language];
+  const json = JSON.stringify(catalogue).replace(/</g, '\\u003c');
+  const localized = html
+    .replace(/<html lang="[^"]*">/, `<html lang="${language}" dir="${textDirection(language)}">`)
+    .replace('</head>', `<script type="application/json" id="${CATALOGUE_ELEMENT_ID}">${json}</script></head>`);
+  if (!localized.includes(`id="${CATALOGUE_ELEMENT_ID}"`) || !localized.includes(`lang="${language}"`)) {
+    throw new Error('index.html has no <html lang> or no </head> to localize');
+  }
+  return localized;
+}
+
+/**
  * Renders the idle card (src/prerender-card.tsx) into the built index.html, from the same components the client then
- * hydrates: the page shows the card, styled, before any JavaScript has run.
+ * hydrates: the page shows the card, styled, before any JavaScript has run. Once per language: `index.html` is
+ * English, `index.<language>.html` the others (locales/languages.ts `pageFileName`), each with its own catalogue,
+ * and the server picks one per request (server/page-html.ts fills in the title and the site's settings). The dev
+ * server's page has no card (server/vite-plugin.ts localizes it).
  */
 export function prerenderCard(): Plugin {
+  const pages = new Map<string, string>();
   return {
     name: 'prerender-card',
     apply: 'build',
@@ -42,10 +65,23 @@ export function prerenderCard(): Plugin {
       order: 'post',
       async handler(html) {
         if (!html.includes(ROOT_ELEMENT)) throw new Error(`index.html has no ${ROOT_ELEMENT} to render the card into`);
-        const card = await renderCard();
-        return html
-          .replace('</head>', `<style>${systemDarkCss(card)}</style></head>`)
-          .replace(ROOT_ELEMENT, `<div id="root">${card}</div>`);
+        const cards = await renderCards();
+        const styled = html.replace('</head>', `<style>${systemDarkCss(cards.en)}</style></head>`);
+        for (const language of LANGUAGES) {
+          const page = localizePage(styled, language).replace(ROOT_ELEMENT, `<div id="root">${cards[language]}</div>`);
+          pages.set(pageFileName(language), page);
+        }
+        return pages.get(pageFileName(DEFAULT_LANGUAGE));
+      },
+    },
+    // After Vite's own HTML plugin, which runs the hook above while it writes index.html.
+    generateBundle: {
+      order: 'post',
+      handler() {
+        for (const [fileName, source] of pages) {
+          if (fileName !== pageFileName(DEFAULT_LANGUAGE)) this.emitFile({ type: 'asset', fileName, source });
+        }
+        pages.clear();
       },
     },
   };

@@ -1,10 +1,12 @@
 import { createServer } from 'vite';
+import type { Catalogue } from '../locales/catalogue.ts';
+import { CATALOGUES } from '../locales/catalogues.ts';
 import { appResolve } from './app-resolve.ts';
 import { chakraTokens } from './chakra-tokens.ts';
 
-// Run by build/prerender-card.ts in a process of its own: prints the idle card's HTML (src/prerender-card.tsx). In its
-// own process, React and its server renderer load together, in production mode, whatever the building process has
-// loaded already (a test that runs the build, say).
+// Run by build/prerender-card.ts in a process of its own: prints the idle card's HTML in every language
+// (src/prerender-card.tsx), as JSON by language. In its own process, React and its server renderer load together, in
+// production mode, whatever the building process has loaded already (a test that runs the build, say).
 
 const server = await createServer({
   configFile: false,
@@ -18,9 +20,12 @@ const server = await createServer({
 });
 try {
   const { renderIdleCard } = (await server.ssrLoadModule('/src/prerender-card.tsx')) as {
-    renderIdleCard: () => string;
+    renderIdleCard: (catalogue: Catalogue) => string;
   };
-  process.stdout.write(renderIdleCard());
+  const cards = Object.fromEntries(
+    Object.entries(CATALOGUES).map(([language, catalogue]) => [language, renderIdleCard(catalogue)]),
+  );
+  process.stdout.write(JSON.stringify(cards));
 } finally {
   await server.close();
 }

@@ -9,3 +9,5 @@ export const EMBED_LOADER_PATH = '/embed.js';
 export const EMBED_HOST_PARAM = 'embed';
 /** The query parameter that carries the loader's `data-theme` (`light`, `dark`; absent for `auto`). */
 export const EMBED_THEME_PARAM = 'theme';
+/** The query parameter that asks for the page in a language: the loader's `data-lang`, a BCP 47 tag. */
+export const EMBED_LANG_PARAM = 'lang';

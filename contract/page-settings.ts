@@ -4,9 +4,6 @@
 /** The id of the `<script type="application/json">` block that carries the page's settings in the served HTML. */
 export const PAGE_SETTINGS_ID = 'ai-assistant-settings';
 
-/** The card's title when none is configured: the spec's. */
-export const DEFAULT_TITLE = 'AI Assistant';
-
 /**
  * What the build renders as the card's title in index.html, for the server to replace with the configured one
  * (HTML-escaped) at start-up: the first paint then shows the title the app hydrates with.
@@ -30,7 +27,8 @@ export const MAX_HISTORY = 10;
  * either: it reaches the page as CSS, so that the first paint has it.
  */
 export interface PageSettings {
-  title: string;
+  /** The card's title; unset, the language's own ("AI Assistant" in English, the spec's). */
+  title?: string;
   /** Markdown shown as the first bot message of every conversation; never sent to the model. */
   welcome?: string;
   /** Questions offered as buttons until the visitor's first message. */
@@ -40,4 +38,4 @@ export interface PageSettings {
 }
 
 /** The settings of a page with no configuration: exactly the spec. */
-export const DEFAULT_PAGE_SETTINGS: PageSettings = { title: DEFAULT_TITLE, starters: [], history: 0 };
+export const DEFAULT_PAGE_SETTINGS: PageSettings = { starters: [], history: 0 };

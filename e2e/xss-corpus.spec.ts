@@ -37,6 +37,9 @@ async function watchConversation(page: Page) {
           name.startsWith('data-') ||
           ['role', 'tabindex', 'title'].includes(name) ||
           (tag === 'BUTTON' && name === 'type') ||
+          // The card's own directions: each bubble reads in its text's, code always left to right.
+          (name === 'dir' && value === 'auto' && element.hasAttribute('data-sender')) ||
+          (name === 'dir' && value === 'ltr' && element.hasAttribute('data-code-block')) ||
           (tag === 'OL' && name === 'start') ||
           (tag === 'A' && name === 'href' && /^(https?:\/\/|mailto:)/.test(value)) ||
           (tag === 'A' && name === 'target' && value === '_blank') ||

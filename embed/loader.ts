@@ -1,7 +1,7 @@
 // The embed loader (`/embed.js`): the only file a host page fetches until a visitor opens the chat. Plain DOM, no
 // React or Chakra, under its own size budget (build/embed-loader.ts). It draws a launcher in an open shadow root and,
 // on the first open, frames the app (src/) in its embedded layout.
-import { EMBED_HOST_PARAM, EMBED_THEME_PARAM } from '../contract/embed.ts';
+import { EMBED_HOST_PARAM, EMBED_LANG_PARAM, EMBED_THEME_PARAM } from '../contract/embed.ts';
 import { embedMessage, embedMessageType } from '../contract/embed-messages.ts';
 import { launcherColors, lightDark } from '../src/theme.ts';
 
@@ -87,6 +87,7 @@ iframe{border:0;width:100%;height:100%;display:block}
       const src = new URL('/', appOrigin);
       src.searchParams.set(EMBED_HOST_PARAM, location.origin);
       if (theme) src.searchParams.set(EMBED_THEME_PARAM, theme);
+      if (data.lang) src.searchParams.set(EMBED_LANG_PARAM, data.lang);
       frame = document.createElement('iframe');
       frame.title = 'AI Assistant chat';
       frame.src = src.href;

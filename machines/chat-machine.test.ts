@@ -2,13 +2,20 @@
 import { describe, expect, it, vi } from 'vitest';
 import { type Actor, createActor, waitFor } from 'xstate';
 import { createControllableFetchReply } from '../testing/controllable-reply';
-import { type ChatMessage, chatMachine, ERROR_MESSAGE, NO_CONTENT_MESSAGE, ReplyTimeoutError } from './chat-machine';
+import {
+  type ChatInput,
+  type ChatMessage,
+  chatMachine,
+  ERROR_MESSAGE,
+  NO_CONTENT_MESSAGE,
+  ReplyTimeoutError,
+} from './chat-machine';
 
 type ChatActor = Actor<typeof chatMachine>;
 
-function startChat(delays: { slowHint?: number; replyTimeout?: number } = {}) {
+function startChat(delays: { slowHint?: number; replyTimeout?: number } = {}, input?: ChatInput) {
   const fake = createControllableFetchReply();
-  const actor: ChatActor = createActor(chatMachine.provide({ actors: { fetchReply: fake.logic }, delays }));
+  const actor: ChatActor = createActor(chatMachine.provide({ actors: { fetchReply: fake.logic }, delays }), { input });
   actor.start();
   return { actor, fake };
 }
@@ -32,7 +39,28 @@ describe('chat machine', () => {
     const { actor } = startChat();
     const snapshot = actor.getSnapshot();
     expect(snapshot.value).toEqual({ idle: 'ready' });
-    expect(snapshot.context).toEqual({ messages: [], draft: '', reply: '' });
+    expect(snapshot.context).toEqual({
+      messages: [],
+      draft: '',
+      reply: '',
+      statusTexts: { noContent: NO_CONTENT, error: ERROR },
+    });
+  });
+
+  it("writes its own bot messages in the texts it is given (the visitor's language)", async () => {
+    const statusTexts = { noContent: 'Keine Antwort erhalten', error: 'Fehler: Antwort konnte nicht abgerufen werden' };
+    const { actor, fake } = startChat({}, { statusTexts });
+    submit(actor, 'Hallo');
+    fake.latest().resolve('  ');
+    await backToIdle(actor);
+    submit(actor, 'Noch einmal');
+    vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    fake.latest().reject(new Error('down'));
+    await backToIdle(actor);
+    expect(actor.getSnapshot().context.messages.filter((message) => message.sender === 'bot')).toEqual([
+      { text: statusTexts.noContent, sender: 'bot' },
+      { text: statusTexts.error, sender: 'bot' },
+    ]);
   });
 
   it("exports the spec's texts", () => {
@@ -146,7 +174,7 @@ describe('chat machine', () => {
     await backToIdle(actor);
 
     expect(actor.getSnapshot().value).toEqual({ idle: 'ready' });
-    expect(actor.getSnapshot().context).toEqual({
+    expect(actor.getSnapshot().context).toMatchObject({
       draft: '',
       reply: '',
       messages: [

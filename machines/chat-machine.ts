@@ -17,6 +17,12 @@ export const NO_CONTENT_MESSAGE = 'No response received';
 /** The bot message shown when the call fails for any reason. */
 export const ERROR_MESSAGE = 'Error: Unable to get response';
 
+/** The bot messages the machine writes itself, in the visitor's language: the spec's English ones by default. */
+export interface StatusTexts {
+  noContent: string;
+  error: string;
+}
+
 /** A piece of the reply, sent by the reply actor to the machine that invoked it while the reply streams in. */
 export interface ReplyDeltaEvent {
   type: 'reply.delta';
@@ -48,8 +54,14 @@ export interface FetchReplyInput {
  */
 export type FetchReplyOutput = string | null;
 
-/** The site's settings the chat follows (assistant.config.yaml); without them it is exactly the spec's. */
+/**
+ * What the machine may be started with (`createActor(chatMachine, { input })`): the site's settings
+ * (assistant.config.yaml) and the visitor's language. Not declared in `setup`'s types, where XState would then require
+ * it of every actor: with none, the chat is exactly the spec's, in its English.
+ */
 export interface ChatInput {
+  /** The machine's own texts in the visitor's language; the spec's English ones by default. */
+  statusTexts?: StatusTexts;
   /** Shown as the first bot message; never a message of the conversation, so never sent to the model. */
   welcome?: string;
   /** Questions offered until the visitor's first message. */
@@ -63,6 +75,7 @@ export interface ChatContext extends ChatInput {
   draft: string;
   /** The reply streamed in so far for the pending request; empty when none has arrived. */
   reply: string;
+  statusTexts: StatusTexts;
 }
 
 export type ChatEvent =
@@ -136,7 +149,7 @@ export const chatMachine = setup({
       messages: ({ context }, reply: FetchReplyOutput) => [
         ...context.messages,
         // A reply of only white space would be an empty bubble: to the visitor that is no content either.
-        { text: reply?.trim() ? reply : NO_CONTENT_MESSAGE, sender: 'bot' },
+        { text: reply?.trim() ? reply : context.statusTexts.noContent, sender: 'bot' },
       ],
       reply: '',
     }),
@@ -145,7 +158,7 @@ export const chatMachine = setup({
       messages: ({ context }) => [
         ...context.messages,
         ...(context.reply ? [{ text: context.reply, sender: 'bot' as const }] : []),
-        { text: ERROR_MESSAGE, sender: 'bot' },
+        { text: context.statusTexts.error, sender: 'bot' },
       ],
       reply: '',
     }),
@@ -172,6 +185,7 @@ export const chatMachine = setup({
       messages: [],
       draft: '',
       reply: '',
+      statusTexts: settings?.statusTexts ?? { noContent: NO_CONTENT_MESSAGE, error: ERROR_MESSAGE },
       welcome: settings?.welcome,
       starters: settings?.starters,
       history: settings?.history,

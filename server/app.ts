@@ -1,12 +1,13 @@
-import { readFileSync } from 'node:fs';
 import { Hono } from 'hono';
+import { EMBED_LANG_PARAM } from '../contract/embed.ts';
 import { PROXY_BASE_PATH } from '../contract/llm.ts';
 import { apiError } from './api-error.ts';
 import { DEFAULT_ASSISTANT_CONFIG } from './assistant-config.ts';
 import { chatRoute } from './chat-route.ts';
 import { MemoryCounters, RedisCounters } from './counters.ts';
 import type { ProxyOptions, ServerEnv } from './hono-env.ts';
-import { fillPageHtml, preparePage } from './page-html.ts';
+import { preparePages } from './page-html.ts';
+import { pageLanguage } from './page-language.ts';
 import { headersForPath, securityHeaders } from './security-headers.ts';
 import { serveClient } from './serve-client.ts';
 import { SpendCap } from './spend-cap.ts';
@@ -63,9 +64,16 @@ export function createApp(options: ProxyOptions): Hono<ServerEnv> {
 
   if (options.clientDir) {
     // Filled and compressed once, here at start-up: a changed configuration takes a restart, never a rebuild.
-    const template = readFileSync(`${options.clientDir}/index.html`, 'utf8');
-    const page = preparePage(fillPageHtml(template, options.assistant ?? DEFAULT_ASSISTANT_CONFIG));
-    serveClient(app, options.clientDir, () => page);
+    const assistant = options.assistant ?? DEFAULT_ASSISTANT_CONFIG;
+    const pages = preparePages(options.clientDir, assistant);
+    serveClient(app, options.clientDir, (c) => {
+      const language = pageLanguage({
+        asked: c.req.query(EMBED_LANG_PARAM),
+        configured: assistant.language,
+        acceptLanguage: c.req.header('accept-language'),
+      });
+      return pages[language];
+    });
   }
 
   app.notFound((c) =>

@@ -66,7 +66,7 @@ describe('the configuration file', () => {
   it.each([
     [
       'titel: Acme',
-      /^titel: is not a known key \(the keys are title, welcome, starters, instructions, accent, history\)/,
+      /^titel: is not a known key \(the keys are title, welcome, starters, instructions, accent, language, history\)/,
     ],
     ['title: 42', /^title: 42 must be text of 1 to 60 characters/],
     ['title: "   "', /^title: " {3}" must be text of 1 to 60 characters, not blank/],
@@ -87,12 +87,21 @@ describe('the configuration file', () => {
       /^accent: "#ffcc00" white text on it has a contrast of 1\.\d\d:1; it must be at least 4\.5:1/,
     ],
     ['accent: rgb(300 0 0)', /^accent: "rgb\(300 0 0\)" must be a CSS colour/],
+    ['language: xx', /^language: "xx" must be one of en, de, fr, es, it, pt-BR, nl, pl, ja, zh-CN, ar, he/],
+    ['language: zh-TW', /^language: "zh-TW" must be one of en, de/],
+    ['language: 7', /^language: 7 must be one of en, de/],
     ['- a list', /^\(top level\): must be a mapping of keys/],
     ['title: [unclosed', /^not valid YAML: /],
   ])('refuses %j, naming the key, its value and what is allowed', (source, message) => {
     const found = problems(source);
     expect(found).toHaveLength(1);
     expect(found[0]).toMatch(message);
+  });
+
+  it("takes a site language by its catalogue, a regional variant by its base language's", () => {
+    expect(parseAssistantConfig('language: de-AT', 'l.yaml', proxy).language).toBe('de');
+    expect(parseAssistantConfig('language: pt', 'l.yaml', proxy).language).toBe('pt-BR');
+    expect(parseAssistantConfig('title: Acme', 'l.yaml', proxy).language).toBeUndefined();
   });
 
   it('names every problem at once, in the order of the keys', () => {

@@ -9,6 +9,7 @@ import {
   MAX_STARTERS,
   type PageSettings,
 } from '../contract/page-settings.ts';
+import { LANGUAGES, type Language, matchLanguage } from '../locales/languages.ts';
 import { ACCENT_FORMS, type AccentShades, readAccent } from './accent.ts';
 import type { Env } from './env-values.ts';
 
@@ -42,6 +43,15 @@ const configSchema = v.strictObject(
     ),
     instructions: v.optional(text(MAX_INSTRUCTIONS_LENGTH)),
     accent: v.optional(v.string(`must be ${ACCENT_FORMS}`)),
+    language: v.optional(
+      v.pipe(
+        v.string(`must be one of ${LANGUAGES.join(', ')} (or a regional variant of one)`),
+        v.check(
+          (tag) => matchLanguage(tag) !== undefined,
+          `must be one of ${LANGUAGES.join(', ')} (or a regional variant of one)`,
+        ),
+      ),
+    ),
     history: v.optional(
       v.pipe(
         v.number(`must be a whole number from 0 to ${MAX_HISTORY}`),
@@ -63,6 +73,11 @@ export interface AssistantConfig {
   file?: string;
   page: PageSettings;
   accent?: AccentShades;
+  /**
+   * The page's language when the embed's tag asks for none: before the visitor's browser languages
+   * (server/page-language.ts). Unset, the browser's decide.
+   */
+  language?: Language;
   /** Sent to the model as a `system` message before the visitor's; never to the page. */
   instructions?: string;
 }
@@ -143,12 +158,13 @@ export function parseAssistantConfig(source: string, file: string, { direct }: {
   return {
     file,
     page: {
-      title: values.title?.trim() ?? DEFAULT_PAGE_SETTINGS.title,
+      ...(values.title === undefined ? {} : { title: values.title.trim() }),
       ...(values.welcome === undefined ? {} : { welcome: values.welcome }),
       starters: values.starters ?? [],
       history: values.history ?? 0,
     },
     ...(accent ? { accent } : {}),
+    ...(values.language === undefined ? {} : { language: matchLanguage(values.language) }),
     ...(values.instructions === undefined ? {} : { instructions: values.instructions }),
   };
 }

@@ -1,3 +1,5 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import {
   ACCENT_VARIABLE,
@@ -6,6 +8,8 @@ import {
   type PageSettings,
   TITLE_SENTINEL,
 } from '../contract/page-settings.ts';
+import { CATALOGUES } from '../locales/catalogues.ts';
+import { DEFAULT_LANGUAGE, LANGUAGES, type Language, pageFileName } from '../locales/languages.ts';
 import type { AccentShades } from './accent.ts';
 
 /** What a page is filled with: the page's settings, and the accent, which the page receives as CSS. */
@@ -35,14 +39,15 @@ function accentCss({ light, dark }: AccentShades): string {
 
 /**
  * The page as served: the built index.html (`template`, with the idle card prerendered into it) filled with the site's
- * settings. The title replaces `TITLE_SENTINEL` in the card and the document's `<title>`, HTML-escaped; the accent
+ * settings. The title (the site's, or else `defaultTitle`, the language's own) replaces `TITLE_SENTINEL` in the card
+ * and the document's `<title>`, HTML-escaped; the accent
  * comes as a `<style>`; the rest of the page's settings as a JSON block (`PAGE_SETTINGS_ID`) that src/main.tsx reads
  * before it renders. JSON is data, not a script: the CSP's `script-src 'self'` stays as it is. With the spec's
  * settings nothing is added, so the page is exactly the built one. Pure: the caller decides when (once, at start-up)
  * and for whom (one page per settings).
  */
-export function fillPageHtml(template: string, { page, accent }: PageFill): string {
-  const title = escapeHtml(page.title);
+export function fillPageHtml(template: string, { page, accent }: PageFill, defaultTitle: string): string {
+  const title = escapeHtml(page.title ?? defaultTitle);
   const html = template
     .replaceAll(TITLE_SENTINEL, () => title)
     .replace(/<title>[^<]*<\/title>/, () => `<title>${title}</title>`);
@@ -80,4 +85,19 @@ export function preparePage(html: string): ServedPage {
     }),
     gzip: gzipSync(plain, { level: constants.Z_BEST_COMPRESSION }),
   };
+}
+
+/**
+ * The page in every language, filled and compressed once, at start-up: the build writes one template per language
+ * (build/prerender-card.ts), with the card already in it. A client without a language's page (one built by hand, as
+ * some tests do) serves that language from index.html.
+ */
+export function preparePages(clientDir: string, fill: PageFill): Record<Language, ServedPage> {
+  const english = readFileSync(join(clientDir, pageFileName(DEFAULT_LANGUAGE)), 'utf8');
+  const pages = LANGUAGES.map((language) => {
+    const file = join(clientDir, pageFileName(language));
+    const template = existsSync(file) ? readFileSync(file, 'utf8') : english;
+    return [language, preparePage(fillPageHtml(template, fill, CATALOGUES[language].title))] as const;
+  });
+  return Object.fromEntries(pages) as Record<Language, ServedPage>;
 }

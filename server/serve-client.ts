@@ -3,7 +3,7 @@ import type { Context, Hono } from 'hono';
 import type { ServerEnv } from './hono-env.ts';
 import type { ServedPage } from './page-html.ts';
 
-/** Which filled page a request gets (see server/page-html.ts): one per site today, one per language later. */
+/** Which filled page a request gets (see server/page-html.ts): the one in the visitor's language. */
 export type PageChooser = (c: Context<ServerEnv>) => ServedPage;
 
 /** The page in the encoding the browser accepts best. */
@@ -18,6 +18,8 @@ function sendPage(c: Context<ServerEnv>, page: ServedPage): Response {
   const headers: Record<string, string> = {
     'Content-Type': 'text/html; charset=utf-8',
     'Content-Length': String(body.length),
+    // Caches must keep the languages apart (server/page-language.ts).
+    Vary: 'Accept-Language',
   };
   if (encoding) headers['Content-Encoding'] = encoding;
   return new Response(c.req.method === 'HEAD' ? null : new Uint8Array(body), { status: 200, headers });
@@ -52,8 +54,9 @@ export function serveClient(app: Hono<ServerEnv>, clientDir: string, choosePage:
     }
   });
 
-  // The built index.html (and its compressed copies) is the template, not the page: never served as it is.
-  app.on(['GET', 'HEAD'], ['/', '/index.html'], (c) => sendPage(c, choosePage(c)));
+  // The built pages (index.html and index.<language>.html, with their compressed copies) are templates, never served
+  // as they are.
+  app.on(['GET', 'HEAD'], ['/', '/:page{index(?:\\.[A-Za-z-]+)?\\.html}'], (c) => sendPage(c, choosePage(c)));
 
   app.use('*', serveStatic({ root: clientDir, precompressed: true }));
 

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { createServer, type PreviewServer, preview, type ViteDevServer } from 'vite';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { CHAT_COMPLETIONS_PATH } from '../contract/llm.ts';
+import { CATALOGUES } from '../locales/catalogues.ts';
 import { FAKE_REPLY, type FakeProvider, startFakeProvider } from '../testing/fake-provider.ts';
 import { llmServer } from './vite-plugin.ts';
 
@@ -36,7 +37,10 @@ beforeAll(async () => {
   for (const name of SERVER_VARIABLES) vi.stubEnv(name, undefined);
   provider = await startFakeProvider();
   root = await mkdtemp(join(tmpdir(), 'vite-plugin-'));
-  await writeFile(join(root, 'index.html'), '<!doctype html><html><body><div id="root"></div></body></html>');
+  await writeFile(
+    join(root, 'index.html'),
+    '<!doctype html><html lang="en"><head><title>AI Assistant</title></head><body><div id="root"></div></body></html>',
+  );
   await mkdir(join(root, 'dist'));
   await writeFile(join(root, 'dist', 'index.html'), '<!doctype html><html><body>built</body></html>');
 });
@@ -202,6 +206,18 @@ describe('the site configuration in dev and preview', () => {
     }
     expect(previewed).toContain('built');
     expect(preview.headers.get('content-security-policy')).toContain("script-src 'self'");
+  });
+
+  it("serves the dev page in the language its ?lang= asks for, else the site's, with that catalogue alone", async () => {
+    await writeFile(configFile(), 'language: de\n');
+    const { url } = await startDev();
+    const hebrew = await (await fetch(`${url}/?lang=he`)).text();
+    expect(hebrew).toContain('<html lang="he" dir="rtl">');
+    expect(hebrew).toContain(`<title>${CATALOGUES.he.title}</title>`);
+    expect(hebrew).not.toContain(CATALOGUES.de.placeholder);
+    const german = await (await fetch(`${url}/`)).text();
+    expect(german).toContain('<html lang="de" dir="ltr">');
+    expect(german).toContain(CATALOGUES.de.placeholder);
   });
 
   it('refuses to start on a bad key, and a direct-mode page with instructions', async () => {

@@ -2,7 +2,11 @@ import { writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { getRequestListener } from '@hono/node-server';
 import { type Connect, loadEnv, type Plugin, type ResolvedConfig } from 'vite';
+import { localizePage } from '../build/prerender-card.ts';
+import { EMBED_LANG_PARAM } from '../contract/embed.ts';
 import { BUILD_INFO_FILE, type BuildInfo, DEFAULT_BASE_URL, PROXY_BASE_PATH } from '../contract/llm.ts';
+import { CATALOGUES } from '../locales/catalogues.ts';
+import { pickLanguage } from '../locales/languages.ts';
 import { createApp } from './app.ts';
 import { type AssistantConfig, loadAssistantConfig } from './assistant-config.ts';
 import { readServerEnv } from './env.ts';
@@ -130,9 +134,15 @@ export function llmServer(): Plugin[] {
       configurePreviewServer(server) {
         mountProxy(server.middlewares, server.config, assistant, true);
       },
-      transformIndexHtml(html) {
-        // The dev server's page; a build's stays the template that the server fills at start-up.
-        if (config.command === 'serve' && config.mode !== 'test') return fillPageHtml(html, assistant);
+      transformIndexHtml(html, context) {
+        // The dev server's page, in the language its `?lang=` or the site asks for (Vite's hook sees no request
+        // headers, so not the browser's); a build's pages stay the templates that the server fills at start-up.
+        if (config.command !== 'serve' || config.mode === 'test') return;
+        const asked = new URL(context.originalUrl ?? context.path, 'http://localhost').searchParams.get(
+          EMBED_LANG_PARAM,
+        );
+        const language = pickLanguage([asked, assistant.language]);
+        return fillPageHtml(localizePage(html, language), assistant, CATALOGUES[language].title);
       },
     },
     {

@@ -7,6 +7,7 @@ import { ChatActorContext } from './chat/chat-actor-context';
 import { ChatCard } from './chat/chat-card';
 import { PageTitleContext } from './page-settings';
 import { getSystem } from './system';
+import { t } from './text';
 
 export interface AppProps {
   /** The chat machine with its `fetchReply` actor provided: the openai one in the app, a fake in tests. */
@@ -25,7 +26,10 @@ export function App({ logic, inspect, card = <ChatCard />, draft, settings = DEF
   return (
     <ChakraProvider value={getSystem()}>
       <PageTitleContext value={settings.title}>
-        <ChatActorContext.Provider logic={logic} options={{ inspect, input: settings }}>
+        <ChatActorContext.Provider
+          logic={logic}
+          options={{ inspect, input: { ...settings, statusTexts: { noContent: t('noContent'), error: t('error') } } }}
+        >
           {draft ? <CarryDraft text={draft} /> : null}
           {card}
         </ChatActorContext.Provider>

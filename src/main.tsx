@@ -9,7 +9,9 @@ import { createFetchReply, loadRequestReply, replyDelays } from './llm/fetch-rep
 import { readLlmConfig } from './llm/llm-config';
 import { loadMarkdown } from './markdown/load-markdown';
 import { readPageSettings } from './page-settings';
+import { readPageCatalogue, setCatalogue } from './text';
 
+setCatalogue(readPageCatalogue());
 const config = readLlmConfig(import.meta.env, window.location.origin);
 const logic = chatMachine.provide({ actors: { fetchReply: createFetchReply(config) }, delays: replyDelays(config) });
 

@@ -6,8 +6,8 @@ import { MessageList } from './message-list';
 import { RobotIcon } from './robot-icon';
 
 /**
- * The card's title ("AI Assistant" unless the site sets its own) with the robot icon: the look of Chakra's `Heading` at size `lg`, without its recipe
- * in the first-paint bundle for one title.
+ * The card's title (the site's own, or "AI Assistant" in English) with the robot icon: the look of Chakra's `Heading`
+ * at size `lg`, without its recipe in the first-paint bundle for one title.
  */
 export function CardTitle() {
   return (

@@ -1,4 +1,5 @@
 import { type FormEvent, type KeyboardEvent, useEffect, useRef, useState } from 'react';
+import { t } from '../text';
 import { ChatActorContext } from './chat-actor-context';
 import { RecipeButton, TextInput } from './controls';
 
@@ -46,18 +47,18 @@ export function Composer() {
       <TextInput
         ref={inputRef}
         name="message"
-        aria-label="Message"
+        aria-label={t('message')}
         autoComplete="off"
         // Below 16px, iOS zooms the page in when the box gets the focus.
         fontSize={{ base: 'md', md: 'sm' }}
-        placeholder={sending ? 'Sending...' : 'Your message here'}
+        placeholder={t(sending ? 'sending' : 'placeholder')}
         value={draft}
         onChange={(event) => actorRef.send({ type: 'draft.change', text: event.target.value })}
         onKeyDown={ignoreComposingEnter}
         disabled={sending}
       />
       <RecipeButton type="submit" colorPalette="accent" _hover={{ bg: 'accent.hover' }} disabled={sending}>
-        Send
+        {t('send')}
       </RecipeButton>
     </form>
   );

@@ -1,10 +1,8 @@
 import { Box, Flex } from '@chakra-ui/react';
 import { memo } from 'react';
-import { type ChatMessage, ERROR_MESSAGE, NO_CONTENT_MESSAGE } from '../../machines/chat-machine';
+import type { ChatMessage } from '../../machines/chat-machine';
 import { useMarkdown } from '../markdown/load-markdown';
-
-/** Said under a reply the visitor stopped (and announced with it). */
-export const STOPPED_NOTE = 'Reply stopped';
+import { t } from '../text';
 
 export interface MessageBubbleProps extends ChatMessage {
   /** The reply is still streaming in. */
@@ -21,16 +19,18 @@ export interface MessageBubbleProps extends ChatMessage {
 export const MessageBubble = memo(function MessageBubble({ text, sender, stopped, streaming }: MessageBubbleProps) {
   const fromUser = sender === 'user';
   const markdown = useMarkdown();
-  const rich = markdown && !fromUser && text !== NO_CONTENT_MESSAGE && text !== ERROR_MESSAGE;
+  const rich = markdown && !fromUser && text !== t('noContent') && text !== t('error');
   return (
     <Flex direction="column" align={fromUser ? 'flex-end' : 'flex-start'} gap="1">
       <Box as="span" srOnly>
-        {fromUser ? 'You:' : 'Assistant:'}
+        {t(fromUser ? 'you' : 'assistant')}
       </Box>
       {/* A reply stopped before its first piece has no text: the note alone says what happened. */}
       {(text !== '' || !stopped) && (
         <Box
           data-sender={sender}
+          // A message in another direction than the page's (a Latin reply on an Arabic page) reads in its own.
+          dir="auto"
           maxW="xs"
           px="3"
           py="2"
@@ -46,7 +46,7 @@ export const MessageBubble = memo(function MessageBubble({ text, sender, stopped
       {rich && !streaming && text !== '' && <markdown.CopyButton text={text} />}
       {stopped && (
         <Box as="p" data-stopped fontSize="sm" fontStyle="italic" color="fg.muted">
-          {STOPPED_NOTE}
+          {t('stopped')}
         </Box>
       )}
     </Flex>

@@ -1,6 +1,7 @@
 import { Box, Flex } from '@chakra-ui/react';
 import { shallowEqual } from '@xstate/react';
 import { memo, useDeferredValue, useEffect, useLayoutEffect, useRef, useState } from 'react';
+import { t } from '../text';
 import { ChatActorContext } from './chat-actor-context';
 import { RecipeButton } from './controls';
 import { MessageBubble, type MessageBubbleProps } from './message-bubble';
@@ -110,7 +111,7 @@ export function MessageList({
         ref={listRef}
         role="log"
         aria-live="polite"
-        aria-label="Conversation"
+        aria-label={t('conversation')}
         // While a reply streams in, screen readers wait and announce it once, complete, rather than piece by piece.
         aria-busy={streaming}
         // Focusable so that keyboard users can scroll back through the conversation.
@@ -148,7 +149,7 @@ export function MessageList({
       >
         {behind && (
           <RecipeButton size="sm" variant="surface" shadow="sm" onClick={jumpToLatest}>
-            Jump to latest
+            {t('jumpToLatest')}
           </RecipeButton>
         )}
         {replyStatus && <replyStatus.ReplyControls />}

@@ -1,3 +1,4 @@
+import { t } from '../text';
 import { ChatActorContext } from './chat-actor-context';
 import { RecipeButton } from './controls';
 
@@ -12,15 +13,15 @@ export function ReplyControls() {
   const retryable = ChatActorContext.useSelector((snapshot) => snapshot.matches({ idle: 'retryable' }));
 
   const action = sending
-    ? ({ label: 'Stop', event: 'reply.stop' } as const)
+    ? ({ label: t('stop'), event: 'reply.stop' } as const)
     : retryable
-      ? ({ label: 'Retry', event: 'reply.retry' } as const)
+      ? ({ label: t('retry'), event: 'reply.retry' } as const)
       : null;
   if (!action) return null;
   return (
     <RecipeButton
       // Two elements (keys), not one relabelled: a Stop that is pressed goes away, and so the focus returns to the box.
-      key={action.label}
+      key={action.event}
       size="sm"
       variant="outline"
       bg="bg"

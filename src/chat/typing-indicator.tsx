@@ -1,9 +1,6 @@
 import { Box, Flex } from '@chakra-ui/react';
-
+import { t } from '../text';
 import { ChatActorContext } from './chat-actor-context';
-
-/** The text shown once the first piece of a reply is late (the machine's `sending.waiting.slow`). */
-export const SLOW_HINT = 'Still working on a reply… You can stop it with Stop or Escape.';
 
 /**
  * While the first piece of a reply is awaited: three dots on the bot's side of the conversation, and once the wait
@@ -32,7 +29,7 @@ export function TypingIndicator() {
       </Flex>
       {slow && (
         <Box as="p" fontSize="sm" color="fg.muted">
-          {SLOW_HINT}
+          {t('slowHint')}
         </Box>
       )}
     </Flex>

@@ -6,6 +6,7 @@ import { Composer } from '../chat/composer';
 import { RecipeButton } from '../chat/controls';
 import { useEscapeKey } from '../chat/escape-key';
 import { MessageList } from '../chat/message-list';
+import { t } from '../text';
 import { connectHostPage, type HostPage, hostOrigin } from './host-page';
 
 /**
@@ -48,7 +49,7 @@ export function EmbeddedCard({ host }: { host: HostPage }) {
     >
       <Flex align="center" justify="space-between" gap="2">
         <CardTitle />
-        <RecipeButton type="button" variant="ghost" size="sm" aria-label="Close chat" onClick={close}>
+        <RecipeButton type="button" variant="ghost" size="sm" aria-label={t('close')} onClick={close}>
           <chakra.svg
             aria-hidden="true"
             boxSize="5"

@@ -1,3 +1,4 @@
+import { t } from '../text';
 import { CopyButton } from './copy-button';
 
 export interface CodeBlockProps {
@@ -12,10 +13,11 @@ export interface CodeBlockProps {
  */
 export function CodeBlock({ code, language }: CodeBlockProps) {
   return (
-    <div data-code-block>
+    // Code reads left to right on a right-to-left page too.
+    <div data-code-block dir="ltr">
       <div data-code-header>
         <span>{language}</span>
-        <CopyButton text={code} label="Copy code" />
+        <CopyButton text={code} label={t('copyCode')} />
       </div>
       {/* Focusable so that a long line can be scrolled sideways from the keyboard. */}
       {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must be reachable by keyboard (WCAG 2.1.1). */}

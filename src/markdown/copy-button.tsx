@@ -1,6 +1,7 @@
 import { Flex } from '@chakra-ui/react';
 import { useEffect, useState } from 'react';
 import { RecipeButton } from '../chat/controls';
+import { t } from '../text';
 
 /** How long "Copied" stays after a copy. */
 const CONFIRMATION_MS = 2000;
@@ -10,7 +11,7 @@ type CopyState = 'idle' | 'copied' | 'failed';
 export interface CopyButtonProps {
   /** What goes to the clipboard. */
   text: string;
-  /** The button's accessible name. */
+  /** The button's accessible name (default: "Copy reply" in the page's language). */
   label?: string;
 }
 
@@ -18,7 +19,7 @@ export interface CopyButtonProps {
  * A small icon button that copies `text`, then says "Copied" next to itself in a status region, which screen readers
  * announce. The icon has no text of its own, so the conversation's live region reads a reply without "Copy" in it.
  */
-export function CopyButton({ text, label = 'Copy reply' }: CopyButtonProps) {
+export function CopyButton({ text, label = t('copyReply') }: CopyButtonProps) {
   const [state, setState] = useState<CopyState>('idle');
 
   useEffect(() => {
@@ -49,7 +50,7 @@ export function CopyButton({ text, label = 'Copy reply' }: CopyButtonProps) {
           {state === 'copied' ? <path d="M20 6 9 17l-5-5" /> : <path d="M9 9h11v11H9zM5 15H4V4h11v1" />}
         </svg>
       </RecipeButton>
-      <span role="status">{state === 'copied' ? 'Copied' : state === 'failed' ? 'Could not copy' : ''}</span>
+      <span role="status">{state === 'copied' ? t('copied') : state === 'failed' ? t('copyFailed') : ''}</span>
     </Flex>
   );
 }

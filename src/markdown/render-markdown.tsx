@@ -9,6 +9,7 @@ import { gfmStrikethrough } from 'micromark-extension-gfm-strikethrough';
 import { gfmTable } from 'micromark-extension-gfm-table';
 import { gfmTaskListItem } from 'micromark-extension-gfm-task-list-item';
 import type { ReactNode } from 'react';
+import { t } from '../text';
 import { CodeBlock } from './code-block';
 import { misleads } from './honest-link';
 
@@ -114,7 +115,7 @@ function renderNode(node: Nodes, key: number, context: RenderContext, tight: boo
         <li key={key}>
           {typeof node.checked === 'boolean' && (
             // A glyph, not a checkbox: no input comes out of a reply.
-            <span role="img" aria-label={node.checked ? 'Done' : 'Not done'} data-task>
+            <span role="img" aria-label={t(node.checked ? 'taskDone' : 'taskNotDone')} data-task>
               {node.checked ? '☑' : '☐'}
             </span>
           )}

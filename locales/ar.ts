@@ -1,0 +1,26 @@
+import type { Catalogue } from './catalogue.ts';
+
+export const ar: Catalogue = {
+  title: 'المساعد الذكي',
+  message: 'الرسالة',
+  placeholder: 'اكتب رسالتك هنا',
+  sending: 'جارٍ الإرسال...',
+  send: 'إرسال',
+  stop: 'إيقاف',
+  retry: 'إعادة المحاولة',
+  conversation: 'المحادثة',
+  you: 'أنت:',
+  assistant: 'المساعد:',
+  jumpToLatest: 'الانتقال إلى الأحدث',
+  copyReply: 'نسخ الرد',
+  copyCode: 'نسخ الرمز',
+  copied: 'تم النسخ',
+  copyFailed: 'تعذّر النسخ',
+  close: 'إغلاق المحادثة',
+  slowHint: 'لا يزال الرد قيد الإعداد… يمكنك إيقافه بزر «إيقاف» أو بمفتاح Esc.',
+  stopped: 'تم إيقاف الرد',
+  error: 'خطأ: تعذّر الحصول على رد',
+  noContent: 'لم يصل أي رد',
+  taskDone: 'منجز',
+  taskNotDone: 'غير منجز',
+};

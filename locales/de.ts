@@ -1,0 +1,26 @@
+import type { Catalogue } from './catalogue.ts';
+
+export const de: Catalogue = {
+  title: 'KI-Assistent',
+  message: 'Nachricht',
+  placeholder: 'Ihre Nachricht hier',
+  sending: 'Wird gesendet...',
+  send: 'Senden',
+  stop: 'Stopp',
+  retry: 'Erneut versuchen',
+  conversation: 'Unterhaltung',
+  you: 'Sie:',
+  assistant: 'Assistent:',
+  jumpToLatest: 'Zur neuesten Nachricht',
+  copyReply: 'Antwort kopieren',
+  copyCode: 'Code kopieren',
+  copied: 'Kopiert',
+  copyFailed: 'Kopieren fehlgeschlagen',
+  close: 'Chat schließen',
+  slowHint: 'Die Antwort dauert noch… Mit Stopp oder Esc können Sie abbrechen.',
+  stopped: 'Antwort gestoppt',
+  error: 'Fehler: Antwort konnte nicht abgerufen werden',
+  noContent: 'Keine Antwort erhalten',
+  taskDone: 'Erledigt',
+  taskNotDone: 'Nicht erledigt',
+};

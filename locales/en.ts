@@ -1,0 +1,26 @@
+// The reference catalogue: the specification's texts, exactly. Every other language has these keys and no others
+// (locales/catalogues.test.ts).
+export const en = {
+  title: 'AI Assistant',
+  message: 'Message',
+  placeholder: 'Your message here',
+  sending: 'Sending...',
+  send: 'Send',
+  stop: 'Stop',
+  retry: 'Retry',
+  conversation: 'Conversation',
+  you: 'You:',
+  assistant: 'Assistant:',
+  jumpToLatest: 'Jump to latest',
+  copyReply: 'Copy reply',
+  copyCode: 'Copy code',
+  copied: 'Copied',
+  copyFailed: 'Could not copy',
+  close: 'Close chat',
+  slowHint: 'Still working on a reply… You can stop it with Stop or Escape.',
+  stopped: 'Reply stopped',
+  error: 'Error: Unable to get response',
+  noContent: 'No response received',
+  taskDone: 'Done',
+  taskNotDone: 'Not done',
+};

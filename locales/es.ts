@@ -1,0 +1,26 @@
+import type { Catalogue } from './catalogue.ts';
+
+export const es: Catalogue = {
+  title: 'Asistente de IA',
+  message: 'Mensaje',
+  placeholder: 'Tu mensaje aquí',
+  sending: 'Enviando...',
+  send: 'Enviar',
+  stop: 'Detener',
+  retry: 'Reintentar',
+  conversation: 'Conversación',
+  you: 'Tú:',
+  assistant: 'Asistente:',
+  jumpToLatest: 'Ir a lo más reciente',
+  copyReply: 'Copiar respuesta',
+  copyCode: 'Copiar código',
+  copied: 'Copiado',
+  copyFailed: 'No se pudo copiar',
+  close: 'Cerrar chat',
+  slowHint: 'Aún se está preparando una respuesta… Puedes detenerla con Detener o Esc.',
+  stopped: 'Respuesta detenida',
+  error: 'Error: no se pudo obtener una respuesta',
+  noContent: 'No se recibió ninguna respuesta',
+  taskDone: 'Hecho',
+  taskNotDone: 'Pendiente',
+};

@@ -1,0 +1,26 @@
+import type { Catalogue } from './catalogue.ts';
+
+export const fr: Catalogue = {
+  title: 'Assistant IA',
+  message: 'Message',
+  placeholder: 'Votre message ici',
+  sending: 'Envoi...',
+  send: 'Envoyer',
+  stop: 'Arrêter',
+  retry: 'Réessayer',
+  conversation: 'Conversation',
+  you: 'Vous\u00a0:',
+  assistant: 'Assistant\u00a0:',
+  jumpToLatest: 'Aller au plus récent',
+  copyReply: 'Copier la réponse',
+  copyCode: 'Copier le code',
+  copied: 'Copié',
+  copyFailed: 'Copie impossible',
+  close: 'Fermer le chat',
+  slowHint: 'Réponse en préparation… Vous pouvez l’interrompre avec Arrêter ou Échap.',
+  stopped: 'Réponse interrompue',
+  error: 'Erreur\u00a0: impossible d’obtenir une réponse',
+  noContent: 'Aucune réponse reçue',
+  taskDone: 'Fait',
+  taskNotDone: 'À faire',
+};

@@ -1,0 +1,26 @@
+import type { Catalogue } from './catalogue.ts';
+
+export const he: Catalogue = {
+  title: 'עוזר AI',
+  message: 'הודעה',
+  placeholder: 'כתבו את ההודעה כאן',
+  sending: 'בשליחה...',
+  send: 'שליחה',
+  stop: 'עצירה',
+  retry: 'ניסיון חוזר',
+  conversation: 'שיחה',
+  you: 'אתם:',
+  assistant: 'העוזר:',
+  jumpToLatest: 'מעבר להודעה האחרונה',
+  copyReply: 'העתקת התשובה',
+  copyCode: 'העתקת הקוד',
+  copied: 'הועתק',
+  copyFailed: 'ההעתקה נכשלה',
+  close: 'סגירת הצ׳אט',
+  slowHint: 'התשובה עדיין בהכנה… אפשר לעצור אותה בכפתור "עצירה" או במקש Esc.',
+  stopped: 'התשובה נעצרה',
+  error: 'שגיאה: לא ניתן לקבל תשובה',
+  noContent: 'לא התקבלה תשובה',
+  taskDone: 'בוצע',
+  taskNotDone: 'לא בוצע',
+};

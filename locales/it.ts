@@ -1,0 +1,26 @@
+import type { Catalogue } from './catalogue.ts';
+
+export const it: Catalogue = {
+  title: 'Assistente IA',
+  message: 'Messaggio',
+  placeholder: 'Il tuo messaggio',
+  sending: 'Invio...',
+  send: 'Invia',
+  stop: 'Interrompi',
+  retry: 'Riprova',
+  conversation: 'Conversazione',
+  you: 'Tu:',
+  assistant: 'Assistente:',
+  jumpToLatest: 'Vai al più recente',
+  copyReply: 'Copia la risposta',
+  copyCode: 'Copia il codice',
+  copied: 'Copiato',
+  copyFailed: 'Impossibile copiare',
+  close: 'Chiudi la chat',
+  slowHint: 'Sto ancora preparando una risposta… Puoi interromperla con Interrompi o Esc.',
+  stopped: 'Risposta interrotta',
+  error: 'Errore: impossibile ottenere una risposta',
+  noContent: 'Nessuna risposta ricevuta',
+  taskDone: 'Fatto',
+  taskNotDone: 'Da fare',
+};

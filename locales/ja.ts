@@ -1,0 +1,26 @@
+import type { Catalogue } from './catalogue.ts';
+
+export const ja: Catalogue = {
+  title: 'AIアシスタント',
+  message: 'メッセージ',
+  placeholder: 'ここにメッセージを入力',
+  sending: '送信中...',
+  send: '送信',
+  stop: '停止',
+  retry: '再試行',
+  conversation: '会話',
+  you: 'あなた:',
+  assistant: 'アシスタント:',
+  jumpToLatest: '最新へ移動',
+  copyReply: '返信をコピー',
+  copyCode: 'コードをコピー',
+  copied: 'コピーしました',
+  copyFailed: 'コピーできませんでした',
+  close: 'チャットを閉じる',
+  slowHint: '返信を作成中です… 「停止」または Esc キーで中止できます。',
+  stopped: '返信を停止しました',
+  error: 'エラー: 応答を取得できませんでした',
+  noContent: '応答がありませんでした',
+  taskDone: '完了',
+  taskNotDone: '未完了',
+};

@@ -1,0 +1,26 @@
+import type { Catalogue } from './catalogue.ts';
+
+export const nl: Catalogue = {
+  title: 'AI-assistent',
+  message: 'Bericht',
+  placeholder: 'Je bericht hier',
+  sending: 'Verzenden...',
+  send: 'Verzenden',
+  stop: 'Stoppen',
+  retry: 'Opnieuw',
+  conversation: 'Gesprek',
+  you: 'Jij:',
+  assistant: 'Assistent:',
+  jumpToLatest: 'Naar het nieuwste',
+  copyReply: 'Antwoord kopiëren',
+  copyCode: 'Code kopiëren',
+  copied: 'Gekopieerd',
+  copyFailed: 'Kopiëren mislukt',
+  close: 'Chat sluiten',
+  slowHint: 'Nog bezig met een antwoord… Je kunt het stoppen met Stoppen of Esc.',
+  stopped: 'Antwoord gestopt',
+  error: 'Fout: kan geen antwoord ophalen',
+  noContent: 'Geen antwoord ontvangen',
+  taskDone: 'Klaar',
+  taskNotDone: 'Niet klaar',
+};

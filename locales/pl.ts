@@ -1,0 +1,26 @@
+import type { Catalogue } from './catalogue.ts';
+
+export const pl: Catalogue = {
+  title: 'Asystent AI',
+  message: 'Wiadomość',
+  placeholder: 'Twoja wiadomość',
+  sending: 'Wysyłanie...',
+  send: 'Wyślij',
+  stop: 'Zatrzymaj',
+  retry: 'Ponów',
+  conversation: 'Rozmowa',
+  you: 'Ty:',
+  assistant: 'Asystent:',
+  jumpToLatest: 'Przejdź do najnowszych',
+  copyReply: 'Kopiuj odpowiedź',
+  copyCode: 'Kopiuj kod',
+  copied: 'Skopiowano',
+  copyFailed: 'Nie udało się skopiować',
+  close: 'Zamknij czat',
+  slowHint: 'Odpowiedź wciąż się przygotowuje… Możesz ją przerwać przyciskiem Zatrzymaj lub klawiszem Esc.',
+  stopped: 'Odpowiedź zatrzymana',
+  error: 'Błąd: nie udało się uzyskać odpowiedzi',
+  noContent: 'Nie otrzymano odpowiedzi',
+  taskDone: 'Zrobione',
+  taskNotDone: 'Do zrobienia',
+};

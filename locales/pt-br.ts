@@ -1,0 +1,26 @@
+import type { Catalogue } from './catalogue.ts';
+
+export const ptBR: Catalogue = {
+  title: 'Assistente de IA',
+  message: 'Mensagem',
+  placeholder: 'Sua mensagem aqui',
+  sending: 'Enviando...',
+  send: 'Enviar',
+  stop: 'Parar',
+  retry: 'Tentar de novo',
+  conversation: 'Conversa',
+  you: 'Você:',
+  assistant: 'Assistente:',
+  jumpToLatest: 'Ir para a mais recente',
+  copyReply: 'Copiar resposta',
+  copyCode: 'Copiar código',
+  copied: 'Copiado',
+  copyFailed: 'Não foi possível copiar',
+  close: 'Fechar chat',
+  slowHint: 'Ainda preparando uma resposta… Você pode interrompê-la com Parar ou Esc.',
+  stopped: 'Resposta interrompida',
+  error: 'Erro: não foi possível obter uma resposta',
+  noContent: 'Nenhuma resposta recebida',
+  taskDone: 'Feito',
+  taskNotDone: 'Pendente',
+};

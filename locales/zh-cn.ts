@@ -1,0 +1,26 @@
+import type { Catalogue } from './catalogue.ts';
+
+export const zhCN: Catalogue = {
+  title: 'AI 助手',
+  message: '消息',
+  placeholder: '在此输入消息',
+  sending: '发送中...',
+  send: '发送',
+  stop: '停止',
+  retry: '重试',
+  conversation: '对话',
+  you: '你：',
+  assistant: '助手：',
+  jumpToLatest: '跳到最新',
+  copyReply: '复制回复',
+  copyCode: '复制代码',
+  copied: '已复制',
+  copyFailed: '无法复制',
+  close: '关闭聊天',
+  slowHint: '仍在生成回复… 可按“停止”或 Esc 键中止。',
+  stopped: '回复已停止',
+  error: '错误：无法获取回复',
+  noContent: '未收到回复',
+  taskDone: '已完成',
+  taskNotDone: '未完成',
+};
