@@ -19,9 +19,10 @@ export const launchBrowser = () => chromium.launch({ executablePath: chromiumExe
 
 /**
  * `url` in a fresh, instrumented context, once the card accepts typing and idle fetches are done. `close()` throws if
- * the page reported errors (its figures would be suspect). `blockChunk` keeps a lazy chunk away.
+ * the page reported errors (its figures would be suspect). `blockChunk` keeps a lazy chunk away; `cpuSlowdown`
+ * throttles the CPU from before the navigation.
  */
-async function openPage(browser: Browser, url: string, blockChunk?: string) {
+async function openPage(browser: Browser, url: string, { blockChunk = '', cpuSlowdown = 1 } = {}) {
   // A phone-sized window: the widget's hardest case.
   const context = await browser.newContext({ viewport: { width: 412, height: 823 } });
   const errors: string[] = [];
@@ -44,10 +45,12 @@ async function openPage(browser: Browser, url: string, blockChunk?: string) {
     if (errors.length > 0) throw new Error(`The page ${url} reported errors:\n  ${errors.join('\n  ')}`);
   };
   try {
+    const cdp = await context.newCDPSession(page);
+    await cdp.send('Emulation.setCPUThrottlingRate', { rate: cpuSlowdown });
     await page.goto(url);
     await run('window.__bench.whenReady()');
     await page.waitForLoadState('networkidle');
-    return { page, cdp: await context.newCDPSession(page), run, close };
+    return { page, cdp, run, close };
   } catch (error) {
     await context.close();
     throw error;
@@ -91,6 +94,20 @@ export async function measureStartup(browser: Browser, url: string, gzipBytes: M
     fcpMs: median(fcps),
     readyMs: median(readies),
   };
+}
+
+/**
+ * Over `loads` fresh loads at `cpuSlowdown`× CPU: each load's longest main-thread task (0 for none over 50 ms) from
+ * the navigation until the card accepts typing and the idle prefetches are done.
+ */
+export async function startupLongestTasks(browser: Browser, url: string, loads: number, cpuSlowdown: number) {
+  const longest: number[] = [];
+  for (let load = 0; load < loads; load += 1) {
+    const open = await openPage(browser, url, { cpuSlowdown });
+    longest.push(Math.max(0, ...(await open.run<number[]>('window.__bench.takeLongTasks()'))));
+    await open.close();
+  }
+  return longest;
 }
 
 type Append = { ms: number; addedRows: number; otherMutations: number; renderedRows: number | null };
@@ -172,7 +189,7 @@ export async function streamProbe(
   options: { pieces: string[]; pieceDelayMs: number; replies: number; cpuSlowdown: number },
   markdown: { chunk: string; render: boolean },
 ) {
-  const { page, cdp, run, close } = await openPage(browser, url, markdown.render ? undefined : markdown.chunk);
+  const { page, cdp, run, close } = await openPage(browser, url, { blockChunk: markdown.render ? '' : markdown.chunk });
   const exchange = async (text: string) => {
     const before = await run<number>('window.__bench.messageCount()');
     await page.fill(INPUT, text);

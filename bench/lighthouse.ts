@@ -27,19 +27,24 @@ function figuresOf(lhr: Result) {
 
 /** Runs Lighthouse `runs` times on `url` (mobile: its default, a throttled mid-range phone) and takes medians. */
 export async function runLighthouse(url: string, port: number, formFactor: 'mobile' | 'desktop', runs: number) {
+  const results: LighthouseFigures[] = [];
+  for (let run = 0; run < runs; run += 1) results.push(await lighthouseOnce(url, port, formFactor));
+  return medians(results);
+}
+
+export const medians = (results: LighthouseFigures[]) =>
+  Object.fromEntries(KEYS.map((key) => [key, median(results.map((r) => r[key]))])) as LighthouseFigures;
+
+/** One Lighthouse run's figures. */
+export async function lighthouseOnce(url: string, port: number, formFactor: 'mobile' | 'desktop') {
   const onlyCategories = ['performance', 'accessibility', 'best-practices', 'seo'];
   const flags = { port, output: 'json' as const, logLevel: 'error' as const, onlyCategories };
-  const results: LighthouseFigures[] = [];
   // Lighthouse's trace recording now and then fails (NO_NAVSTART): such a run measured nothing and is retried.
-  for (let attemptsLeft = runs + 2; results.length < runs; attemptsLeft -= 1) {
+  for (let attemptsLeft = 3; ; attemptsLeft -= 1) {
     const result = await lighthouse(url, flags, formFactor === 'desktop' ? desktopConfig : undefined);
     const failure = result ? result.lhr.runtimeError : { code: 'NO_RESULT', message: 'it returned nothing' };
-    if (result && !failure) {
-      results.push(figuresOf(result.lhr));
-      continue;
-    }
+    if (result && !failure) return figuresOf(result.lhr);
     if (attemptsLeft <= 1) throw new Error(`Lighthouse failed on ${url}: ${failure?.code} ${failure?.message}`);
     console.warn(`[bench] Lighthouse failed on ${url} (${failure?.code}); trying again`);
   }
-  return Object.fromEntries(KEYS.map((key) => [key, median(results.map((r) => r[key]))])) as LighthouseFigures;
 }

@@ -1,6 +1,8 @@
 // `npm run bench [-- --runs=N]`: the app against a no-framework baseline in Chromium and Lighthouse (N runs each,
-// median), and the embed snippet on a host page; prints the tables and writes them to bench/results/.
+// median), the embed snippet on a host page, and the app beside Deep Chat; prints the tables and writes them to
+// bench/results/. `-- --side-by-side` runs only the last (and the app's start-up tasks), to rerun when the machine is quiet.
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { chromium as playwrightChromium } from '@playwright/test';
 import { LAZY_BUDGETS_BYTES, START_UP_BUDGET_BYTES } from '../build/size-budget.ts';
@@ -9,8 +11,8 @@ import { startFakeProvider } from '../testing/fake-provider.ts';
 import { hostPageHtml, startHostSite } from '../testing/host-site.ts';
 import { streamedMarkdownReply } from '../testing/markdown-reply.ts';
 import * as probes from './browser.ts';
-import { type LighthouseFigures, runLighthouse, startDebugChromium } from './lighthouse.ts';
-import { BASELINE_PATH, buildAll, startServer } from './serve.ts';
+import { type LighthouseFigures, lighthouseOnce, medians, runLighthouse, startDebugChromium } from './lighthouse.ts';
+import { BASELINE_PATH, buildAll, DEEP_CHAT_PATH, startServer } from './serve.ts';
 import { kb, machineLine, markdownTable, met, ms, runsFlag, writeResults } from './table.ts';
 
 const LIST_SIZES = [10, 100, 1000, 2000];
@@ -28,6 +30,11 @@ const SCORES = {
 };
 /** The issue's streaming case: a 2,000-character Markdown reply in 250 pieces 10 ms apart, at 4× CPU slowdown. */
 const STREAM = { pieces: streamedMarkdownReply().pieces, pieceDelayMs: 10, replies: 3, cpuSlowdown: 4 };
+/** The issue's side by side: Lighthouse mobile on each page this many times, alternating, in one run. */
+const SIDE_BY_SIDE_RUNS = 3;
+const DEEP_CHAT = `Deep Chat ${JSON.parse(readFileSync(new URL('../node_modules/deep-chat/package.json', import.meta.url), 'utf8')).version}`;
+/** The issue's start-up target: no main-thread task over 50 ms at 4× CPU, from navigation to idle. */
+const STARTUP_TASKS = { loads: 3, cpuSlowdown: 4, limitMs: 50 };
 
 const step = (message: string) => console.log(`[bench] ${message}`);
 const git = (...args: string[]) => execFileSync('git', args, { encoding: 'utf8' }).trim();
@@ -57,6 +64,23 @@ async function main() {
     });
     const browser = await probes.launchBrowser();
     closers.push(() => browser.close());
+    const { loads, cpuSlowdown } = STARTUP_TASKS;
+    step(`start-up tasks: ${loads} loads of the app at ${cpuSlowdown}× CPU`);
+    const startupTasks = await probes.startupLongestTasks(browser, pages.app, loads, cpuSlowdown);
+    const startDebug = async () => {
+      const chromium = await startDebugChromium(chromiumPath);
+      closers.push(async () => chromium.kill());
+      return chromium.port;
+    };
+    if (process.argv.includes('--side-by-side')) {
+      await browser.close();
+      await sideBySide(
+        { app: pages.app, deepChat: `${server.url}${DEEP_CHAT_PATH}` },
+        await startDebug(),
+        startupTasks,
+      );
+      return;
+    }
 
     step('start-up: 3 loads of each page');
     const startup = await both((url) => probes.measureStartup(browser, url, sizes, 3));
@@ -72,8 +96,7 @@ async function main() {
     await browser.close();
 
     step(`Lighthouse: ${runs} run(s) per page and form factor, median kept`);
-    const chromium = await startDebugChromium(chromiumPath);
-    closers.push(async () => chromium.kill());
+    const port = await startDebug();
     const site = await startHostSite();
     closers.push(() => site.close());
     const appOrigin = new URL(server.url).origin;
@@ -84,9 +107,10 @@ async function main() {
     const lighthouse = { mobile: {}, desktop: {} } as Record<'mobile' | 'desktop', Record<string, LighthouseFigures>>;
     for (const formFactor of ['mobile', 'desktop'] as const) {
       for (const [name, url] of Object.entries({ ...pages, ...hostPages })) {
-        lighthouse[formFactor][name] = await runLighthouse(url, chromium.port, formFactor, runs);
+        lighthouse[formFactor][name] = await runLighthouse(url, port, formFactor, runs);
       }
     }
+    await sideBySide({ app: pages.app, deepChat: `${server.url}${DEEP_CHAT_PATH}` }, port, startupTasks);
 
     const markdownBytes = [...sizes].find(([path]) => path.startsWith(`assets/${MARKDOWN_CHUNK}-`))?.[1] ?? Number.NaN;
     const tables = [
@@ -108,6 +132,45 @@ async function main() {
   } finally {
     for (const close of closers.reverse()) await close().catch(() => undefined);
   }
+}
+
+/**
+ * The issue's comparison: Lighthouse mobile on the app and on Deep Chat's page (both served by the one production
+ * server), alternating; writes bench/results/deep-chat.md with the load average, and the app's start-up tasks.
+ */
+async function sideBySide(pages: { app: string; deepChat: string }, port: number, startupTasks: number[]) {
+  const loadBefore = loadavg();
+  step(`Lighthouse mobile side by side: the app and ${DEEP_CHAT}, ${SIDE_BY_SIDE_RUNS} runs each, alternating`);
+  const runs = { app: [] as LighthouseFigures[], deepChat: [] as LighthouseFigures[] };
+  for (let run = 0; run < SIDE_BY_SIDE_RUNS; run += 1) {
+    for (const name of ['app', 'deepChat'] as const) runs[name].push(await lighthouseOnce(pages[name], port, 'mobile'));
+  }
+  const [app, deepChat] = [medians(runs.app), medians(runs.deepChat)];
+  const each = (figures: LighthouseFigures[]) =>
+    figures.map((f) => `${f.performance}, ${ms(f.tbtMs, 0)}, ${ms(f.fcpMs, 0)}`).join('; ');
+  const line = (name: string, median: LighthouseFigures, figures: LighthouseFigures[]) => [
+    name,
+    int(median.performance),
+    ms(median.tbtMs, 0),
+    ms(median.fcpMs, 0),
+    each(figures),
+  ];
+  const ok = app.performance >= deepChat.performance && app.tbtMs <= deepChat.tbtMs;
+  const { limitMs, cpuSlowdown } = STARTUP_TASKS;
+  const longest = Math.max(...startupTasks);
+  const text = [
+    markdownTable(
+      ['Lighthouse mobile', 'Median score', 'Median TBT', 'Median FCP', 'Each run: score, TBT, FCP'],
+      [line('This app', app, runs.app), line(DEEP_CHAT, deepChat, runs.deepChat)],
+    ),
+    `Target: the app's median score at least ${DEEP_CHAT}'s and its median TBT no higher: ${met(ok)}. ` +
+      `The app's longest start-up task at ${cpuSlowdown}× CPU, navigation to idle, over ${startupTasks.length} loads: ` +
+      `${ms(longest, 0)} (each load: ${startupTasks.map((task) => ms(task, 0)).join(', ')}; target ≤ ${limitMs} ms: ` +
+      `${met(longest <= limitMs)}).`,
+    `Measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC; ${machineLine(loadBefore)}.`,
+  ].join('\n\n');
+  console.log(`\n${text}\n`);
+  await writeResults('deep-chat', text, { runs, startupTasks });
 }
 
 type Pair<T> = { app: T; baseline: T };

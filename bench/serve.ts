@@ -9,12 +9,15 @@ import { startProductionServer, viteBuild } from '../testing/production-app.ts';
 const BUILD_DIR = fileURLToPath(new URL('../node_modules/.cache/bench/', import.meta.url));
 /** The server finds the client at `../client` from its own file, as `dist/server/main.js` finds `dist/client`. */
 const CLIENT_DIR = `${BUILD_DIR}client`;
+const DEEP_CHAT_BUNDLE = '../node_modules/deep-chat/dist/deepChat.bundle.js';
 /** Where the production server serves the baseline page: same origin, headers and compression as the app. */
 export const BASELINE_PATH = '/baseline/index.html';
+/** Where it serves Deep Chat's page (bench/deep-chat/ with the package's one-file bundle beside it), the same way. */
+export const DEEP_CHAT_PATH = '/deep-chat/index.html';
 
 /**
  * Builds the app as `npm run build` does, with the baseline page beside it (the request's constants written in, and
- * precompressed). Returns every script's gzip size by path: from the build's report, the baseline's from its `.gz`.
+ * precompressed) and Deep Chat's. Returns every script's gzip size by path: from the build's report, the baseline's from its `.gz`.
  */
 export async function buildAll(): Promise<Map<string, number>> {
   const sizes = readSizeReport(await viteBuild(['--outDir', CLIENT_DIR, '--emptyOutDir']));
@@ -36,6 +39,10 @@ export async function buildAll(): Promise<Map<string, number>> {
   );
   await precompressDir(baselineDir);
   sizes.set('baseline/baseline.js', (await stat(`${script}.gz`)).size);
+  const deepChatDir = `${CLIENT_DIR}/deep-chat`;
+  await cp(fileURLToPath(new URL('./deep-chat/', import.meta.url)), deepChatDir, { recursive: true });
+  await cp(fileURLToPath(new URL(DEEP_CHAT_BUNDLE, import.meta.url)), `${deepChatDir}/deepChat.bundle.js`);
+  await precompressDir(deepChatDir);
   return sizes;
 }
 
