@@ -44,6 +44,7 @@ describe('npm start with a configuration file', () => {
     ['instructions', 'instructions: [a]'],
     ['accent', 'accent: "#ffff00"'],
     ['history', 'history: 11'],
+    ['language', 'language: xx'],
     ['colour', 'colour: red'],
   ])(
     'refuses to start on a bad %s, naming it',
