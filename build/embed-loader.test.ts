@@ -1,5 +1,6 @@
 // @vitest-environment node
 import { describe, expect, it } from 'vitest';
+import { en } from '../locales/en.ts';
 import { bundleLoader, checkLoaderBudget, EMBED_BUDGET_BYTES } from './embed-loader.ts';
 
 describe('the embed loader build', () => {
@@ -12,6 +13,8 @@ describe('the embed loader build', () => {
     expect(report).toContain('embed.js');
     expect(code).not.toMatch(/\bimport\b|react|chakra|emotion/i);
     expect(code).toContain('attachShadow({mode:`open`})');
+    // The server names the launcher and the frame in the visitor's language by these (server/page-html.ts).
+    for (const text of [en.launcher, en.frameTitle]) expect(code).toMatch(new RegExp(`([\`'"])${text}\\1`));
   }, 30_000);
 
   it('fails the budget one byte over it', () => {

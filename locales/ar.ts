@@ -23,4 +23,6 @@ export const ar: Catalogue = {
   noContent: 'لم يصل أي رد',
   taskDone: 'منجز',
   taskNotDone: 'غير منجز',
+  launcher: 'الدردشة مع المساعد الذكي',
+  frameTitle: 'دردشة المساعد الذكي',
 };

@@ -23,4 +23,6 @@ export const en = {
   noContent: 'No response received',
   taskDone: 'Done',
   taskNotDone: 'Not done',
+  launcher: 'Chat with AI Assistant',
+  frameTitle: 'AI Assistant chat',
 };

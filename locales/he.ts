@@ -23,4 +23,6 @@ export const he: Catalogue = {
   noContent: 'לא התקבלה תשובה',
   taskDone: 'בוצע',
   taskNotDone: 'לא בוצע',
+  launcher: 'צ׳אט עם עוזר AI',
+  frameTitle: 'צ׳אט עוזר AI',
 };

@@ -23,4 +23,6 @@ export const nl: Catalogue = {
   noContent: 'Geen antwoord ontvangen',
   taskDone: 'Klaar',
   taskNotDone: 'Niet klaar',
+  launcher: 'Chatten met de AI-assistent',
+  frameTitle: 'Chat met de AI-assistent',
 };

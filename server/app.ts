@@ -1,4 +1,4 @@
-import { Hono } from 'hono';
+import { type Context, Hono } from 'hono';
 import { EMBED_LANG_PARAM } from '../contract/embed.ts';
 import { PROXY_BASE_PATH } from '../contract/llm.ts';
 import { apiError } from './api-error.ts';
@@ -6,7 +6,7 @@ import { DEFAULT_ASSISTANT_CONFIG } from './assistant-config.ts';
 import { chatRoute } from './chat-route.ts';
 import { MemoryCounters, RedisCounters } from './counters.ts';
 import type { ProxyOptions, ServerEnv } from './hono-env.ts';
-import { preparePages } from './page-html.ts';
+import { prepareLoaders, preparePages } from './page-html.ts';
 import { pageLanguage } from './page-language.ts';
 import { headersForPath, securityHeaders } from './security-headers.ts';
 import { serveClient } from './serve-client.ts';
@@ -66,14 +66,15 @@ export function createApp(options: ProxyOptions): Hono<ServerEnv> {
     // Filled and compressed once, here at start-up: a changed configuration takes a restart, never a rebuild.
     const assistant = options.assistant ?? DEFAULT_ASSISTANT_CONFIG;
     const pages = preparePages(options.clientDir, assistant);
-    serveClient(app, options.clientDir, (c) => {
-      const language = pageLanguage({
-        asked: c.req.query(EMBED_LANG_PARAM),
-        configured: assistant.language,
-        acceptLanguage: c.req.header('accept-language'),
-      });
-      return pages[language];
-    });
+    const loaders = prepareLoaders(options.clientDir);
+    const language = (c: Context<ServerEnv>, asked?: string) =>
+      pageLanguage({ asked, configured: assistant.language, acceptLanguage: c.req.header('accept-language') });
+    serveClient(
+      app,
+      options.clientDir,
+      (c) => pages[language(c, c.req.query(EMBED_LANG_PARAM))],
+      loaders && ((c) => loaders[language(c)]),
+    );
   }
 
   app.notFound((c) =>

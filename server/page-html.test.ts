@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { PAGE_SETTINGS_ID, TITLE_SENTINEL } from '../contract/page-settings.ts';
 import { CATALOGUES } from '../locales/catalogues.ts';
 import { DEFAULT_ASSISTANT_CONFIG } from './assistant-config.ts';
-import { fillPageHtml } from './page-html.ts';
+import { fillPageHtml, localizeLoader } from './page-html.ts';
 
 const TEMPLATE = `<html lang="de"><head><title>AI Assistant</title></head><body><h1>${TITLE_SENTINEL}</h1></body></html>`;
 
@@ -24,5 +24,23 @@ describe('the page as served', () => {
     const block = new RegExp(`id="${PAGE_SETTINGS_ID}">(.*?)</script>`).exec(html)?.[1] ?? '';
     expect(block).not.toContain('<');
     expect(JSON.parse(block)).toMatchObject({ title: 'Acme <Help> & "Co"' });
+  });
+});
+
+describe('the embed loader as served', () => {
+  const built = 'b.setAttribute(`aria-label`,d.label||`Chat with AI Assistant`);f.title="AI Assistant chat";';
+
+  it("names the launcher and the frame in the language, escaped for a script of any quotes and any page's encoding", () => {
+    const french = localizeLoader(built, 'fr');
+    expect(french).toContain('d.label||`Discuter avec l\\u2019assistant IA`');
+    expect(french).toContain('f.title="Discussion avec l\\u2019assistant IA"');
+    expect(french).not.toMatch(/[^\x20-\x7e]/);
+    // What the script would say, read back as JavaScript.
+    const label = /d\.label\|\|(`[^`]*`)/.exec(localizeLoader(built, 'ja'))?.[1] ?? '';
+    expect(new Function(`return ${label}`)()).toBe(CATALOGUES.ja.launcher);
+  });
+
+  it('is the built loader itself in English', () => {
+    expect(localizeLoader(built, 'en')).toBe(built);
   });
 });

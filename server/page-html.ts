@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+import { EMBED_LOADER_PATH } from '../contract/embed.ts';
 import {
   ACCENT_VARIABLE,
   DEFAULT_PAGE_SETTINGS,
@@ -62,8 +63,9 @@ export function fillPageHtml(template: string, { page, accent }: PageFill, defau
   return html.includes('</head>') ? html.replace('</head>', () => `${additions}</head>`) : html + additions;
 }
 
-/** A page ready to serve: its HTML, and compressed copies when worth it (made once, not per request). */
+/** A page (or the loader) ready to serve: its text, and compressed copies when worth it (made once, not per request). */
 export interface ServedPage {
+  type: string;
   html: Buffer;
   br?: Buffer;
   gzip?: Buffer;
@@ -72,10 +74,11 @@ export interface ServedPage {
 /** Below this a compressed copy saves less than the extra header costs (as server/precompress.ts). */
 const MIN_BYTES = 1024;
 
-export function preparePage(html: string): ServedPage {
+export function preparePage(html: string, type = 'text/html; charset=utf-8'): ServedPage {
   const plain = Buffer.from(html, 'utf8');
-  if (plain.length < MIN_BYTES) return { html: plain };
+  if (plain.length < MIN_BYTES) return { type, html: plain };
   return {
+    type,
     html: plain,
     br: brotliCompressSync(plain, {
       params: {
@@ -100,4 +103,40 @@ export function preparePages(clientDir: string, fill: PageFill): Record<Language
     return [language, preparePage(fillPageHtml(template, fill, CATALOGUES[language].title))] as const;
   });
   return Object.fromEntries(pages) as Record<Language, ServedPage>;
+}
+
+/**
+ * `text` for inside a JavaScript string of any quotes: the loader is a classic script that a host page of any encoding
+ * runs, so everything beyond ASCII is escaped too.
+ */
+function jsStringBody(text: string): string {
+  return text.replace(/[\\'"`$]|[^\x20-\x7e]/g, (char) =>
+    /[\\'"`$]/.test(char) ? `\\${char}` : `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+}
+
+/** The built loader with the texts it shows itself (its launcher's name, its frame's title) in `language`. */
+export function localizeLoader(code: string, language: Language): string {
+  const catalogue = CATALOGUES[language];
+  let localized = code;
+  for (const key of ['launcher', 'frameTitle'] as const) {
+    const english = new RegExp(`([\`'"])${CATALOGUES.en[key]}\\1`, 'g');
+    localized = localized.replace(english, (_, quote: string) => `${quote}${jsStringBody(catalogue[key])}${quote}`);
+  }
+  return localized;
+}
+
+/**
+ * The embed loader (`/embed.js`) in every language, made once at start-up like the pages; none when the client has no
+ * loader. The host page fetches it before anything of the app, so its language is the site's, else the browser's:
+ * a tag's `data-lang` reaches only the frame (its `data-label` names the launcher in any language).
+ */
+export function prepareLoaders(clientDir: string): Record<Language, ServedPage> | undefined {
+  const file = join(clientDir, EMBED_LOADER_PATH);
+  if (!existsSync(file)) return undefined;
+  const built = readFileSync(file, 'utf8');
+  const loaders = LANGUAGES.map(
+    (language) => [language, preparePage(localizeLoader(built, language), 'text/javascript; charset=utf-8')] as const,
+  );
+  return Object.fromEntries(loaders) as Record<Language, ServedPage>;
 }

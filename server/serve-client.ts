@@ -1,5 +1,6 @@
 import { serveStatic } from '@hono/node-server/serve-static';
 import type { Context, Hono } from 'hono';
+import { EMBED_LOADER_PATH } from '../contract/embed.ts';
 import type { ServerEnv } from './hono-env.ts';
 import type { ServedPage } from './page-html.ts';
 
@@ -16,7 +17,7 @@ function sendPage(c: Context<ServerEnv>, page: ServedPage): Response {
         ? ['gzip', page.gzip]
         : [undefined, page.html];
   const headers: Record<string, string> = {
-    'Content-Type': 'text/html; charset=utf-8',
+    'Content-Type': page.type,
     'Content-Length': String(body.length),
     // Caches must keep the languages apart (server/page-language.ts).
     Vary: 'Accept-Language',
@@ -37,7 +38,12 @@ const COMPRESSIBLE = /^(?:text\/|application\/(?:javascript|json|xml)|image\/svg
  * request), and 404 for anything else, notably a missing `/assets/` file, which must not be answered with HTML under a
  * year-long cache header.
  */
-export function serveClient(app: Hono<ServerEnv>, clientDir: string, choosePage: PageChooser): void {
+export function serveClient(
+  app: Hono<ServerEnv>,
+  clientDir: string,
+  choosePage: PageChooser,
+  chooseLoader?: PageChooser,
+): void {
   app.use('*', async (c, next) => {
     await next();
     if (c.req.method !== 'GET' && c.req.method !== 'HEAD') return;
@@ -56,6 +62,7 @@ export function serveClient(app: Hono<ServerEnv>, clientDir: string, choosePage:
 
   // The built pages (index.html and index.<language>.html, with their compressed copies) are templates, never served
   // as they are.
+  if (chooseLoader) app.on(['GET', 'HEAD'], EMBED_LOADER_PATH, (c) => sendPage(c, chooseLoader(c)));
   app.on(['GET', 'HEAD'], ['/', '/:page{index(?:\\.[A-Za-z-]+)?\\.html}'], (c) => sendPage(c, choosePage(c)));
 
   app.use('*', serveStatic({ root: clientDir, precompressed: true }));
