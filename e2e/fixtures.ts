@@ -18,13 +18,20 @@ export interface ShownMessage {
 }
 
 /**
- * Resolves once React has taken over the card served in the page (it keeps its props on each element it hydrates):
- * the served card is editable before that, but nothing it is given is the app's yet.
+ * Resolves once React has taken over the card served in the page: the served card is editable before that, but nothing
+ * it is given is the app's yet.
  */
 export async function hydrated(page: Page) {
   await page.waitForFunction(() => {
     const input = document.querySelector('input[name="message"]');
-    return input !== null && Object.keys(input).some((key) => key.startsWith('__reactProps'));
+    const key = input && Object.keys(input).find((name) => name.startsWith('__reactFiber'));
+    if (!input || !key) return false;
+    // React takes the card over as a transition, in slices: the input has its fiber while the take-over is still being
+    // rendered. It is done once the tree the root shows is no longer the served one (dehydrated).
+    type Fiber = { return: Fiber | null; stateNode: { current?: { memoizedState?: { isDehydrated?: boolean } } } };
+    let fiber = (input as unknown as Record<string, Fiber>)[key];
+    while (fiber.return) fiber = fiber.return;
+    return fiber.stateNode.current?.memoizedState?.isDehydrated === false;
   });
 }
 

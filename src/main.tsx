@@ -1,4 +1,4 @@
-import { StrictMode } from 'react';
+import { StrictMode, startTransition } from 'react';
 import { createRoot, hydrateRoot } from 'react-dom/client';
 import { EMBED_HOST_PARAM, EMBED_THEME_PARAM } from '../contract/embed';
 import { chatMachine } from '../machines/chat-machine';
@@ -9,6 +9,7 @@ import { createFetchReply, loadRequestReply, replyDelays } from './llm/fetch-rep
 import { readLlmConfig } from './llm/llm-config';
 import { loadMarkdown } from './markdown/load-markdown';
 import { readPageSettings } from './page-settings';
+import { getSystem } from './system';
 import { readPageCatalogue, setCatalogue } from './text';
 
 setCatalogue(readPageCatalogue());
@@ -25,6 +26,9 @@ const settings = readPageSettings(document);
 // The card rendered at build time has no welcome and no starters: with either, the app replaces it.
 const replaceServed = settings.welcome !== undefined || settings.starters.length > 0;
 
+/** A macrotask later: what comes after it runs as a task of its own, once the browser has painted and handled input. */
+const nextTask = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
+
 // Promises rather than top-level await: a module with top-level await stops the bundler from keeping the code that
 // the lazy chunks share with this one in the entry chunk (it splits it into a chunk of its own, an extra request).
 void Promise.all([
@@ -33,7 +37,12 @@ void Promise.all([
   inspectIfAsked(),
   // A welcome is Markdown: it shows rendered from the first, rather than as plain text until the renderer arrives.
   settings.welcome === undefined ? undefined : loadMarkdown(),
-]).then(([card, inspect]) => {
+]).then(async ([card, inspect]) => {
+  // Start-up in separate tasks, so that the browser can paint and take input between them: this module's evaluation,
+  // Chakra's system, then React's take-over of the card.
+  await nextTask();
+  getSystem();
+  await nextTask();
   if (card || replaceServed) {
     // The embedded card, or one with a welcome or starters, is not the one rendered into the page at build time: it
     // replaces it, keeping whatever the visitor already typed into the served one.
@@ -44,14 +53,16 @@ void Promise.all([
       </StrictMode>,
     );
   } else {
-    // The card is in the page already (build/prerender-card.ts): React takes it over, yielding to the browser as it
-    // goes, and the visitor sees no change.
-    hydrateRoot(
-      root,
-      <StrictMode>
-        <App logic={logic} inspect={inspect} settings={settings} />
-      </StrictMode>,
-    );
+    // The card is in the page already (build/prerender-card.ts): React takes it over as a transition, which it renders
+    // in slices, yielding to the browser between them, and the visitor sees no change.
+    startTransition(() => {
+      hydrateRoot(
+        root,
+        <StrictMode>
+          <App logic={logic} inspect={inspect} settings={settings} />
+        </StrictMode>,
+      );
+    });
   }
 });
 

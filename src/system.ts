@@ -56,8 +56,8 @@ let system: SystemContext | undefined;
 
 /**
  * The card's Chakra system, created on first use rather than when the module loads. Creating it (token dictionary,
- * utilities, conditions) is the largest single piece of start-up work on a phone;
- * run from the first render, it is a task of its own instead of lengthening the one that evaluates the bundle.
+ * utilities, conditions) is the largest single piece of start-up work on a phone: src/main.tsx gives it a task of its
+ * own, between the one that evaluates the bundle and React's take-over of the card.
  */
 export function getSystem(): SystemContext {
   system ??= createCardSystem();
