@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { type Browser, chromium } from '@playwright/test';
+import { type Browser, type CDPSession, chromium, type Frame, type Page } from '@playwright/test';
 import { CHROMIUM_ARGS, chromiumExecutable } from '../testing/chromium.ts';
 import type { FakeProvider } from '../testing/fake-provider.ts';
 import { median } from './table.ts';
@@ -226,3 +226,74 @@ export async function streamProbe(
 }
 
 export type StreamFigures = Awaited<ReturnType<typeof streamProbe>>;
+
+// In every frame: long tasks, and in the host page the click on the launcher, in the frame the moment an enabled
+// message box takes the focus; times on the epoch clock, which the two documents share.
+const EMBED_OPEN_INSTRUMENT = `(() => {
+  const at = (ms) => performance.timeOrigin + ms;
+  const state = (window.__embedOpen = { tasks: [] });
+  new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) state.tasks.push([at(entry.startTime), entry.duration]);
+  }).observe({ type: 'longtask' });
+  if (window === window.top) {
+    document.addEventListener('click', (event) => { state.click ??= at(event.timeStamp); }, true);
+  } else {
+    document.addEventListener('focusin', (event) => {
+      if (event.target.matches('input[aria-label="Message"]:enabled')) state.typable ??= at(performance.now());
+    }, true);
+  }
+})()`;
+
+type EmbedOpenState = { tasks: [number, number][]; click?: number; typable?: number };
+
+/**
+ * The embed on a host page, `runs` fresh loads at a CPU slowdown (the page's target and the frame's if it has its
+ * own): the visitor points at the launcher, `intentMs` later clicks it; from the click to an enabled, focused message
+ * box in the frame (median), which keeps what is typed into it (e2e/embed.spec.ts), and the longest task over 50 ms
+ * in that interval (any run).
+ */
+export async function measureEmbedOpen(
+  browser: Browser,
+  hostUrl: string,
+  { runs, cpuSlowdown, intentMs }: { runs: number; cpuSlowdown: number; intentMs: number },
+) {
+  const intervals: number[] = [];
+  let longestTaskMs = 0;
+  for (let run = 0; run < runs; run += 1) {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    await context.addInitScript({ content: EMBED_OPEN_INSTRUMENT });
+    const page = await context.newPage();
+    const throttle = (cdp: CDPSession) => cdp.send('Emulation.setCPUThrottlingRate', { rate: cpuSlowdown });
+    // A frame of another site gets its own process and target; one of the same site shares the page's.
+    page.on('frameattached', (frame) => {
+      context.newCDPSession(frame).then(throttle, () => undefined);
+    });
+    await page.goto(hostUrl);
+    await page.waitForLoadState('networkidle');
+    await throttle(await context.newCDPSession(page));
+    const box = await page.getByRole('button', { name: 'Chat with AI Assistant' }).boundingBox();
+    if (!box) throw new Error(`${hostUrl}: no launcher`);
+    // The mouse itself, not a locator's click: that waits for the page to settle first (frames painted, the launcher
+    // still), which the frame's start-up delays; a visitor's click is queued while the page is busy, and counted here
+    // from the moment it was made.
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    if (intentMs > 0) await page.waitForTimeout(intentMs);
+    await page.mouse.down();
+    await page.mouse.up();
+    const frame = await (await page.waitForSelector('iframe')).contentFrame();
+    if (!frame) throw new Error(`${hostUrl}: the launcher opened no frame`);
+    await frame.waitForFunction('window.__embedOpen?.typable', undefined, { timeout: 60_000, polling: 100 });
+    const read = (target: Page | Frame) => target.evaluate('window.__embedOpen') as Promise<EmbedOpenState>;
+    const [host, framed] = [await read(page), await read(frame)];
+    await context.close();
+    if (host.click === undefined || framed.typable === undefined) throw new Error(`${hostUrl}: no click or focus`);
+    const [from, to] = [host.click, framed.typable];
+    intervals.push(to - from);
+    for (const [start, duration] of [...host.tasks, ...framed.tasks]) {
+      if (start < to && start + duration > from) longestTaskMs = Math.max(longestTaskMs, duration);
+    }
+  }
+  return { clickToTypeMs: median(intervals), intervals, longestTaskMs };
+}
+
+export type EmbedOpenFigures = Awaited<ReturnType<typeof measureEmbedOpen>>;

@@ -46,9 +46,13 @@ export async function buildAll(): Promise<Map<string, number>> {
   return sizes;
 }
 
-/** Runs the benchmark's build of the production server as `npm start` does, forwarding to `providerBaseURL`. */
-export const startServer = (providerBaseURL: string) =>
+/**
+ * Runs the benchmark's build of the production server as `npm start` does, forwarding to `providerBaseURL`, framed by
+ * the host site at `hostOrigin`.
+ */
+export const startServer = (providerBaseURL: string, hostOrigin: string) =>
   startProductionServer(`${BUILD_DIR}server/main.js`, {
+    FRAME_ANCESTORS: hostOrigin,
     LLM_BASE_URL: providerBaseURL,
     LLM_API_KEY: 'bench-key-not-real',
     LLM_MODEL: 'bench-model',

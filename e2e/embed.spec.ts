@@ -59,7 +59,7 @@ function callApi(page: Page, method: keyof EmbedApi) {
   return page.evaluate((name) => (window as unknown as { AIAssistant: EmbedApi }).AIAssistant[name](), method);
 }
 
-test('a host page fetches nothing but the loader until the chat is opened, and nothing shifts', async ({
+test('a host page fetches nothing but the loader until the visitor shows intent, and nothing shifts', async ({
   page,
   site,
   embedApp,
@@ -74,17 +74,22 @@ test('a host page fetches nothing but the loader until the chat is opened, and n
     }).observe({ type: 'layout-shift', buffered: true });
   });
   await openHostPage(page, site, { appOrigin: embedApp.origin });
-  await launcher(page).hover();
-  await launcher(page).focus();
+  await page.getByRole('heading', { name: 'Garden tools' }).hover();
   await page.waitForLoadState('networkidle');
-
   expect(requested.filter((url) => !url.startsWith(site.origin))).toEqual([`${embedApp.origin}/embed.js`]);
   await expect(page.locator('iframe')).toHaveCount(0);
+
+  // Pointing at the launcher is intent: the app loads in the hidden panel, so that a click finds it started.
+  const frameRequest = page.waitForRequest(`${embedApp.origin}/?embed=${encodeURIComponent(site.origin)}`);
+  await launcher(page).hover();
+  await frameRequest;
+  await expect(page.locator('iframe')).toBeHidden();
+  await expect(launcher(page)).toHaveAttribute('aria-expanded', 'false');
   expect(await page.evaluate(() => (window as unknown as { shifts: number }).shifts), 'layout shift').toBe(0);
 
   await launcher(page).click();
   await expect(messageBox(page)).toBeFocused();
-  expect(requested).toContain(`${embedApp.origin}/?embed=${encodeURIComponent(site.origin)}`);
+  expect(requested.filter((url) => url.includes('/?embed='))).toHaveLength(1);
 });
 
 test('keyboard only: open, chat through the proxy, Escape, reopen with the conversation, close button', async ({
@@ -100,6 +105,9 @@ test('keyboard only: open, chat through the proxy, Escape, reopen with the conve
   }
   await expect(button).toBeFocused();
   await expect(button).toHaveAttribute('aria-expanded', 'false');
+  // Focus is intent too: the app loads in the hidden panel.
+  await expect(page.locator('iframe')).toHaveCount(1);
+  await expect(page.locator('iframe')).toBeHidden();
   const ring = await button.evaluate((el) => {
     const style = getComputedStyle(el);
     return { style: style.outlineStyle, width: Number.parseFloat(style.outlineWidth) };
@@ -208,7 +216,12 @@ test.describe('on a phone', () => {
   });
 });
 
-test('text typed into the served card before the app takes it over is kept', async ({ page, site, embedApp }) => {
+test('every keystroke typed into the frame while the app takes the card over is kept, and sent', async ({
+  page,
+  site,
+  embedApp,
+  provider,
+}) => {
   // The embedded card's chunk is held until the visitor has typed into the card served in the frame.
   let release: () => void = () => undefined;
   const held = new Promise<void>((resolve) => {
@@ -220,15 +233,52 @@ test('text typed into the served card before the app takes it over is kept', asy
   });
   await openHostPage(page, site, { appOrigin: embedApp.origin });
   await launcher(page).click();
-  const served = messageBox(page);
-  await expect(served).toBeEditable();
-  await served.fill('Typed before the app');
+  const box = messageBox(page);
+  await expect(box).toBeEditable();
+  await box.click();
+  await page.keyboard.type('Typed before');
+
+  // Released while the visitor goes on typing: each key lands in the served box or, once the app's card is in, in
+  // its box, which takes the focus and the text over in the same task.
+  release();
+  await page.keyboard.type(' and during the take-over');
+  await expect(chatFrame(page).getByRole('button', { name: 'Close chat' })).toBeVisible();
+  await expect(box).toBeFocused();
+  await expect(box).toHaveValue('Typed before and during the take-over');
+  await page.keyboard.press('Enter');
+  await expect(chatFrame(page).locator('[data-sender="bot"]')).toHaveText(FAKE_REPLY);
+  const body = provider.requests.at(-1)?.body as { messages: { role: string; content: string }[] };
+  expect(body.messages.at(-1)).toEqual({ role: 'user', content: 'Typed before and during the take-over' });
+});
+
+test('Enter pressed in the frame before the app has taken the card over sends the message once it has', async ({
+  page,
+  site,
+  embedApp,
+  provider,
+}) => {
+  let release: () => void = () => undefined;
+  const held = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  await page.route('**/assets/embedded-card-*.js', async (route) => {
+    await held;
+    await route.continue();
+  });
+  await openHostPage(page, site, { appOrigin: embedApp.origin });
+  await launcher(page).click();
+  await messageBox(page).click();
+  await page.keyboard.type('Sent before the app');
+  await page.keyboard.press('Enter');
+  expect(provider.requests).toHaveLength(0);
 
   release();
-  // The app's own box has the focus once it is ready, with the text the visitor typed.
-  await expect(messageBox(page)).toBeFocused();
-  await expect(messageBox(page)).toHaveValue('Typed before the app');
-  await expect(chatFrame(page).getByRole('button', { name: 'Close chat' })).toBeVisible();
+  const log = chatFrame(page).getByRole('log', { name: 'Conversation' });
+  await expect(log.locator('[data-sender]')).toHaveText(['Sent before the app', FAKE_REPLY]);
+  await expect(messageBox(page)).toHaveValue('');
+  expect(provider.requests).toHaveLength(1);
+  const body = provider.requests[0].body as { messages: { role: string; content: string }[] };
+  expect(body.messages.at(-1)).toEqual({ role: 'user', content: 'Sent before the app' });
 });
 
 test('hostile host CSS cannot hide or break the launcher', async ({ page, site, embedApp }) => {

@@ -1,6 +1,6 @@
 // The embed loader (`/embed.js`): the only file a host page fetches until a visitor opens the chat. Plain DOM, no
 // React or Chakra, under its own size budget (build/embed-loader.ts). It draws a launcher in an open shadow root and,
-// on the first open, frames the app (src/) in its embedded layout.
+// on the visitor's first sign of intent, frames the app (src/) in its embedded layout, shown on open.
 import { EMBED_HOST_PARAM, EMBED_LANG_PARAM, EMBED_THEME_PARAM } from '../contract/embed.ts';
 import { embedMessage, embedMessageType } from '../contract/embed-messages.ts';
 import { launcherColors, lightDark } from '../src/theme.ts';
@@ -82,17 +82,22 @@ iframe{border:0;width:100%;height:100%;display:block}
     frame?.contentWindow?.postMessage(embedMessage('open'), appOrigin);
   };
 
+  // The frame loads in the hidden panel as soon as the visitor shows intent (points at, touches or focuses the
+  // launcher), so that a click finds the app started; the host page still fetches nothing of the app before that.
+  const warm = () => {
+    if (frame) return;
+    const src = new URL('/', appOrigin);
+    src.searchParams.set(EMBED_HOST_PARAM, location.origin);
+    if (theme) src.searchParams.set(EMBED_THEME_PARAM, theme);
+    if (data.lang) src.searchParams.set(EMBED_LANG_PARAM, data.lang);
+    frame = document.createElement('iframe');
+    frame.title = 'AI Assistant chat';
+    frame.src = src.href;
+    panel.append(frame);
+  };
+
   const open = () => {
-    if (!frame) {
-      const src = new URL('/', appOrigin);
-      src.searchParams.set(EMBED_HOST_PARAM, location.origin);
-      if (theme) src.searchParams.set(EMBED_THEME_PARAM, theme);
-      if (data.lang) src.searchParams.set(EMBED_LANG_PARAM, data.lang);
-      frame = document.createElement('iframe');
-      frame.title = 'AI Assistant chat';
-      frame.src = src.href;
-      panel.append(frame);
-    }
+    warm();
     if (panel.hidden) emit('open');
     panel.hidden = false;
     button.setAttribute('aria-expanded', 'true');
@@ -111,6 +116,8 @@ iframe{border:0;width:100%;height:100%;display:block}
   const toggle = () => (panel.hidden ? open() : close());
 
   button.addEventListener('click', toggle);
+  for (const intent of ['pointerenter', 'touchstart', 'focus'])
+    button.addEventListener(intent, warm, { passive: true });
   document.addEventListener('keydown', (event) => {
     if (event.key === 'Escape' && !event.defaultPrevented) close();
   });

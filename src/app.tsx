@@ -1,11 +1,12 @@
 import { ChakraProvider } from '@chakra-ui/react';
-import { type ReactNode, useEffect } from 'react';
+import { type ReactNode, useLayoutEffect } from 'react';
 import type { InspectionEvent, Observer } from 'xstate';
 import { DEFAULT_PAGE_SETTINGS, type PageSettings } from '../contract/page-settings';
 import type { chatMachine } from '../machines/chat-machine';
 import { ChatActorContext } from './chat/chat-actor-context';
 import { ChatCard } from './chat/chat-card';
 import { PageTitleContext } from './page-settings';
+import type { ServedCard } from './served-card';
 import { getSystem } from './system';
 import { t } from './text';
 
@@ -16,13 +17,13 @@ export interface AppProps {
   inspect?: Observer<InspectionEvent>;
   /** The card: the page's own by default, the embedded one in the embed loader's frame. */
   card?: ReactNode;
-  /** Text already typed into the served card that this app replaces, so that no keystroke is lost. */
-  draft?: string;
+  /** The served card, which this app replaces: what the visitor typed into it is kept, and a send asked for is done. */
+  served?: ServedCard;
   /** The site's settings (title, welcome, starters, history); the spec's by default. */
   settings?: PageSettings;
 }
 
-export function App({ logic, inspect, card = <ChatCard />, draft, settings = DEFAULT_PAGE_SETTINGS }: AppProps) {
+export function App({ logic, inspect, card = <ChatCard />, served, settings = DEFAULT_PAGE_SETTINGS }: AppProps) {
   return (
     <ChakraProvider value={getSystem()}>
       <PageTitleContext value={settings.title}>
@@ -30,7 +31,7 @@ export function App({ logic, inspect, card = <ChatCard />, draft, settings = DEF
           logic={logic}
           options={{ inspect, input: { ...settings, statusTexts: { noContent: t('noContent'), error: t('error') } } }}
         >
-          {draft ? <CarryDraft text={draft} /> : null}
+          {served ? <CarryOver from={served} /> : null}
           {card}
         </ChatActorContext.Provider>
       </PageTitleContext>
@@ -38,11 +39,16 @@ export function App({ logic, inspect, card = <ChatCard />, draft, settings = DEF
   );
 }
 
-/** Hands the text typed before the app took over to the machine, as the keystrokes would have. */
-function CarryDraft({ text }: { text: string }) {
+/**
+ * Hands what the visitor did in the served card to the machine, as the keystrokes would have: the text typed, then the
+ * send asked for. In the commit that puts the app's card in the page: the served card, just taken out, has every
+ * keystroke up to then.
+ */
+function CarryOver({ from }: { from: ServedCard }) {
   const actor = ChatActorContext.useActorRef();
-  useEffect(() => {
-    actor.send({ type: 'draft.change', text });
-  }, [actor, text]);
+  useLayoutEffect(() => {
+    if (from.box.value) actor.send({ type: 'draft.change', text: from.box.value });
+    if (from.sendAsked()) actor.send({ type: 'message.submit' });
+  }, [actor, from]);
   return null;
 }

@@ -9,6 +9,7 @@ import { createFetchReply, loadRequestReply, replyDelays } from './llm/fetch-rep
 import { readLlmConfig } from './llm/llm-config';
 import { loadMarkdown } from './markdown/load-markdown';
 import { readPageSettings } from './page-settings';
+import { watchServedCard } from './served-card';
 import { getSystem } from './system';
 import { readPageCatalogue, setCatalogue } from './text';
 
@@ -29,11 +30,16 @@ const replaceServed = settings.welcome !== undefined || settings.starters.length
 /** A macrotask later: what comes after it runs as a task of its own, once the browser has painted and handled input. */
 const nextTask = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
 
+// A send from the card served in the page, before the app has it, is noted from now on, for the app to carry out.
+const served = watchServedCard(root);
+
 // Promises rather than top-level await: a module with top-level await stops the bundler from keeping the code that
 // the lazy chunks share with this one in the entry chunk (it splits it into a chunk of its own, an extra request).
 void Promise.all([
   // Only in the embed loader's frame: the page of its own never downloads the embedded card.
-  params.has(EMBED_HOST_PARAM) ? import('./embed/embedded-card').then((module) => module.embeddedCard()) : undefined,
+  params.has(EMBED_HOST_PARAM)
+    ? import('./embed/embedded-card').then((module) => module.embeddedCard(root))
+    : undefined,
   inspectIfAsked(),
   // A welcome is Markdown: it shows rendered from the first, rather than as plain text until the renderer arrives.
   settings.welcome === undefined ? undefined : loadMarkdown(),
@@ -45,13 +51,15 @@ void Promise.all([
   await nextTask();
   if (card || replaceServed) {
     // The embedded card, or one with a welcome or starters, is not the one rendered into the page at build time: it
-    // replaces it, keeping whatever the visitor already typed into the served one.
-    const draft = root.querySelector('input')?.value;
-    createRoot(root).render(
-      <StrictMode>
-        <App logic={logic} inspect={inspect} card={card} draft={draft} settings={settings} />
-      </StrictMode>,
-    );
+    // replaces it, keeping whatever the visitor typed into the served one. As a transition, the render yields to the
+    // browser (and to the visitor's typing) as it goes.
+    startTransition(() => {
+      createRoot(root).render(
+        <StrictMode>
+          <App logic={logic} inspect={inspect} card={card} served={served} settings={settings} />
+        </StrictMode>,
+      );
+    });
   } else {
     // The card is in the page already (build/prerender-card.ts): React takes it over as a transition, which it renders
     // in slices, yielding to the browser between them, and the visitor sees no change.
@@ -59,7 +67,7 @@ void Promise.all([
       hydrateRoot(
         root,
         <StrictMode>
-          <App logic={logic} inspect={inspect} settings={settings} />
+          <App logic={logic} inspect={inspect} served={served} settings={settings} />
         </StrictMode>,
       );
     });

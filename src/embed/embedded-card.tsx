@@ -1,5 +1,5 @@
 import { Box, chakra, Flex } from '@chakra-ui/react';
-import { useCallback, useEffect, useRef } from 'react';
+import { useCallback, useEffect, useLayoutEffect, useRef } from 'react';
 import { ChatActorContext } from '../chat/chat-actor-context';
 import { CardTitle } from '../chat/chat-card';
 import { Composer } from '../chat/composer';
@@ -7,12 +7,13 @@ import { RecipeButton } from '../chat/controls';
 import { useEscapeKey } from '../chat/escape-key';
 import { MessageList } from '../chat/message-list';
 import { t } from '../text';
-import { connectHostPage, type HostPage, hostOrigin } from './host-page';
+import { greetHostPage, type HostPage } from './host-page';
 
 /**
  * The card in the embed loader's frame: the same title, conversation and composer, filling the frame, with a close
- * button in its header. It tells the loader when it is ready, focuses the message box when the panel opens, and asks
- * the loader to close the panel on the close button or on Escape when no reply is pending (Escape stops one first).
+ * button in its header. It takes the focus over from the served card it replaces (in the commit, so that no keystroke
+ * falls between the two), and asks the loader to close the panel on the close button or on Escape when no reply is
+ * pending (Escape stops one first). Focusing the message box on open is `greetHostPage`'s.
  */
 export function EmbeddedCard({ host }: { host: HostPage }) {
   const cardRef = useRef<HTMLElement>(null);
@@ -28,13 +29,12 @@ export function EmbeddedCard({ host }: { host: HostPage }) {
     sent.current = count;
   }, [messages, host]);
 
-  useEffect(() => {
-    const unlisten = host.listen((type) => {
-      if (type === 'open') cardRef.current?.querySelector<HTMLInputElement>('input[name="message"]')?.focus();
-    });
-    host.send('ready');
-    return unlisten;
-  }, [host]);
+  useLayoutEffect(() => {
+    // Replacing the served card dropped the focus its message box had: the frame still has it, its body holds it.
+    if (document.hasFocus() && document.activeElement === document.body) {
+      cardRef.current?.querySelector<HTMLInputElement>('input[name="message"]')?.focus();
+    }
+  }, []);
 
   return (
     <Box
@@ -68,8 +68,11 @@ export function EmbeddedCard({ host }: { host: HostPage }) {
   );
 }
 
-/** The embedded card connected to the page that framed the app, or `undefined` when no allowed host framed it. */
-export function embeddedCard() {
-  const origin = hostOrigin();
-  return origin ? <EmbeddedCard host={connectHostPage(origin)} /> : undefined;
+/**
+ * The embedded card connected to the page that framed the app, which it greets at once (`root` holds the served card
+ * until the app replaces it), or `undefined` when no allowed host framed it.
+ */
+export function embeddedCard(root: HTMLElement) {
+  const host = greetHostPage(root);
+  return host ? <EmbeddedCard host={host} /> : undefined;
 }

@@ -46,3 +46,19 @@ export function connectHostPage(origin: string): HostPage {
     },
   };
 }
+
+/**
+ * Greets the page that framed the app as soon as the embedded card's code has arrived, before React has taken over the
+ * served card: tells the loader it is ready and, on each `open`, focuses whichever message box `root` holds (the
+ * served card's, then the app's), so that the visitor can type at once. `undefined` when no allowed host framed the app.
+ */
+export function greetHostPage(root: HTMLElement): HostPage | undefined {
+  const origin = hostOrigin();
+  if (!origin) return undefined;
+  const host = connectHostPage(origin);
+  host.listen((type) => {
+    if (type === 'open') root.querySelector<HTMLInputElement>('input[name="message"]')?.focus();
+  });
+  host.send('ready');
+  return host;
+}

@@ -1,0 +1,22 @@
+/** The card served in the page, as the visitor left it before the app replaced it. */
+export interface ServedCard {
+  /** Its message box, with whatever the visitor typed. */
+  box: HTMLInputElement;
+  /** Whether the visitor sent from it (Enter, Send), which no script handled then. */
+  sendAsked(): boolean;
+}
+
+/**
+ * Starts watching the card served in `root` (build/prerender-card.ts) for a send, from the moment this runs until the
+ * app replaces it; `undefined` when `root` holds no served card.
+ */
+export function watchServedCard(root: HTMLElement): ServedCard | undefined {
+  const box = root.querySelector('input');
+  const form = root.querySelector('form');
+  if (!box || !form) return undefined;
+  let asked = false;
+  form.addEventListener('submit', () => {
+    asked = true;
+  });
+  return { box, sendAsked: () => asked };
+}
