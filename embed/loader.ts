@@ -76,9 +76,11 @@ iframe{border:0;width:100%;height:100%;display:block}
   const events = new EventTarget();
   const emit = (name: EmbedEventName) => events.dispatchEvent(new Event(name));
 
-  // The app focuses its message input when told the panel is open; the frame itself must hold the focus first.
+  // The app focuses its message input when told the panel is open; the frame itself must hold the focus first. Focusing
+  // a frame that has it already would take it from whatever holds it inside (a box the visitor is typing into). The
+  // frame is in the shadow root: the page's `activeElement` names only the root's host.
   const focusChat = () => {
-    frame?.focus();
+    if (root.activeElement !== frame) frame?.focus();
     frame?.contentWindow?.postMessage(embedMessage('open'), appOrigin);
   };
 

@@ -1,4 +1,5 @@
 import { StrictMode, startTransition } from 'react';
+import { flushSync } from 'react-dom';
 import { createRoot, hydrateRoot } from 'react-dom/client';
 import { EMBED_HOST_PARAM, EMBED_THEME_PARAM } from '../contract/embed';
 import { chatMachine } from '../machines/chat-machine';
@@ -51,10 +52,12 @@ void Promise.all([
   await nextTask();
   if (card || replaceServed) {
     // The embedded card, or one with a welcome or starters, is not the one rendered into the page at build time: it
-    // replaces it, keeping whatever the visitor typed into the served one. As a transition, the render yields to the
-    // browser (and to the visitor's typing) as it goes.
-    startTransition(() => {
-      createRoot(root).render(
+    // replaces it, keeping whatever the visitor typed into the served one. In one task, effects included: keys pressed
+    // meanwhile wait, then reach a box that shows the carried text and is subscribed to the machine (rendered as a
+    // transition, the card would subscribe a task after it is in the page, and a key in between would be lost).
+    const app = createRoot(root);
+    flushSync(() => {
+      app.render(
         <StrictMode>
           <App logic={logic} inspect={inspect} card={card} served={served} settings={settings} />
         </StrictMode>,
