@@ -54,6 +54,27 @@ async function openHostPage(page: Page, site: HostSite, options: HostPageOptions
   await expect(launcher(page)).toBeVisible();
 }
 
+/**
+ * Opens the chat with the embedded card's chunk held back, so that the frame keeps its served card, and types `text`
+ * into its box. The returned call lets the chunk through.
+ */
+async function typeBeforeTakeOver(page: Page, site: HostSite, appOrigin: string, text: string) {
+  let release: () => void = () => undefined;
+  const held = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  await page.route('**/assets/embedded-card-*.js', async (route) => {
+    await held;
+    await route.continue();
+  });
+  await openHostPage(page, site, { appOrigin });
+  await launcher(page).click();
+  await expect(messageBox(page)).toBeEditable();
+  await messageBox(page).click();
+  await page.keyboard.type(text);
+  return release;
+}
+
 /** What a site's own button would call. */
 function callApi(page: Page, method: keyof EmbedApi) {
   return page.evaluate((name) => (window as unknown as { AIAssistant: EmbedApi }).AIAssistant[name](), method);
@@ -222,21 +243,8 @@ test('every keystroke typed into the frame while the app takes the card over is 
   embedApp,
   provider,
 }) => {
-  // The embedded card's chunk is held until the visitor has typed into the card served in the frame.
-  let release: () => void = () => undefined;
-  const held = new Promise<void>((resolve) => {
-    release = resolve;
-  });
-  await page.route('**/assets/embedded-card-*.js', async (route) => {
-    await held;
-    await route.continue();
-  });
-  await openHostPage(page, site, { appOrigin: embedApp.origin });
-  await launcher(page).click();
+  const release = await typeBeforeTakeOver(page, site, embedApp.origin, 'Typed before');
   const box = messageBox(page);
-  await expect(box).toBeEditable();
-  await box.click();
-  await page.keyboard.type('Typed before');
 
   // Released while the visitor goes on typing: each key lands in the served box or, once the app's card is in, in
   // its box, which takes the focus and the text over in the same task.
@@ -257,18 +265,7 @@ test('Enter pressed in the frame before the app has taken the card over sends th
   embedApp,
   provider,
 }) => {
-  let release: () => void = () => undefined;
-  const held = new Promise<void>((resolve) => {
-    release = resolve;
-  });
-  await page.route('**/assets/embedded-card-*.js', async (route) => {
-    await held;
-    await route.continue();
-  });
-  await openHostPage(page, site, { appOrigin: embedApp.origin });
-  await launcher(page).click();
-  await messageBox(page).click();
-  await page.keyboard.type('Sent before the app');
+  const release = await typeBeforeTakeOver(page, site, embedApp.origin, 'Sent before the app');
   await page.keyboard.press('Enter');
   expect(provider.requests).toHaveLength(0);
 
