@@ -2,15 +2,15 @@ import { type Context, Hono } from 'hono';
 import { EMBED_LANG_PARAM } from '../contract/embed.ts';
 import { PROXY_BASE_PATH } from '../contract/llm.ts';
 import { apiError } from './api-error.ts';
-import { DEFAULT_ASSISTANT_CONFIG } from './assistant-config.ts';
-import { chatRoute } from './chat-route.ts';
-import { MemoryCounters, RedisCounters } from './counters.ts';
+import { chatRoute } from './chat/chat-route.ts';
 import type { ProxyOptions, ServerEnv } from './hono-env.ts';
-import { prepareLoaders, preparePages } from './page-html.ts';
-import { pageLanguage } from './page-language.ts';
-import { headersForPath, securityHeaders } from './security-headers.ts';
-import { serveClient } from './serve-client.ts';
-import { SpendCap } from './spend-cap.ts';
+import { MemoryCounters, RedisCounters } from './limits/counters.ts';
+import { SpendCap } from './limits/spend-cap.ts';
+import { prepareLoaders, preparePages } from './pages/page-html.ts';
+import { pageLanguage } from './pages/page-language.ts';
+import { headersForPath, securityHeaders } from './pages/security-headers.ts';
+import { serveClient } from './pages/serve-client.ts';
+import { DEFAULT_ASSISTANT_CONFIG } from './settings/assistant-config.ts';
 
 /**
  * The site's one request handler: security headers on every response, health checks, the same-origin LLM proxy

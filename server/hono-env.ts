@@ -1,8 +1,8 @@
 import type { HttpBindings } from '@hono/node-server';
-import type { AssistantConfig } from './assistant-config.ts';
-import type { Counters } from './counters.ts';
+import type { Counters } from './limits/counters.ts';
 import type { Metrics } from './metrics.ts';
-import type { SecurityOptions } from './security-headers.ts';
+import type { SecurityOptions } from './pages/security-headers.ts';
+import type { AssistantConfig } from './settings/assistant-config.ts';
 
 /**
  * Every server running the app is @hono/node-server's (`listen`, and `getRequestListener` in Vite's): each request

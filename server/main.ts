@@ -4,13 +4,13 @@ import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { BUILD_INFO_FILE, type BuildInfo } from '../contract/llm.ts';
 import { createApp } from './app.ts';
-import { loadAssistantConfig } from './assistant-config.ts';
-import { RedisCounters } from './counters.ts';
-import { loadDotEnvFiles } from './dot-env-files.ts';
-import { readServerEnv } from './env.ts';
-import { type DirectBuild, describeUpstream } from './env-upstream.ts';
+import { RedisCounters } from './limits/counters.ts';
 import { listen } from './listen.ts';
 import { createMetrics, serveMetrics } from './metrics.ts';
+import { loadAssistantConfig } from './settings/assistant-config.ts';
+import { loadDotEnvFiles } from './settings/dot-env-files.ts';
+import { readServerEnv } from './settings/env.ts';
+import { type DirectBuild, describeUpstream } from './settings/env-upstream.ts';
 
 const clientDir = fileURLToPath(new URL('../client', import.meta.url));
 

@@ -8,12 +8,12 @@ import { BUILD_INFO_FILE, type BuildInfo, DEFAULT_BASE_URL, PROXY_BASE_PATH } fr
 import { CATALOGUES } from '../locales/catalogues.ts';
 import { pickLanguage } from '../locales/languages.ts';
 import { createApp } from './app.ts';
-import { type AssistantConfig, loadAssistantConfig } from './assistant-config.ts';
-import { readServerEnv } from './env.ts';
-import { describeUpstream } from './env-upstream.ts';
-import { fillPageHtml } from './page-html.ts';
-import { precompressDir } from './precompress.ts';
-import { headersForPath, securityHeaders } from './security-headers.ts';
+import { fillPageHtml } from './pages/page-html.ts';
+import { precompressDir } from './pages/precompress.ts';
+import { headersForPath, securityHeaders } from './pages/security-headers.ts';
+import { type AssistantConfig, loadAssistantConfig } from './settings/assistant-config.ts';
+import { readServerEnv } from './settings/env.ts';
+import { describeUpstream } from './settings/env-upstream.ts';
 
 /** The token is in `VITE_LLM_API_KEY`, i.e. in the bundle: the spec's direct mode. */
 function directModeBaseURL(config: ResolvedConfig): string | undefined {

@@ -1,0 +1,115 @@
+import { MAX_TOKENS, TEMPERATURE } from '../../contract/llm.ts';
+
+/** A message of the conversation sent upstream. */
+export interface UpstreamMessage {
+  role: 'system' | 'user' | 'assistant';
+  content: string;
+}
+
+/**
+ * The only request the proxy forwards: the app's chat completion, rebuilt field by field. Its messages are the site's
+ * `instructions` as a `system` message (when set), the earlier exchanges (when the site allows `history`), then the
+ * latest user message: with neither, the spec's single user message.
+ */
+export interface ChatRequest {
+  model: string;
+  messages: UpstreamMessage[];
+  max_tokens: number;
+  temperature: number;
+  stream?: true;
+  /** Asked with every stream: the provider's token count then comes as a last chunk, for the spend cap and metrics. */
+  stream_options?: { include_usage: true };
+}
+
+/** What the site's configuration adds to the conversation the page sends. */
+export interface ConversationRules {
+  /** Sent first, as the `system` message; never taken from the page. */
+  instructions?: string;
+  /** How many earlier exchanges (a user message and its reply) may come before the latest message. */
+  history: number;
+}
+
+const SPEC_RULES: ConversationRules = { history: 0 };
+
+/**
+ * The page's messages, checked: at most `history` exchanges (user, then assistant) before the latest user message,
+ * each with non-blank text. A `system` message is the site's to give, never the page's.
+ */
+function readMessages(messages: unknown, history: number): UpstreamMessage[] | string {
+  const shape =
+    history === 0
+      ? '`messages` must hold exactly one user message.'
+      : `\`messages\` must hold up to ${history} earlier exchanges (a user message, then an assistant message) and then one user message.`;
+  if (Array.isArray(messages) && messages.some((message) => isRecord(message) && message.role === 'system')) {
+    return '`messages` must not hold a system message: the site sets its own instructions.';
+  }
+  if (!Array.isArray(messages) || messages.length % 2 !== 1 || messages.length > 2 * history + 1) return shape;
+  const read: UpstreamMessage[] = [];
+  for (const [index, message] of messages.entries()) {
+    const role = index % 2 === 0 ? 'user' : 'assistant';
+    if (!isRecord(message) || message.role !== role) return shape;
+    if (typeof message.content !== 'string' || message.content.trim() === '') {
+      return index === messages.length - 1
+        ? 'The user message must have non-empty text content.'
+        : 'Every earlier message must have non-empty text content.';
+    }
+    read.push({ role, content: message.content });
+  }
+  return read;
+}
+
+/** The outcome of {@link parseChatRequest}: the request to send upstream, or why the body was refused. */
+export type ParsedChatRequest = { ok: true; request: ChatRequest } | { ok: false; reason: string };
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Checks a browser's chat-completion body and builds the upstream body from it.
+ *
+ * The upstream body is built from scratch rather than passed through, so a visitor cannot add fields the site owner
+ * pays for or did not choose (`n`, `tools`, `logprobs`, a longer history, another model):
+ * - `model` is overridden with `model` (the server's `LLM_MODEL`), not rejected. The app's model is fixed at build
+ *   time (`VITE_LLM_MODEL`) and may drift from the server's setting; rejecting would turn that drift into a broken
+ *   chat for every visitor, while overriding still guarantees that the token is only ever spent on the pinned model.
+ * - `max_tokens` is clamped to the spec's 250 (and defaults to it); `temperature` is kept when valid (0 to 2).
+ * - `messages` must be exactly one `user` message with non-blank string content, as the app sends; with the site's
+ *   `history`, up to that many earlier exchanges before it. The site's `instructions` go first as the `system` message;
+ *   a page's own `system` message is refused.
+ */
+export function parseChatRequest(
+  body: unknown,
+  model: string,
+  { instructions, history }: ConversationRules = SPEC_RULES,
+): ParsedChatRequest {
+  if (!isRecord(body)) return { ok: false, reason: 'The body must be a JSON object.' };
+  const { messages, max_tokens: maxTokens, temperature, stream } = body;
+
+  if (body.model !== undefined && typeof body.model !== 'string') {
+    return { ok: false, reason: '`model` must be a string.' };
+  }
+  const conversation = readMessages(messages, history);
+  if (typeof conversation === 'string') return { ok: false, reason: conversation };
+  if (maxTokens !== undefined && (!Number.isInteger(maxTokens) || (maxTokens as number) < 1)) {
+    return { ok: false, reason: '`max_tokens` must be a positive integer.' };
+  }
+  if (temperature !== undefined && (typeof temperature !== 'number' || !(temperature >= 0 && temperature <= 2))) {
+    return { ok: false, reason: '`temperature` must be a number from 0 to 2.' };
+  }
+  if (stream !== undefined && typeof stream !== 'boolean') {
+    return { ok: false, reason: '`stream` must be a boolean.' };
+  }
+
+  const request: ChatRequest = {
+    model,
+    messages: instructions ? [{ role: 'system', content: instructions }, ...conversation] : conversation,
+    max_tokens: Math.min((maxTokens as number | undefined) ?? MAX_TOKENS, MAX_TOKENS),
+    temperature: (temperature as number | undefined) ?? TEMPERATURE,
+  };
+  if (stream) {
+    request.stream = true;
+    request.stream_options = { include_usage: true };
+  }
+  return { ok: true, request };
+}

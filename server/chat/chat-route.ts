@@ -1,0 +1,184 @@
+import { type Context, Hono } from 'hono';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { CHAT_COMPLETIONS_PATH } from '../../contract/llm.ts';
+import { apiError } from '../api-error.ts';
+import type { ProxyOptions, ServerEnv, Upstream } from '../hono-env.ts';
+import { DEFAULT_MAX_BODY_BYTES, limitBody } from '../limits/body-limit.ts';
+import type { Counters } from '../limits/counters.ts';
+import { rateLimit } from '../limits/rate-limit.ts';
+import { type Reservation, readUsage, reservationFor, type SpendCap, type TokenUsage } from '../limits/spend-cap.ts';
+import { parseChatRequest } from './chat-request.ts';
+import { DEMO_MODEL } from './demo-responder.ts';
+import { Exchange } from './exchange.ts';
+import { relayStream } from './sse-relay.ts';
+import { callUpstream, type UpstreamAnswer, upstreamLabel } from './upstream.ts';
+
+/** What the chat route needs besides its options: where counts go, and where its log lines go. */
+export interface ChatRouteDeps {
+  counters: Counters;
+  spendCap: SpendCap | undefined;
+  log: (line: string) => void;
+}
+
+type ChatUpstream = Exclude<Upstream, { kind: 'none' }>;
+
+/** Errors of a call that never reached the provider. */
+const NEVER_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN']);
+
+/** The cap's 429: the client's openai library reads it like a provider's rate limit, and waits for `Retry-After`. */
+function capRefusal(c: Context, retryAfter: number): Response {
+  const refusal = apiError(c, 429, 'daily_token_limit', 'The daily usage limit is reached, please come back later.');
+  refusal.headers.set('Retry-After', String(retryAfter));
+  return refusal;
+}
+
+/**
+ * `POST /api/llm/v1/chat/completions`: counted, rate limited, capped, size limited, checked, then forwarded with the
+ * token added server-side and the model pinned. Upstream error bodies never reach the client, only a generic error
+ * with the upstream status.
+ */
+export function chatRoute(options: ProxyOptions & { upstream: ChatUpstream }, deps: ChatRouteDeps): Hono<ServerEnv> {
+  const { metrics } = options;
+  const route = new Hono<ServerEnv>();
+  route.post(
+    CHAT_COMPLETIONS_PATH,
+    async (c, next) => {
+      await next();
+      metrics?.chatRequests.inc({ status: String(c.res.status) });
+    },
+    ...rateLimit(options, deps.counters, deps.log),
+    limitBody(options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES),
+    (c) => forwardChat(c, options, deps),
+  );
+  return route;
+}
+
+async function forwardChat(
+  c: Context<ServerEnv>,
+  options: ProxyOptions & { upstream: ChatUpstream },
+  { log, spendCap }: ChatRouteDeps,
+): Promise<Response> {
+  const started = Date.now();
+  const { upstream, metrics } = options;
+  const done = (response: Response, note: string) => {
+    log(
+      `[llm-proxy] POST ${CHAT_COMPLETIONS_PATH} ${response.status} ${Date.now() - started}ms ` +
+        `upstream=${upstreamLabel(upstream)} ${note}`,
+    );
+    return response;
+  };
+
+  const contentType = c.req.header('content-type') ?? '';
+  if (!/^application\/json\s*(;|$)/i.test(contentType)) {
+    return done(apiError(c, 415, 'unsupported_media_type', 'Send the request as application/json.'), 'refused');
+  }
+  let body: unknown;
+  try {
+    body = await c.req.json();
+  } catch {
+    return done(apiError(c, 400, 'invalid_body', 'The body is not valid JSON.'), 'refused');
+  }
+  const parsed = parseChatRequest(body, upstream.kind === 'demo' ? DEMO_MODEL : upstream.model, {
+    instructions: options.assistant?.instructions,
+    history: options.assistant?.page.history ?? 0,
+  });
+  if (!parsed.ok) return done(apiError(c, 400, 'invalid_body', parsed.reason), 'refused');
+  const request = parsed.request;
+
+  // The demo costs nothing. A provider's call is paid for before it is made, so that no burst can outrun the cap.
+  let reservation: Reservation | undefined;
+  if (spendCap && upstream.kind === 'provider') {
+    const held = await spendCap.reserve(reservationFor(request));
+    if ('retryAfter' in held) {
+      metrics?.rateLimited.inc({ reason: 'spend_cap' });
+      return done(capRefusal(c, held.retryAfter), `refused: daily token limit (${spendCap.dailyLimit}) reached`);
+    }
+    reservation = held;
+  }
+  // Settles once the usage is counted, so that the next request (on any replica) sees it.
+  const recordUsage = async (usage: TokenUsage) => {
+    metrics?.tokens.inc({ kind: 'prompt' }, usage.prompt);
+    metrics?.tokens.inc({ kind: 'completion' }, usage.completion);
+    const today = await reservation?.settle(usage.total);
+    if (today !== undefined) log(`[llm-proxy] usage tokens=${usage.total} today=${today}/${spendCap?.dailyLimit}`);
+  };
+
+  const calledAt = performance.now();
+  const exchange = new Exchange(c, options.timeoutMs, () =>
+    metrics?.upstreamDuration.observe((performance.now() - calledAt) / 1000),
+  );
+  const failed = () => {
+    exchange.end();
+    if (exchange.stopped === 'visitor-left') {
+      return done(apiError(c, 502, 'upstream_unavailable', 'Aborted.'), 'client-closed');
+    }
+    if (exchange.stopped === 'timeout') {
+      return done(apiError(c, 504, 'upstream_timeout', 'The language model did not answer in time.'), 'timeout');
+    }
+    return done(apiError(c, 502, 'upstream_unavailable', 'The language model could not be reached.'), 'unreachable');
+  };
+
+  let answer: UpstreamAnswer;
+  try {
+    answer = await callUpstream(upstream, request, exchange.signal);
+  } catch (error) {
+    // Nothing was sent to a provider that could not be connected to: it cost nothing.
+    if (NEVER_SENT.has((error as NodeJS.ErrnoException).code ?? '')) await reservation?.settle(0);
+    return failed();
+  }
+
+  if (answer.status < 200 || answer.status > 299) {
+    exchange.end();
+    // The provider refused the call, so it cost nothing: the reservation is given back.
+    await reservation?.settle(0);
+    // Dropped rather than read: the provider's error text may quote the request or describe the account.
+    await answer.discard();
+    if (answer.status === 401 || answer.status === 403) {
+      log('[llm-proxy] the provider refused the token: check LLM_API_KEY and LLM_BASE_URL');
+    }
+    const status = answer.status >= 400 && answer.status <= 599 ? answer.status : 502;
+    const refusal = apiError(
+      c,
+      status as ContentfulStatusCode,
+      'upstream_error',
+      'The language model provider failed.',
+    );
+    const retryAfter = answer.header('retry-after');
+    if (status === 429 && retryAfter && /^\d+$/.test(retryAfter)) refusal.headers.set('Retry-After', retryAfter);
+    return done(refusal, `upstream-status=${answer.status}`);
+  }
+
+  if (request.stream) {
+    // A stream was asked for: anything but an event stream (a JSON body, an HTML page) is not a reply the page can read.
+    if (!/^text\/event-stream\b/i.test(answer.header('content-type') ?? '')) {
+      exchange.end();
+      await answer.discard();
+      return done(apiError(c, 502, 'upstream_invalid', 'The language model sent no event stream.'), 'invalid');
+    }
+    // Passed through chunk by chunk as it arrives (no buffering), under the same abort signal and a deadline that
+    // each chunk restarts.
+    const relayed = relayStream(answer.chunks(), {
+      onChunk: () => exchange.stillComing(),
+      onUsage: recordUsage,
+      onEnd: () => exchange.end(),
+      visitorLeft: () => exchange.stopped === 'visitor-left',
+      log,
+    });
+    const headers = { 'Content-Type': 'text/event-stream', 'X-Accel-Buffering': 'no' };
+    // X-Accel-Buffering tells nginx-style reverse proxies not to buffer the stream either.
+    return done(new Response(relayed, { status: 200, headers }), 'stream');
+  }
+
+  let completion: unknown;
+  try {
+    completion = await answer.json();
+  } catch {
+    if (exchange.signal.aborted) return failed();
+    exchange.end();
+    return done(apiError(c, 502, 'upstream_invalid', 'The language model sent an unreadable answer.'), 'invalid');
+  }
+  exchange.end();
+  const usage = readUsage((completion as { usage?: unknown } | null)?.usage);
+  if (usage) await recordUsage(usage);
+  return done(c.json(completion as object, 200), 'ok');
+}

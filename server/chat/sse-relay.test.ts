@@ -1,0 +1,169 @@
+// @vitest-environment node
+import { createServer, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { describe, expect, it } from 'vitest';
+import { chatBody, PINNED_MODEL, postChat, providerOn, proxyHarness, until } from '../../testing/proxy-app.ts';
+import { UsageFilter } from './sse-relay.ts';
+
+const { provider, start } = await proxyHarness();
+
+describe('relaying a stream', () => {
+  it('passes a stream through as it arrives, before the provider has finished', async () => {
+    let upstreamResponse: ServerResponse | undefined;
+    const slowProvider: Server = createServer((req, res) => {
+      req.resume();
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('data: {"choices":[{"index":0,"delta":{"content":"first"}}]}\n\n');
+      upstreamResponse = res;
+    });
+    await new Promise<void>((resolve) => slowProvider.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = slowProvider.address() as AddressInfo;
+      const { url } = await start({
+        upstream: providerOn(port),
+      });
+      const response = await postChat(url, chatBody('hi', { stream: true }));
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toContain('text/event-stream');
+
+      const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+      const decoder = new TextDecoder();
+      const first = await reader.read();
+      // The provider is still holding its response open: this chunk was not buffered until the end.
+      expect(decoder.decode(first.value)).toContain('"first"');
+      expect(upstreamResponse?.writableEnded).toBe(false);
+
+      upstreamResponse?.end('data: [DONE]\n\n');
+      let rest = '';
+      for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read())
+        rest += decoder.decode(chunk.value);
+      expect(rest).toContain('[DONE]');
+    } finally {
+      slowProvider.closeAllConnections();
+      await new Promise((resolve) => slowProvider.close(resolve));
+    }
+  });
+
+  it('aborts a streaming upstream request when the visitor goes away mid-stream', async () => {
+    let upstreamClosedEarly = false;
+    const slowProvider: Server = createServer((req, res) => {
+      req.resume();
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('data: {"choices":[{"index":0,"delta":{"content":"first"}}]}\n\n');
+      res.on('close', () => {
+        upstreamClosedEarly = !res.writableEnded;
+      });
+    });
+    await new Promise<void>((resolve) => slowProvider.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = slowProvider.address() as AddressInfo;
+      const { url } = await start({
+        upstream: providerOn(port),
+        timeoutMs: 60_000,
+      });
+      const visitor = new AbortController();
+      const response = await postChat(url, chatBody('hi', { stream: true }), { signal: visitor.signal });
+      const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+      await reader.read();
+      visitor.abort();
+
+      await until(() => upstreamClosedEarly, 'the upstream stream to be closed');
+    } finally {
+      slowProvider.closeAllConnections();
+      await new Promise((resolve) => slowProvider.close(resolve));
+    }
+  });
+
+  it('asks the provider for a stream only when the client asked for one', async () => {
+    provider.respondWith({ stream: ['Hel', 'lo'] });
+    const { url } = await start();
+    const response = await postChat(url, chatBody('hi', { stream: true }));
+    const text = await response.text();
+
+    expect(provider.requests[0].body).toMatchObject({ stream: true, model: PINNED_MODEL });
+    expect(text).toContain('"Hel"');
+    expect(text).toContain('"lo"');
+    expect(text).toContain('data: [DONE]');
+  });
+
+  it('passes on every piece that came before the provider dropped the stream, then an error event', async () => {
+    provider.respondWith({ stream: ['Half ', 'a reply'], ending: 'drop' });
+    const { url, logs } = await start();
+    const text = await (await postChat(url, chatBody('hi', { stream: true }))).text();
+
+    expect(text).toContain('"Half "');
+    expect(text).toContain('"a reply"');
+    expect(text.trim().split('\n\n').at(-1)).toMatch(/^data: \{"error":/);
+    expect(logs.join('\n')).toMatch(/stream from the provider broke off/);
+  });
+
+  it('answers 502 when a stream was asked for and the provider sends anything else', async () => {
+    provider.respondWith({ raw: '{"choices": [{"message": ' });
+    const { url } = await start();
+    const response = await postChat(url, chatBody('hi', { stream: true }));
+
+    expect(response.status).toBe(502);
+    expect(await response.json()).toMatchObject({ error: { code: 'upstream_invalid' } });
+  });
+
+  it('lets a stream run past the time limit while its pieces keep coming', async () => {
+    // Eight pieces 60 ms apart: about 480 ms in all, with a limit of 200 ms between two pieces.
+    provider.respondWith({ stream: Array.from({ length: 8 }, (_, index) => `p${index} `), pieceDelayMs: 60 });
+    const { url } = await start({ timeoutMs: 200 });
+    const text = await (await postChat(url, chatBody('hi', { stream: true }))).text();
+
+    expect(text).toContain('"p7 "');
+    expect(text.trim().endsWith('data: [DONE]')).toBe(true);
+    expect(provider.requests[0].aborted).toBe(false);
+  });
+
+  it('cuts a stream that stalls for the time limit, and abandons the upstream request', async () => {
+    provider.respondWith({ stream: ['Some '], ending: 'stall' });
+    const { url, logs } = await start({ timeoutMs: 200 });
+    const response = await postChat(url, chatBody('hi', { stream: true }));
+    const started = Date.now();
+
+    // What had come is passed on, then an error event (as providers signal a failure mid-stream), and the end.
+    const text = await response.text();
+    expect(text).toContain('"Some "');
+    expect(text.trim()).toMatch(/data: \{"error":\{"message":"The language model stream broke off\."[^\n]*\}$/);
+
+    expect(Date.now() - started).toBeLessThan(2_000);
+    await until(() => provider.requests[0]?.aborted === true, 'the upstream request to be aborted');
+    expect(logs.join('\n')).toMatch(/stream from the provider broke off/);
+  });
+});
+
+describe('taking the usage chunk out of a stream', () => {
+  const encode = (text: string) => new TextEncoder().encode(text);
+  const decode = (bytes: Uint8Array | undefined) => (bytes ? new TextDecoder().decode(bytes) : '');
+  const usage = { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 };
+
+  it('passes complete events on as they come, drops the choice-less usage event, and reports its count', async () => {
+    const counted: unknown[] = [];
+    const filter = new UsageFilter(async (tokens) => void counted.push(tokens));
+    const content = 'data: {"choices":[{"delta":{"content":"Hi"}}],"usage":null}';
+    const usageEvent = `data: ${JSON.stringify({ choices: [], usage })}`;
+    // Split mid-event and with CRLF line ends, as the network may deliver it.
+    const whole = `${content}\r\n\r\n${usageEvent}\r\n\r\ndata: [DONE]\r\n\r\n`;
+    const cut = whole.indexOf('usage":{') + 3;
+    const out =
+      decode(filter.push(encode(whole.slice(0, 10)))) +
+      decode(filter.push(encode(whole.slice(10, cut)))) +
+      decode(filter.push(encode(whole.slice(cut)))) +
+      decode(filter.flush());
+
+    expect(out).toBe(`${content}\n\ndata: [DONE]\n\n`);
+    expect(counted).toEqual([{ prompt: 3, completion: 4, total: 7 }]);
+  });
+
+  it('keeps a content event that also carries usage, and anything it cannot parse', async () => {
+    const counted: unknown[] = [];
+    const filter = new UsageFilter(async (tokens) => void counted.push(tokens));
+    const both = `data: ${JSON.stringify({ choices: [{ delta: { content: 'x' } }], usage })}\n\n`;
+    const broken = 'data: {"usage": oops\n\n';
+
+    expect(decode(filter.push(encode(both + broken)))).toBe(both + broken);
+    expect(counted).toHaveLength(1);
+  });
+});

@@ -1,0 +1,91 @@
+import { Agent, request as sendRequest } from 'undici';
+import type { Upstream } from '../hono-env.ts';
+import type { ChatRequest } from './chat-request.ts';
+import { demoResponse } from './demo-responder.ts';
+
+/**
+ * The provider's (or the demo's) answer, read only as far as the proxy needs it: its status, a header, then either the
+ * whole body as JSON, the body piece by piece, or nothing of it.
+ */
+export interface UpstreamAnswer {
+  status: number;
+  header(name: string): string | undefined;
+  json(): Promise<unknown>;
+  chunks(): AsyncIterator<Uint8Array>;
+  /** Drops the body unread (and with it the connection's remaining work). */
+  discard(): Promise<void>;
+}
+
+type ChatUpstream = Exclude<Upstream, { kind: 'none' }>;
+
+/** For log lines: the provider's host only (its URL's path or query could carry an account id). */
+export function upstreamLabel(upstream: ChatUpstream): string {
+  return upstream.kind === 'provider' ? new URL(upstream.baseURL).host : upstream.kind;
+}
+
+/** Sends a checked chat request to the provider, or has the demo responder answer it in its place. */
+export function callUpstream(
+  upstream: ChatUpstream,
+  request: ChatRequest,
+  signal: AbortSignal,
+): Promise<UpstreamAnswer> {
+  return upstream.kind === 'demo'
+    ? Promise.resolve(answerOf(demoResponse(request)))
+    : callProvider(upstream, request, signal);
+}
+
+/** The demo responder's answer, a web `Response`, as an {@link UpstreamAnswer}. */
+function answerOf(response: Response): UpstreamAnswer {
+  const body = response.body ?? new ReadableStream<Uint8Array>({ start: (controller) => controller.close() });
+  return {
+    status: response.status,
+    header: (name) => response.headers.get(name) ?? undefined,
+    json: () => response.json(),
+    chunks: () => body[Symbol.asyncIterator](),
+    discard: () => body.cancel().catch(() => undefined),
+  };
+}
+
+/**
+ * Keeps connections to the provider open between requests. undici's `request` rather than `fetch`: without the WHATWG
+ * request and stream layers, a call costs markedly less CPU.
+ */
+const providerAgent = new Agent({ keepAliveTimeout: 30_000 });
+
+async function callProvider(
+  upstream: Extract<Upstream, { kind: 'provider' }>,
+  request: ChatRequest,
+  signal: AbortSignal,
+): Promise<UpstreamAnswer> {
+  // Appended to the path, so a query some providers need (e.g. `?api-version=`) stays a query.
+  const url = new URL(upstream.baseURL);
+  url.pathname = `${url.pathname.replace(/\/+$/, '')}/chat/completions`;
+  // No redirect is followed (undici's `request` follows none): the token would go wherever one points. A 3xx is a
+  // failed call like any other status outside 2xx.
+  const { statusCode, headers, body } = await sendRequest(url, {
+    method: 'POST',
+    // Only these headers: nothing from the visitor (cookies, their placeholder key, addresses) is passed on.
+    headers: {
+      authorization: `Bearer ${upstream.apiKey}`,
+      'content-type': 'application/json',
+      accept: request.stream ? 'text/event-stream' : 'application/json',
+    },
+    body: JSON.stringify(request),
+    signal,
+    dispatcher: providerAgent,
+  });
+  return {
+    status: statusCode,
+    header: (name) => {
+      const value = headers[name];
+      return Array.isArray(value) ? value.join(', ') : value;
+    },
+    json: () => body.json(),
+    chunks: () => body[Symbol.asyncIterator](),
+    discard: async () => {
+      // Destroyed unread, undici's body emits an abort error: handled here, or it would take the process down.
+      body.on('error', () => undefined);
+      body.destroy();
+    },
+  };
+}

@@ -1,0 +1,84 @@
+import { getConnInfo } from '@hono/node-server/conninfo';
+import type { MiddlewareHandler } from 'hono';
+import { rateLimiter, type Store } from 'hono-rate-limiter';
+import { CHAT_COMPLETIONS_PATH } from '../../contract/llm.ts';
+import { apiError } from '../api-error.ts';
+import type { ProxyOptions, ServerEnv } from '../hono-env.ts';
+import { clientAddress, clientAddressBehind, clientKey, trustedProxyList } from './client-key.ts';
+import type { Counters } from './counters.ts';
+
+const WINDOW_MS = 60_000;
+
+/**
+ * hono-rate-limiter's store over `counters`: fixed windows aligned on the clock, so that replicas counting in one
+ * Redis agree on when a window starts.
+ */
+function counterStore(counters: Counters, windowMs: number): Store<ServerEnv> {
+  const window = () => (Math.floor(Date.now() / windowMs) + 1) * windowMs;
+  return {
+    async increment(key) {
+      const resetAt = window();
+      const totalHits = (await counters.add(`rate:${resetAt}:${key}`, 1, resetAt)) ?? 0;
+      return { totalHits, resetTime: new Date(resetAt) };
+    },
+    async decrement(key) {
+      const resetAt = window();
+      await counters.add(`rate:${resetAt}:${key}`, -1, resetAt);
+    },
+    resetKey: () => undefined,
+  };
+}
+
+type RateLimitOptions = Pick<ProxyOptions, 'rateLimitPerMinute' | 'trustProxyHops' | 'trustedProxies' | 'metrics'>;
+
+/**
+ * Chat requests per client per minute, the client being its socket address or, behind trusted proxies, the address
+ * they forwarded. Also says once in the log when requests carry `X-Forwarded-For` that no setting trusts: every
+ * visitor behind that proxy then shares one limit. Returns the middlewares to run, in order.
+ */
+export function rateLimit(
+  options: RateLimitOptions,
+  counters: Counters,
+  log: (line: string) => void,
+): MiddlewareHandler<ServerEnv>[] {
+  const trustedProxies = options.trustedProxies?.length ? trustedProxyList(options.trustedProxies) : undefined;
+  let warnedForwarded = options.trustProxyHops > 0 || trustedProxies !== undefined;
+  const warnOnce: MiddlewareHandler<ServerEnv> = async (c, next) => {
+    if (!warnedForwarded && c.req.header('x-forwarded-for')) {
+      warnedForwarded = true;
+      log(
+        '[server] requests carry X-Forwarded-For but TRUST_PROXY trusts no proxy: every visitor behind that proxy ' +
+          "shares one rate limit. Set TRUST_PROXY to the proxies' addresses (or their number).",
+      );
+    }
+    await next();
+  };
+  if (options.rateLimitPerMinute <= 0) return [warnOnce];
+
+  const limiter = rateLimiter<ServerEnv>({
+    windowMs: WINDOW_MS,
+    limit: options.rateLimitPerMinute,
+    standardHeaders: 'draft-6',
+    store: counterStore(counters, WINDOW_MS),
+    keyGenerator: (c) => {
+      let socketAddress: string | undefined;
+      try {
+        socketAddress = getConnInfo(c).remote.address;
+      } catch {
+        // Not served by @hono/node-server (e.g. `app.request()` in a script): every caller shares one key.
+      }
+      const forwardedFor = c.req.header('x-forwarded-for');
+      return clientKey(
+        trustedProxies
+          ? clientAddressBehind(socketAddress, forwardedFor, trustedProxies)
+          : clientAddress(socketAddress, forwardedFor, options.trustProxyHops),
+      );
+    },
+    handler: (c) => {
+      log(`[llm-proxy] POST ${CHAT_COMPLETIONS_PATH} 429 rate limited`);
+      options.metrics?.rateLimited.inc({ reason: 'rate_limit' });
+      return apiError(c, 429, 'rate_limited', 'Too many requests, please try again later.');
+    },
+  });
+  return [warnOnce, limiter];
+}

@@ -1,0 +1,46 @@
+// @vitest-environment node
+import { describe, expect, it } from 'vitest';
+import { PAGE_SETTINGS_ID, TITLE_SENTINEL } from '../../contract/page-settings.ts';
+import { CATALOGUES } from '../../locales/catalogues.ts';
+import { DEFAULT_ASSISTANT_CONFIG } from '../settings/assistant-config.ts';
+import { fillPageHtml, localizeLoader } from './page-html.ts';
+
+const TEMPLATE = `<html lang="de"><head><title>AI Assistant</title></head><body><h1>${TITLE_SENTINEL}</h1></body></html>`;
+
+describe('the page as served', () => {
+  it("without a configured title has the language's own, in the card and the document, and no settings block", () => {
+    const html = fillPageHtml(TEMPLATE, DEFAULT_ASSISTANT_CONFIG, CATALOGUES.de.title);
+    expect(html).toContain(`<title>${CATALOGUES.de.title}</title>`);
+    expect(html).toContain(`<h1>${CATALOGUES.de.title}</h1>`);
+    expect(html).not.toContain(PAGE_SETTINGS_ID);
+  });
+
+  it("with the site's title has it in every language, escaped, and the settings block carries it", () => {
+    const fill = { page: { ...DEFAULT_ASSISTANT_CONFIG.page, title: 'Acme <Help> & "Co"' } };
+    const html = fillPageHtml(TEMPLATE, fill, CATALOGUES.de.title);
+    expect(html).toContain('<h1>Acme &lt;Help&gt; &amp; &quot;Co&quot;</h1>');
+    expect(html).toContain('<title>Acme &lt;Help&gt; &amp; &quot;Co&quot;</title>');
+    expect(html).not.toContain(TITLE_SENTINEL);
+    const block = new RegExp(`id="${PAGE_SETTINGS_ID}">(.*?)</script>`).exec(html)?.[1] ?? '';
+    expect(block).not.toContain('<');
+    expect(JSON.parse(block)).toMatchObject({ title: 'Acme <Help> & "Co"' });
+  });
+});
+
+describe('the embed loader as served', () => {
+  const built = 'b.setAttribute(`aria-label`,d.label||`Chat with AI Assistant`);f.title="AI Assistant chat";';
+
+  it("names the launcher and the frame in the language, escaped for a script of any quotes and any page's encoding", () => {
+    const french = localizeLoader(built, 'fr');
+    expect(french).toContain('d.label||`Discuter avec l\\u2019assistant IA`');
+    expect(french).toContain('f.title="Discussion avec l\\u2019assistant IA"');
+    expect(french).not.toMatch(/[^\x20-\x7e]/);
+    // What the script would say, read back as JavaScript.
+    const label = /d\.label\|\|(`[^`]*`)/.exec(localizeLoader(built, 'ja'))?.[1] ?? '';
+    expect(new Function(`return ${label}`)()).toBe(CATALOGUES.ja.launcher);
+  });
+
+  it('is the built loader itself in English', () => {
+    expect(localizeLoader(built, 'en')).toBe(built);
+  });
+});

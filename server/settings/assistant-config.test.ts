@@ -1,0 +1,186 @@
+// @vitest-environment node
+import { readFileSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { DEFAULT_PAGE_SETTINGS } from '../../contract/page-settings.ts';
+import { whiteContrastOf } from './accent.ts';
+import {
+  AssistantConfigError,
+  DEFAULT_ASSISTANT_CONFIG,
+  loadAssistantConfig,
+  parseAssistantConfig,
+} from './assistant-config.ts';
+
+const proxy = { direct: false };
+
+function problems(source: string, options = proxy): string[] {
+  try {
+    parseAssistantConfig(source, 'test.yaml', options);
+  } catch (error) {
+    if (error instanceof AssistantConfigError) return error.problems;
+    throw error;
+  }
+  throw new Error('the configuration was accepted');
+}
+
+describe('the configuration file', () => {
+  it('reads every key, in YAML or JSON', () => {
+    const yaml = parseAssistantConfig(
+      [
+        'title: "  Acme Help  "',
+        'welcome: "**Hello!** Ask me about our shop."',
+        'starters: [What do you sell?, Where are you?]',
+        'instructions: Only talk about Acme.',
+        'accent: "#1d4ed8"',
+        'history: 2',
+      ].join('\n'),
+      'a.yaml',
+      proxy,
+    );
+    const json = parseAssistantConfig(
+      JSON.stringify({ title: 'Acme Help', starters: ['What do you sell?'], history: 0 }),
+      'a.json',
+      proxy,
+    );
+
+    expect(yaml).toEqual({
+      file: 'a.yaml',
+      page: {
+        title: 'Acme Help',
+        welcome: '**Hello!** Ask me about our shop.',
+        starters: ['What do you sell?', 'Where are you?'],
+        history: 2,
+      },
+      accent: { light: '#1d4ed8', dark: expect.stringMatching(/^#[0-9a-f]{6}$/) },
+      instructions: 'Only talk about Acme.',
+    });
+    expect(json.page).toEqual({ title: 'Acme Help', starters: ['What do you sell?'], history: 0 });
+  });
+
+  it('keeps the spec for an empty file', () => {
+    expect(parseAssistantConfig('', 'empty.yaml', proxy).page).toEqual(DEFAULT_PAGE_SETTINGS);
+  });
+
+  it.each([
+    [
+      'titel: Acme',
+      /^titel: is not a known key \(the keys are title, welcome, starters, instructions, accent, language, history\)/,
+    ],
+    ['title: 42', /^title: 42 must be text of 1 to 60 characters/],
+    ['title: "   "', /^title: " {3}" must be text of 1 to 60 characters, not blank/],
+    [`title: ${'x'.repeat(61)}`, /^title: "x+\.\.\. must be text of 1 to 60 characters/],
+    ['welcome: [a, b]', /^welcome: \["a","b"\] must be text of 1 to 2000 characters/],
+    ['starters: [a, b, c, d, e]', /^starters: \["a","b","c","d","e"\] must be a list of up to 4 questions/],
+    [`starters: [ok, ${'q'.repeat(81)}]`, /^starters\.1: "q+\.\.\. must be text of 1 to 80 characters/],
+    ['starters: Where are you?', /^starters: "Where are you\?" must be a list of up to 4 questions/],
+    ['instructions: {a: 1}', /^instructions: \{"a":1\} must be text of 1 to 8000 characters/],
+    ['history: 11', /^history: 11 must be a whole number from 0 to 10/],
+    ['history: -1', /^history: -1 must be a whole number from 0 to 10/],
+    ['history: 1.5', /^history: 1\.5 must be a whole number from 0 to 10/],
+    ['history: "2"', /^history: "2" must be a whole number from 0 to 10/],
+    ['accent: blue', /^accent: "blue" must be a CSS colour written as #rgb, #rrggbb, rgb\(r g b\) or hsl\(h s% l%\)/],
+    ['accent: 12', /^accent: 12 must be a CSS colour/],
+    [
+      'accent: "#ffcc00"',
+      /^accent: "#ffcc00" white text on it has a contrast of 1\.\d\d:1; it must be at least 4\.5:1/,
+    ],
+    ['accent: rgb(300 0 0)', /^accent: "rgb\(300 0 0\)" must be a CSS colour/],
+    ['language: xx', /^language: "xx" must be one of en, de, fr, es, it, pt-BR, nl, pl, ja, zh-CN, ar, he/],
+    ['language: zh-TW', /^language: "zh-TW" must be one of en, de/],
+    ['language: 7', /^language: 7 must be one of en, de/],
+    ['- a list', /^\(top level\): must be a mapping of keys/],
+    ['title: [unclosed', /^not valid YAML: /],
+  ])('refuses %j, naming the key, its value and what is allowed', (source, message) => {
+    const found = problems(source);
+    expect(found).toHaveLength(1);
+    expect(found[0]).toMatch(message);
+  });
+
+  it("takes a site language by its catalogue, a regional variant by its base language's", () => {
+    expect(parseAssistantConfig('language: de-AT', 'l.yaml', proxy).language).toBe('de');
+    expect(parseAssistantConfig('language: pt', 'l.yaml', proxy).language).toBe('pt-BR');
+    expect(parseAssistantConfig('title: Acme', 'l.yaml', proxy).language).toBeUndefined();
+  });
+
+  it('names every problem at once, in the order of the keys', () => {
+    expect(problems('history: 20\ncolour: red\ntitle: ""')).toEqual([
+      expect.stringMatching(/^title: "" /),
+      expect.stringMatching(/^history: 20 /),
+      expect.stringMatching(/^colour: is not a known key/),
+    ]);
+  });
+
+  it('refuses instructions and history in a direct-mode build, whose page would carry them', () => {
+    const found = problems('title: Acme\ninstructions: Be brief.\nhistory: 2', { direct: true });
+
+    expect(found).toEqual([
+      expect.stringMatching(/^instructions: not allowed in a direct-mode build/),
+      expect.stringMatching(/^history: not allowed in a direct-mode build/),
+    ]);
+    expect(
+      parseAssistantConfig('title: Acme\nstarters: [Hi?]\naccent: "#000"', 'd.yaml', { direct: true }).page.title,
+    ).toBe('Acme');
+  });
+});
+
+describe('the accent', () => {
+  it.each(['#1d4ed8', '#14d', 'rgb(29 78 216)', 'rgb(29, 78, 216)', 'hsl(224 76% 48%)', '#000000', '#767676'])(
+    'accepts %s, with a darker shade for the dark scheme that white text reads on at 7:1',
+    (accent) => {
+      const { accent: shades } = parseAssistantConfig(`accent: "${accent}"`, 'a.yaml', proxy);
+      if (!shades) throw new Error('no accent');
+
+      expect(whiteContrastOf(shades.light)).toBeGreaterThanOrEqual(4.5);
+      expect(whiteContrastOf(shades.dark)).toBeGreaterThanOrEqual(7);
+      expect(whiteContrastOf(shades.dark)).toBeGreaterThanOrEqual(whiteContrastOf(shades.light));
+    },
+  );
+
+  it('keeps an accent that white text already reads on at 7:1 as its own dark shade', () => {
+    expect(parseAssistantConfig('accent: "#1e3a8a"', 'a.yaml', proxy).accent).toEqual({
+      light: '#1e3a8a',
+      dark: '#1e3a8a',
+    });
+  });
+});
+
+describe('finding the file', () => {
+  let dir: string;
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'assistant-config-'));
+  });
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('uses the spec without a file, and assistant.config.yaml in the working directory when there is one', async () => {
+    expect(loadAssistantConfig({}, dir, proxy)).toBe(DEFAULT_ASSISTANT_CONFIG);
+
+    await writeFile(join(dir, 'assistant.config.yaml'), 'title: Found\n');
+    expect(loadAssistantConfig({}, dir, proxy)).toMatchObject({
+      file: join(dir, 'assistant.config.yaml'),
+      page: { title: 'Found' },
+    });
+  });
+
+  it('reads the file ASSISTANT_CONFIG names, and refuses one that is missing', async () => {
+    await writeFile(join(dir, 'site.json'), '{"title": "From JSON"}');
+
+    expect(loadAssistantConfig({ ASSISTANT_CONFIG: 'site.json' }, dir, proxy).page.title).toBe('From JSON');
+    expect(() => loadAssistantConfig({ ASSISTANT_CONFIG: 'missing.yaml' }, dir, proxy)).toThrow(
+      /ASSISTANT_CONFIG: "missing\.yaml" names no file/,
+    );
+  });
+});
+
+describe('assistant.config.example.yaml', () => {
+  it('is a valid configuration that sets every key', () => {
+    const source = readFileSync(new URL('../../assistant.config.example.yaml', import.meta.url), 'utf8');
+    const config = parseAssistantConfig(source, 'example', proxy);
+
+    expect(Object.keys(config).sort()).toEqual(['accent', 'file', 'instructions', 'page']);
+    expect(Object.keys(config.page).sort()).toEqual(['history', 'starters', 'title', 'welcome']);
+  });
+});

@@ -1,0 +1,185 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import * as v from 'valibot';
+import { parse } from 'yaml';
+import {
+  DEFAULT_PAGE_SETTINGS,
+  MAX_HISTORY,
+  MAX_STARTER_LENGTH,
+  MAX_STARTERS,
+  type PageSettings,
+} from '../../contract/page-settings.ts';
+import { LANGUAGES, type Language, matchLanguage } from '../../locales/languages.ts';
+import { ACCENT_FORMS, type AccentShades, readAccent } from './accent.ts';
+import type { Env } from './env-values.ts';
+
+/** The file read when `ASSISTANT_CONFIG` is unset, from the working directory, when it exists. */
+export const DEFAULT_CONFIG_FILE = 'assistant.config.yaml';
+
+const MAX_TITLE_LENGTH = 60;
+const MAX_WELCOME_LENGTH = 2000;
+const MAX_INSTRUCTIONS_LENGTH = 8000;
+
+const text = (max: number) =>
+  v.pipe(
+    v.string(`must be text of 1 to ${max} characters`),
+    v.check((value) => value.trim() !== '', `must be text of 1 to ${max} characters, not blank`),
+    v.maxLength(max, `must be text of 1 to ${max} characters`),
+  );
+
+/**
+ * The configuration file's schema: the one place its keys, types and limits are written (docs/configuration.md
+ * describes each). Every message says what is allowed.
+ */
+const configSchema = v.strictObject(
+  {
+    title: v.optional(text(MAX_TITLE_LENGTH)),
+    welcome: v.optional(text(MAX_WELCOME_LENGTH)),
+    starters: v.optional(
+      v.pipe(
+        v.array(text(MAX_STARTER_LENGTH), `must be a list of up to ${MAX_STARTERS} questions`),
+        v.maxLength(MAX_STARTERS, `must be a list of up to ${MAX_STARTERS} questions`),
+      ),
+    ),
+    instructions: v.optional(text(MAX_INSTRUCTIONS_LENGTH)),
+    accent: v.optional(v.string(`must be ${ACCENT_FORMS}`)),
+    language: v.optional(
+      v.pipe(
+        v.string(`must be one of ${LANGUAGES.join(', ')} (or a regional variant of one)`),
+        v.check(
+          (tag) => matchLanguage(tag) !== undefined,
+          `must be one of ${LANGUAGES.join(', ')} (or a regional variant of one)`,
+        ),
+      ),
+    ),
+    history: v.optional(
+      v.pipe(
+        v.number(`must be a whole number from 0 to ${MAX_HISTORY}`),
+        v.integer(`must be a whole number from 0 to ${MAX_HISTORY}`),
+        v.minValue(0, `must be a whole number from 0 to ${MAX_HISTORY}`),
+        v.maxValue(MAX_HISTORY, `must be a whole number from 0 to ${MAX_HISTORY}`),
+      ),
+    ),
+  },
+  'is not a known key',
+);
+
+type ConfigFile = v.InferOutput<typeof configSchema>;
+const KEYS = Object.keys(configSchema.entries).join(', ');
+
+/** The site owner's configuration, checked: what the page gets, its accent, and what stays on the server. */
+export interface AssistantConfig {
+  /** The file it came from; none when there is no configuration (every value is then the spec's). */
+  file?: string;
+  page: PageSettings;
+  accent?: AccentShades;
+  /**
+   * The page's language when the embed's tag asks for none: before the visitor's browser languages
+   * (server/page-language.ts). Unset, the browser's decide.
+   */
+  language?: Language;
+  /** Sent to the model as a `system` message before the visitor's; never to the page. */
+  instructions?: string;
+}
+
+/** The configuration of a site with no file: exactly the spec. */
+export const DEFAULT_ASSISTANT_CONFIG: AssistantConfig = { page: DEFAULT_PAGE_SETTINGS };
+
+/** Thrown with every problem of the file at once, each naming its key, its value and what is allowed. */
+export class AssistantConfigError extends Error {
+  constructor(
+    readonly file: string,
+    readonly problems: string[],
+  ) {
+    super(`Invalid configuration in ${file}:\n${problems.map((problem) => `  - ${problem}`).join('\n')}`);
+    this.name = 'AssistantConfigError';
+  }
+}
+
+/** A value as the message shows it: short, and on one line. */
+function shown(value: unknown): string {
+  const json = JSON.stringify(value) ?? String(value);
+  return json.length > 60 ? `${json.slice(0, 57)}...` : json;
+}
+
+function problemsOf(issues: readonly v.BaseIssue<unknown>[]): string[] {
+  const seen = new Set<string>();
+  const problems: string[] = [];
+  for (const issue of issues) {
+    const key = v.getDotPath(issue) ?? '(top level)';
+    if (seen.has(key)) continue;
+    seen.add(key);
+    problems.push(
+      issue.type === 'strict_object'
+        ? `${key}: is not a known key (the keys are ${KEYS})`
+        : `${key}: ${shown(issue.input)} ${issue.message}`,
+    );
+  }
+  return problems;
+}
+
+/**
+ * Checks the text of a configuration file (YAML; JSON is YAML too). `direct` is a build whose page calls the provider
+ * itself: it refuses `instructions` and `history`, which the page would then have to carry.
+ */
+export function parseAssistantConfig(source: string, file: string, { direct }: { direct: boolean }): AssistantConfig {
+  let data: unknown;
+  try {
+    data = parse(source) ?? {};
+  } catch (error) {
+    throw new AssistantConfigError(file, [`not valid YAML: ${(error as Error).message}`]);
+  }
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) {
+    throw new AssistantConfigError(file, [`(top level): must be a mapping of keys (${KEYS})`]);
+  }
+  const result = v.safeParse(configSchema, data, { abortEarly: false });
+  const problems = result.success ? [] : problemsOf(result.issues);
+  const values: ConfigFile = result.success ? result.output : {};
+
+  let accent: AccentShades | undefined;
+  const accentText = (data as Record<string, unknown>).accent;
+  if (typeof accentText === 'string') {
+    const read = readAccent(accentText);
+    if (read.ok) accent = read.shades;
+    else problems.push(`accent: ${shown(accentText)} ${read.reason}`);
+  }
+  if (direct) {
+    for (const key of ['instructions', 'history'] as const) {
+      if (key in data) {
+        problems.push(
+          `${key}: not allowed in a direct-mode build (VITE_LLM_API_KEY set): the page itself would carry it; ` +
+            'use proxy mode (the token in LLM_API_KEY on the server) for it',
+        );
+      }
+    }
+  }
+  if (problems.length > 0) throw new AssistantConfigError(file, problems);
+
+  return {
+    file,
+    page: {
+      ...(values.title === undefined ? {} : { title: values.title.trim() }),
+      ...(values.welcome === undefined ? {} : { welcome: values.welcome }),
+      starters: values.starters ?? [],
+      history: values.history ?? 0,
+    },
+    ...(accent ? { accent } : {}),
+    ...(values.language === undefined ? {} : { language: matchLanguage(values.language) }),
+    ...(values.instructions === undefined ? {} : { instructions: values.instructions }),
+  };
+}
+
+/**
+ * Reads the file `ASSISTANT_CONFIG` names (relative to `cwd`), or `assistant.config.yaml` in `cwd` when it exists;
+ * without either, the spec's defaults. Throws an {@link AssistantConfigError} on any problem: nothing starts
+ * half-configured.
+ */
+export function loadAssistantConfig(env: Env, cwd: string, options: { direct: boolean }): AssistantConfig {
+  const named = env.ASSISTANT_CONFIG?.trim();
+  const file = resolve(cwd, named || DEFAULT_CONFIG_FILE);
+  if (!existsSync(file)) {
+    if (named) throw new AssistantConfigError(file, [`ASSISTANT_CONFIG: ${shown(named)} names no file`]);
+    return DEFAULT_ASSISTANT_CONFIG;
+  }
+  return parseAssistantConfig(readFileSync(file, 'utf8'), file, options);
+}

@@ -1,0 +1,170 @@
+import { DEFAULT_PROXY_TIMEOUT_MS } from '../../contract/llm.ts';
+import type { ProxyOptions } from '../hono-env.ts';
+import { trustedProxyList } from '../limits/client-key.ts';
+import { type ConnectionLimits, DEFAULT_CONNECTION_LIMITS } from '../listen.ts';
+import { DEFAULT_FRAME_ANCESTORS } from '../pages/security-headers.ts';
+import { type DirectBuild, readUpstream } from './env-upstream.ts';
+import { type Env, isLoopbackHost, readHost, readInteger, readSourceList } from './env-values.ts';
+
+/** The production server's port when `PORT` is unset. */
+export const DEFAULT_PORT = 3000;
+/** All interfaces: a production server usually runs in a container or behind a reverse proxy that must reach it. */
+export const DEFAULT_HOST = '0.0.0.0';
+export const DEFAULT_RATE_LIMIT_PER_MINUTE = 20;
+/** Metrics are for the operator's scraper on the same host (or a sidecar), not for the public. */
+export const DEFAULT_METRICS_HOST = '127.0.0.1';
+
+/** The server's settings, ready for `createApp` and `listen`. */
+export interface ServerConfig {
+  port: number;
+  host: string;
+  proxy: Omit<ProxyOptions, 'clientDir' | 'log' | 'counters' | 'metrics'>;
+  /** How long a client may take to send a request, and how many connections may be open at once. */
+  connections: ConnectionLimits;
+  /** Where rate limits and the spend cap are shared (`REDIS_URL`); unset: in this process's memory. */
+  redisUrl?: string;
+  /** The Prometheus listener (`METRICS_PORT`, `METRICS_HOST`); unset: no metrics. */
+  metrics?: { port: number; host: string };
+  /** Things worth saying at start-up (never secrets). */
+  notices: string[];
+}
+
+/** Thrown with every problem found in the environment at once, so one restart fixes them all. */
+export class EnvError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid server configuration:\n${problems.map((problem) => `  - ${problem}`).join('\n')}`);
+    this.name = 'EnvError';
+  }
+}
+
+/** `HEADERS_TIMEOUT_MS`, `REQUEST_TIMEOUT_MS` and `MAX_CONNECTIONS`. */
+function connectionLimits(env: Env, problems: string[]): ConnectionLimits {
+  const limits: ConnectionLimits = {
+    headersTimeoutMs: readInteger(
+      env,
+      'HEADERS_TIMEOUT_MS',
+      DEFAULT_CONNECTION_LIMITS.headersTimeoutMs,
+      1000,
+      600_000,
+      problems,
+    ),
+    requestTimeoutMs: readInteger(
+      env,
+      'REQUEST_TIMEOUT_MS',
+      DEFAULT_CONNECTION_LIMITS.requestTimeoutMs,
+      1000,
+      600_000,
+      problems,
+    ),
+    maxConnections: readInteger(
+      env,
+      'MAX_CONNECTIONS',
+      DEFAULT_CONNECTION_LIMITS.maxConnections,
+      0,
+      1_000_000,
+      problems,
+    ),
+  };
+  // The headers are part of the request: a longer allowance for them than for the whole request would never apply.
+  if (limits.headersTimeoutMs > limits.requestTimeoutMs) {
+    problems.push(
+      `HEADERS_TIMEOUT_MS (${limits.headersTimeoutMs}) must not be longer than REQUEST_TIMEOUT_MS (${limits.requestTimeoutMs})`,
+    );
+  }
+  return limits;
+}
+
+/**
+ * Reads the server's variables (see `.env.example`) into options, validating all of them: anything wrong throws one
+ * `EnvError` naming every problem. `demoFallback` is for Vite's dev and preview servers, which answer with the demo
+ * responder when no `LLM_API_KEY` is set instead of refusing to start (see `readUpstream`).
+ */
+export function readServerEnv(
+  env: Env,
+  { demoFallback = false, directBuild }: { demoFallback?: boolean; directBuild?: DirectBuild } = {},
+): ServerConfig {
+  const problems: string[] = [];
+  const notices: string[] = [];
+
+  const upstream = readUpstream(env, { demoFallback, directBuild }, problems, notices);
+  const connectSrc = readSourceList(env, 'CSP_CONNECT_SRC', [], problems);
+  if (directBuild && !connectSrc.includes(directBuild.providerOrigin)) connectSrc.push(directBuild.providerOrigin);
+
+  const trust = readTrustProxy(env, problems);
+  const metricsPort = readInteger(env, 'METRICS_PORT', 0, 0, 65_535, problems);
+  const config: ServerConfig = {
+    port: readInteger(env, 'PORT', DEFAULT_PORT, 0, 65_535, problems),
+    host: readHost(env, 'HOST', DEFAULT_HOST, problems),
+    connections: connectionLimits(env, problems),
+    proxy: {
+      upstream,
+      timeoutMs: readInteger(env, 'LLM_TIMEOUT_MS', DEFAULT_PROXY_TIMEOUT_MS, 1, 600_000, problems),
+      rateLimitPerMinute: readInteger(
+        env,
+        'RATE_LIMIT_PER_MINUTE',
+        DEFAULT_RATE_LIMIT_PER_MINUTE,
+        0,
+        1_000_000,
+        problems,
+      ),
+      trustProxyHops: typeof trust === 'number' ? trust : 0,
+      ...(typeof trust === 'number' ? {} : { trustedProxies: trust }),
+      dailyTokenLimit: readInteger(env, 'LLM_DAILY_TOKEN_LIMIT', 0, 0, Number.MAX_SAFE_INTEGER, problems),
+      security: {
+        frameAncestors: readSourceList(env, 'FRAME_ANCESTORS', DEFAULT_FRAME_ANCESTORS, problems),
+        connectSrc,
+      },
+    },
+    notices,
+  };
+  const redisUrl = readRedisUrl(env, problems);
+  if (redisUrl) config.redisUrl = redisUrl;
+  // METRICS_PORT=0 cannot mean "any free port": nobody could find it to scrape.
+  if (metricsPort > 0) {
+    config.metrics = { port: metricsPort, host: readHost(env, 'METRICS_HOST', DEFAULT_METRICS_HOST, problems) };
+    if (!isLoopbackHost(config.metrics.host)) {
+      notices.push(`METRICS_HOST=${config.metrics.host}: the metrics are reachable beyond this machine.`);
+    }
+  }
+  if (config.proxy.rateLimitPerMinute === 0)
+    notices.push('RATE_LIMIT_PER_MINUTE=0: chat requests are not rate limited.');
+  if (problems.length > 0) throw new EnvError(problems);
+  return config;
+}
+
+/**
+ * `TRUST_PROXY`: a number of hops (`true` is one), or the proxies' addresses and CIDR ranges. Anything else stops the
+ * server: a typo here must not trust the whole internet to say who each visitor is.
+ */
+function readTrustProxy(env: Env, problems: string[]): number | string[] {
+  const raw = env.TRUST_PROXY?.trim().toLowerCase();
+  if (raw === 'true') return 1;
+  if (raw === 'false') return 0;
+  if (raw && !/^\d+$/.test(raw)) {
+    const entries = raw.split(/[\s,]+/).filter(Boolean);
+    try {
+      trustedProxyList(entries);
+      return entries;
+    } catch (error) {
+      problems.push(
+        `TRUST_PROXY must be a number of proxies or their addresses (got "${env.TRUST_PROXY?.trim()}"): ${(error as Error).message}`,
+      );
+      return 0;
+    }
+  }
+  return readInteger(env, 'TRUST_PROXY', 0, 0, 10, problems);
+}
+
+function readRedisUrl(env: Env, problems: string[]): string | undefined {
+  const raw = env.REDIS_URL?.trim();
+  if (!raw) return undefined;
+  try {
+    const url = new URL(raw);
+    if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') throw new Error();
+    return raw;
+  } catch {
+    // The value may hold a password: it is not repeated.
+    problems.push('REDIS_URL must be a redis:// or rediss:// URL such as redis://127.0.0.1:6379');
+    return undefined;
+  }
+}
