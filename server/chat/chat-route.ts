@@ -1,7 +1,7 @@
 import { type Context, Hono } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { CHAT_COMPLETIONS_PATH } from '../../contract/llm.ts';
-import { apiError } from '../api-error.ts';
+import { apiError, type RefusalCode, refusalLine } from '../api-error.ts';
 import type { ProxyOptions, ServerEnv, Upstream } from '../hono-env.ts';
 import { DEFAULT_MAX_BODY_BYTES, limitBody } from '../limits/body-limit.ts';
 import type { Counters } from '../limits/counters.ts';
@@ -48,7 +48,7 @@ export function chatRoute(options: ProxyOptions & { upstream: ChatUpstream }, de
       metrics?.chatRequests.inc({ status: String(c.res.status) });
     },
     ...rateLimit(options, deps.counters, deps.log),
-    limitBody(options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES),
+    limitBody(options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES, deps.log),
     (c) => forwardChat(c, options, deps),
   );
   return route;
@@ -68,22 +68,26 @@ async function forwardChat(
     );
     return response;
   };
+  const refuse = (status: 400 | 415, code: RefusalCode, message: string) => {
+    log(refusalLine(c, status, code));
+    return apiError(c, status, code, message);
+  };
 
   const contentType = c.req.header('content-type') ?? '';
   if (!/^application\/json\s*(;|$)/i.test(contentType)) {
-    return done(apiError(c, 415, 'unsupported_media_type', 'Send the request as application/json.'), 'refused');
+    return refuse(415, 'unsupported_media_type', 'Send the request as application/json.');
   }
   let body: unknown;
   try {
     body = await c.req.json();
   } catch {
-    return done(apiError(c, 400, 'invalid_body', 'The body is not valid JSON.'), 'refused');
+    return refuse(400, 'invalid_body', 'The body is not valid JSON.');
   }
   const parsed = parseChatRequest(body, upstream.kind === 'demo' ? DEMO_MODEL : upstream.model, {
     instructions: options.assistant?.instructions,
     history: options.assistant?.page.history ?? 0,
   });
-  if (!parsed.ok) return done(apiError(c, 400, 'invalid_body', parsed.reason), 'refused');
+  if (!parsed.ok) return refuse(400, 'invalid_body', parsed.reason);
   const request = parsed.request;
 
   // The demo costs nothing. A provider's call is paid for before it is made, so that no burst can outrun the cap.
@@ -92,7 +96,8 @@ async function forwardChat(
     const held = await spendCap.reserve(reservationFor(request));
     if ('retryAfter' in held) {
       metrics?.rateLimited.inc({ reason: 'spend_cap' });
-      return done(capRefusal(c, held.retryAfter), `refused: daily token limit (${spendCap.dailyLimit}) reached`);
+      log(refusalLine(c, 429, 'daily_token_limit', ` (${spendCap.dailyLimit} tokens today)`));
+      return capRefusal(c, held.retryAfter);
     }
     reservation = held;
   }
