@@ -1,14 +1,18 @@
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 
-export type ErrorCode =
-  | 'not_found'
+/** The codes of a request refused for what it is or how often it comes (not a failure of the server or provider). */
+export type RefusalCode =
   | 'forbidden_origin'
   | 'unsupported_media_type'
   | 'invalid_body'
   | 'body_too_large'
   | 'rate_limited'
-  | 'daily_token_limit'
+  | 'daily_token_limit';
+
+type ErrorCode =
+  | RefusalCode
+  | 'not_found'
   | 'upstream_error'
   | 'upstream_invalid'
   | 'upstream_unavailable'
@@ -20,17 +24,6 @@ export function apiError(c: Context, status: ContentfulStatusCode, code: ErrorCo
   const type = status === 429 ? 'rate_limit_error' : status < 500 ? 'invalid_request_error' : 'api_error';
   return c.json({ error: { message, type, code } }, status);
 }
-
-/** The codes of a request refused for what it is or how often it comes (not a failure of the server or provider). */
-export type RefusalCode = Extract<
-  ErrorCode,
-  | 'forbidden_origin'
-  | 'unsupported_media_type'
-  | 'invalid_body'
-  | 'body_too_large'
-  | 'rate_limited'
-  | 'daily_token_limit'
->;
 
 /**
  * The log line of a refused request: its method, path, status and reason code, in the form of the chat route's
