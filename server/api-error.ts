@@ -1,14 +1,18 @@
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 
-type ErrorCode =
-  | 'not_found'
+/** The codes of a request refused for what it is or how often it comes (not a failure of the server or provider). */
+export type RefusalCode =
   | 'forbidden_origin'
   | 'unsupported_media_type'
   | 'invalid_body'
   | 'body_too_large'
   | 'rate_limited'
-  | 'daily_token_limit'
+  | 'daily_token_limit';
+
+type ErrorCode =
+  | RefusalCode
+  | 'not_found'
   | 'upstream_error'
   | 'upstream_invalid'
   | 'upstream_unavailable'
@@ -19,4 +23,12 @@ type ErrorCode =
 export function apiError(c: Context, status: ContentfulStatusCode, code: ErrorCode, message: string): Response {
   const type = status === 429 ? 'rate_limit_error' : status < 500 ? 'invalid_request_error' : 'api_error';
   return c.json({ error: { message, type, code } }, status);
+}
+
+/**
+ * The log line of a refused request: its method, path, status and reason code, in the form of the chat route's
+ * lines. Never its body, query or headers: they are the visitor's.
+ */
+export function refusalLine(c: Context, status: number, code: RefusalCode, detail = ''): string {
+  return `[llm-proxy] ${c.req.method} ${c.req.path} ${status} refused: ${code}${detail}`;
 }

@@ -1,7 +1,7 @@
 import { type Context, Hono } from 'hono';
 import { EMBED_LANG_PARAM } from '../contract/embed.ts';
 import { PROXY_BASE_PATH } from '../contract/llm.ts';
-import { apiError } from './api-error.ts';
+import { apiError, refusalLine } from './api-error.ts';
 import { chatRoute } from './chat/chat-route.ts';
 import type { ProxyOptions, ServerEnv } from './hono-env.ts';
 import { MemoryCounters, RedisCounters } from './limits/counters.ts';
@@ -51,6 +51,7 @@ export function createApp(options: ProxyOptions): Hono<ServerEnv> {
     // "simple" requests that skip the preflight.
     const site = c.req.header('sec-fetch-site');
     if (site && site !== 'same-origin' && site !== 'none') {
+      log(refusalLine(c, 403, 'forbidden_origin'));
       return apiError(c, 403, 'forbidden_origin', 'Requests from other sites are not allowed.');
     }
     await next();

@@ -18,6 +18,11 @@ import type { AddressInfo } from 'node:net';
  * - `openStream`: the stream's headers and role chunk, then whatever the test writes through `streams`, piece by piece.
  * - `hold`: the request waits until the test answers it with `release(behaviour)`, so that a test can look at the
  *   page while exactly one request is pending, for as long as it needs.
+ * - `hostile`: a reply of these pieces wrapped in everything a provider may add that is not the reply, each carrying
+ *   {@link PROVIDER_SECRET}: extra headers, extra fields in every chunk and in the completion; in a stream, SSE comments
+ *   and a named vendor event too. Then, in a stream, how it ends (`ending`).
+ * - `flood`: an event that never ends: `data: ` and then this many bytes without the blank line that ends an event (a
+ *   JSON body of that size when no stream was asked for), written as fast as the client takes them.
  */
 export type FakeBehaviour = { delayMs?: number } & (
   | { content: string | null; pieceDelayMs?: number }
@@ -29,6 +34,8 @@ export type FakeBehaviour = { delayMs?: number } & (
   | { stream: string[]; pieceDelayMs?: number; ending?: StreamEnd }
   | { openStream: true }
   | { hold: true }
+  | { hostile: string[]; ending?: StreamEnd }
+  | { flood: number }
 );
 
 /** How a scripted stream ends. */
@@ -79,6 +86,20 @@ export interface FakeProvider {
 
 export const FAKE_REPLY = 'Hello from the fake provider';
 
+/** Secret-looking text that the fake provider puts in everything but the reply: none of it may reach a visitor. */
+export const PROVIDER_SECRET = 'sk-fake-PROVIDER-SECRET-0000';
+
+/** A provider's error as real ones word it: quoting the account, the key and the visitor's prompt. */
+const PROVIDER_ERROR = {
+  message: `Rate limit on org ORG-${PROVIDER_SECRET} for key ${PROVIDER_SECRET}; your prompt: ...`,
+  type: 'server_error',
+  code: 'rate_limit_exceeded',
+};
+
+/** What a provider may add to a reply that is not the reply. */
+const VENDOR_EXTRAS = { system_fingerprint: `fp_${PROVIDER_SECRET}`, x_account: PROVIDER_SECRET };
+const VENDOR_HEADERS = { 'x-vendor-account': PROVIDER_SECRET, 'openai-organization': `org-${PROVIDER_SECRET}` };
+
 /**
  * The token usage the fake provider reports, as a real one does: in a completion's `usage`, and in a stream's last
  * chunk when asked with `stream_options.include_usage`. It counts words: the prompt's, and the reply's pieces.
@@ -124,11 +145,24 @@ function openEventStream(
   res: ServerResponse,
   first: unknown = streamChunk({ role: 'assistant' }),
   usagePrompt?: number,
+  hostile = false,
 ): OpenStream {
   let pieces = 0;
-  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  res.writeHead(200, {
+    'content-type': 'text/event-stream',
+    'cache-control': 'no-cache',
+    ...(hostile ? VENDOR_HEADERS : {}),
+  });
   const event = (data: unknown) => {
-    if (!res.writableEnded && !res.destroyed) res.write(`data: ${JSON.stringify(data)}\n\n`);
+    if (res.writableEnded || res.destroyed) return;
+    if (!hostile) {
+      res.write(`data: ${JSON.stringify(data)}\n\n`);
+      return;
+    }
+    // Around each event: a comment, a vendor's own named event, and extra fields in the chunk itself.
+    res.write(`: vendor comment ${PROVIDER_SECRET}\n\n`);
+    res.write(`event: vendor.meta\ndata: ${JSON.stringify({ account: PROVIDER_SECRET })}\n\n`);
+    res.write(`data: ${JSON.stringify({ ...(data as object), ...VENDOR_EXTRAS })}\n\n`);
   };
   event(first);
   return {
@@ -149,7 +183,7 @@ function openEventStream(
         // mid-answer, as the client sees it.
         req.socket.end();
       } else if (how === 'error') {
-        event({ error: { message: 'fake provider stream error', type: 'server_error' } });
+        event({ error: PROVIDER_ERROR });
         res.end();
       }
     },
@@ -168,6 +202,23 @@ const requestBodies = new WeakMap<IncomingMessage, unknown>();
 function send(res: ServerResponse, status: number, body: string, headers: Record<string, string> = {}) {
   res.writeHead(status, { 'content-type': 'application/json', ...headers });
   res.end(body);
+}
+
+/** Writes `bytes` bytes of one endless value in 64 KiB pieces, as fast as the client takes them. */
+async function flood(res: ServerResponse, start: string, bytes: number): Promise<void> {
+  const piece = Buffer.alloc(64 * 1024, 'x');
+  res.write(start);
+  for (let sent = 0; sent < bytes && !res.destroyed; sent += piece.length) {
+    if (res.write(piece)) continue;
+    await new Promise<void>((resolve) => {
+      const go = () => {
+        res.off('drain', go).off('close', go);
+        resolve();
+      };
+      res.on('drain', go).on('close', go);
+    });
+  }
+  if (!res.destroyed) res.end();
 }
 
 /**
@@ -220,6 +271,20 @@ export async function startFakeProvider(
         stream.piece(delta);
       }
       stream.end(behaviour.ending);
+    } else if ('hostile' in behaviour && streamAsked) {
+      const stream = openEventStream(req, res, undefined, usagePrompt, true);
+      for (const piece of behaviour.hostile) stream.piece(piece);
+      stream.end(behaviour.ending);
+    } else if ('hostile' in behaviour) {
+      const reply = completion(behaviour.hostile.join(''), promptTokens(requestBodies.get(req)));
+      const choices = reply.choices.map((choice) => ({ ...choice, logprobs: { secret: PROVIDER_SECRET } }));
+      send(res, 200, JSON.stringify({ ...reply, choices, ...VENDOR_EXTRAS }), VENDOR_HEADERS);
+    } else if ('flood' in behaviour && streamAsked) {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      await flood(res, 'data: ', behaviour.flood);
+    } else if ('flood' in behaviour) {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      await flood(res, '{"choices": "', behaviour.flood);
     } else if ('openStream' in behaviour) {
       streams.push(openEventStream(req, res, undefined, usagePrompt));
     } else if ('hold' in behaviour) {

@@ -32,6 +32,46 @@ export interface ConversationRules {
 const SPEC_RULES: ConversationRules = { history: 0 };
 
 /**
+ * The control sequences of common chat templates, which many serving stacks read as special tokens even inside a
+ * message: ChatML, Llama 3, Llama 2 and Mistral, Gemma, Phi. Matched in any case: a few serving stacks fold it.
+ */
+export const CONTROL_SEQUENCES = [
+  '<|im_start|>',
+  '<|im_end|>',
+  '<|begin_of_text|>',
+  '<|start_header_id|>',
+  '<|end_header_id|>',
+  '<|eot_id|>',
+  '<start_of_turn>',
+  '<end_of_turn>',
+  '<|assistant|>',
+  '<|system|>',
+  '<|user|>',
+  '<|end|>',
+  '<</SYS>>',
+  '<<SYS>>',
+  '[/INST]',
+  '[INST]',
+  '</s>',
+  '<s>',
+];
+const CONTROL_PATTERN = new RegExp(
+  CONTROL_SEQUENCES.map((sequence) => sequence.replace(/[|[\]/]/g, '\\$&')).join('|'),
+  'gi',
+);
+/** U+2060 WORD JOINER: invisible, and no tokenizer's special token has it inside. */
+const WORD_JOINER = '\u2060';
+
+/**
+ * `text` with every chat-template control sequence broken by a word joiner after its first character, so that no
+ * tokenizer reads it as a special token while a reader (and the model) still sees the same characters. Breaking only
+ * inserts, so no new sequence can form: one pass is enough. Ordinary markup (`<b>`) is left as it is.
+ */
+export function breakControlSequences(text: string): string {
+  return text.replace(CONTROL_PATTERN, (sequence) => sequence[0] + WORD_JOINER + sequence.slice(1));
+}
+
+/**
  * The page's messages, checked: at most `history` exchanges (user, then assistant) before the latest user message,
  * each with non-blank text. A `system` message is the site's to give, never the page's.
  */
@@ -76,7 +116,8 @@ function isRecord(value: unknown): value is Record<string, unknown> {
  * - `max_tokens` is clamped to the spec's 250 (and defaults to it); `temperature` is kept when valid (0 to 2).
  * - `messages` must be exactly one `user` message with non-blank string content, as the app sends; with the site's
  *   `history`, up to that many earlier exchanges before it. The site's `instructions` go first as the `system` message;
- *   a page's own `system` message is refused.
+ *   a page's own `system` message is refused, and with instructions the chat-template control sequences of every page
+ *   message are broken ({@link breakControlSequences}).
  */
 export function parseChatRequest(
   body: unknown,
@@ -101,9 +142,16 @@ export function parseChatRequest(
     return { ok: false, reason: '`stream` must be a boolean.' };
   }
 
+  // Whenever the site gives the model something a visitor must not override (today its instructions; the site's
+  // passages and the page's context join this condition as they come), no message from the page may open a turn of
+  // its own. Without it, the message goes as typed: the spec's request.
+  const siteSpeaks = Boolean(instructions);
+  const guarded = siteSpeaks
+    ? conversation.map((message) => ({ ...message, content: breakControlSequences(message.content) }))
+    : conversation;
   const request: ChatRequest = {
     model,
-    messages: instructions ? [{ role: 'system', content: instructions }, ...conversation] : conversation,
+    messages: instructions ? [{ role: 'system', content: instructions }, ...guarded] : guarded,
     max_tokens: Math.min((maxTokens as number | undefined) ?? MAX_TOKENS, MAX_TOKENS),
     temperature: (temperature as number | undefined) ?? TEMPERATURE,
   };

@@ -1,7 +1,7 @@
 import { type Context, Hono } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { CHAT_COMPLETIONS_PATH } from '../../contract/llm.ts';
-import { apiError } from '../api-error.ts';
+import { apiError, type RefusalCode, refusalLine } from '../api-error.ts';
 import type { ProxyOptions, ServerEnv, Upstream } from '../hono-env.ts';
 import { DEFAULT_MAX_BODY_BYTES, limitBody } from '../limits/body-limit.ts';
 import type { Counters } from '../limits/counters.ts';
@@ -10,8 +10,9 @@ import { type Reservation, readUsage, reservationFor, type SpendCap, type TokenU
 import { parseChatRequest } from './chat-request.ts';
 import { DEMO_MODEL } from './demo-responder.ts';
 import { Exchange } from './exchange.ts';
-import { relayStream } from './sse-relay.ts';
-import { callUpstream, type UpstreamAnswer, upstreamLabel } from './upstream.ts';
+import { describeProviderError, rebuildCompletion } from './reply-rebuild.ts';
+import { MAX_EVENT_BYTES, MAX_REPLY_BYTES, relayStream } from './sse-relay.ts';
+import { callUpstream, readBounded, type UpstreamAnswer, upstreamLabel } from './upstream.ts';
 
 /** What the chat route needs besides its options: where counts go, and where its log lines go. */
 export interface ChatRouteDeps {
@@ -34,8 +35,8 @@ function capRefusal(c: Context, retryAfter: number): Response {
 
 /**
  * `POST /api/llm/v1/chat/completions`: counted, rate limited, capped, size limited, checked, then forwarded with the
- * token added server-side and the model pinned. Upstream error bodies never reach the client, only a generic error
- * with the upstream status.
+ * token added server-side and the model pinned. Only the reply comes back, rebuilt (see `reply-rebuild.ts`): upstream
+ * error bodies never reach the client, only a generic error with the upstream status.
  */
 export function chatRoute(options: ProxyOptions & { upstream: ChatUpstream }, deps: ChatRouteDeps): Hono<ServerEnv> {
   const { metrics } = options;
@@ -47,7 +48,7 @@ export function chatRoute(options: ProxyOptions & { upstream: ChatUpstream }, de
       metrics?.chatRequests.inc({ status: String(c.res.status) });
     },
     ...rateLimit(options, deps.counters, deps.log),
-    limitBody(options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES),
+    limitBody(options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES, deps.log),
     (c) => forwardChat(c, options, deps),
   );
   return route;
@@ -67,22 +68,26 @@ async function forwardChat(
     );
     return response;
   };
+  const refuse = (status: 400 | 415, code: RefusalCode, message: string) => {
+    log(refusalLine(c, status, code));
+    return apiError(c, status, code, message);
+  };
 
   const contentType = c.req.header('content-type') ?? '';
   if (!/^application\/json\s*(;|$)/i.test(contentType)) {
-    return done(apiError(c, 415, 'unsupported_media_type', 'Send the request as application/json.'), 'refused');
+    return refuse(415, 'unsupported_media_type', 'Send the request as application/json.');
   }
   let body: unknown;
   try {
     body = await c.req.json();
   } catch {
-    return done(apiError(c, 400, 'invalid_body', 'The body is not valid JSON.'), 'refused');
+    return refuse(400, 'invalid_body', 'The body is not valid JSON.');
   }
   const parsed = parseChatRequest(body, upstream.kind === 'demo' ? DEMO_MODEL : upstream.model, {
     instructions: options.assistant?.instructions,
     history: options.assistant?.page.history ?? 0,
   });
-  if (!parsed.ok) return done(apiError(c, 400, 'invalid_body', parsed.reason), 'refused');
+  if (!parsed.ok) return refuse(400, 'invalid_body', parsed.reason);
   const request = parsed.request;
 
   // The demo costs nothing. A provider's call is paid for before it is made, so that no burst can outrun the cap.
@@ -91,7 +96,8 @@ async function forwardChat(
     const held = await spendCap.reserve(reservationFor(request));
     if ('retryAfter' in held) {
       metrics?.rateLimited.inc({ reason: 'spend_cap' });
-      return done(capRefusal(c, held.retryAfter), `refused: daily token limit (${spendCap.dailyLimit}) reached`);
+      log(refusalLine(c, 429, 'daily_token_limit', ` (${spendCap.dailyLimit} tokens today)`));
+      return capRefusal(c, held.retryAfter);
     }
     reservation = held;
   }
@@ -128,11 +134,11 @@ async function forwardChat(
   }
 
   if (answer.status < 200 || answer.status > 299) {
-    exchange.end();
     // The provider refused the call, so it cost nothing: the reservation is given back.
     await reservation?.settle(0);
-    // Dropped rather than read: the provider's error text may quote the request or describe the account.
-    await answer.discard();
+    // Read only for its `type` and `code` (bounded): its message may quote the request or describe the account.
+    const said = await providerErrorOf(answer).catch(() => '');
+    exchange.end();
     if (answer.status === 401 || answer.status === 403) {
       log('[llm-proxy] the provider refused the token: check LLM_API_KEY and LLM_BASE_URL');
     }
@@ -145,7 +151,7 @@ async function forwardChat(
     );
     const retryAfter = answer.header('retry-after');
     if (status === 429 && retryAfter && /^\d+$/.test(retryAfter)) refusal.headers.set('Retry-After', retryAfter);
-    return done(refusal, `upstream-status=${answer.status}`);
+    return done(refusal, `upstream-status=${answer.status}${said}`);
   }
 
   if (request.stream) {
@@ -169,16 +175,41 @@ async function forwardChat(
     return done(new Response(relayed, { status: 200, headers }), 'stream');
   }
 
+  // Read up to the same bound as a stream: a provider cannot make the server hold an endless body.
   let completion: unknown;
+  let text: string | 'too-large';
   try {
-    completion = await answer.json();
+    text = await readBounded(answer, MAX_REPLY_BYTES);
+    completion = text === 'too-large' ? undefined : JSON.parse(text);
   } catch {
     if (exchange.signal.aborted) return failed();
     exchange.end();
     return done(apiError(c, 502, 'upstream_invalid', 'The language model sent an unreadable answer.'), 'invalid');
   }
   exchange.end();
+  if (text === 'too-large') {
+    // Like a stream cut short: its reservation under the cap stands.
+    return done(
+      apiError(c, 502, 'upstream_invalid', 'The language model sent an unreadable answer.'),
+      `invalid: reply over ${MAX_REPLY_BYTES} bytes`,
+    );
+  }
+  const error = (completion as { error?: unknown } | null)?.error;
+  if (error !== undefined && error !== null) {
+    return done(
+      apiError(c, 502, 'upstream_error', 'The language model provider failed.'),
+      `upstream-error ${describeProviderError(error)}`,
+    );
+  }
   const usage = readUsage((completion as { usage?: unknown } | null)?.usage);
   if (usage) await recordUsage(usage);
-  return done(c.json(completion as object, 200), 'ok');
+  return done(c.json(rebuildCompletion(completion), 200), 'ok');
+}
+
+/** For the log line of a provider's refusal: its error's `type` and `code` (never its message), when it gives them. */
+async function providerErrorOf(answer: UpstreamAnswer): Promise<string> {
+  const body = await readBounded(answer, MAX_EVENT_BYTES);
+  if (body === 'too-large') return '';
+  const error = (JSON.parse(body) as { error?: unknown } | null)?.error;
+  return error === undefined || error === null ? '' : ` ${describeProviderError(error)}`;
 }

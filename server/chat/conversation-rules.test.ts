@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { chatBody, PINNED_MODEL, postChat, proxyHarness } from '../../testing/proxy-app.ts';
 import { reservationFor } from '../limits/spend-cap.ts';
 import { parseAssistantConfig } from '../settings/assistant-config.ts';
+import { CONTROL_SEQUENCES } from './chat-request.ts';
 
 // What the site's configuration adds to a chat request in proxy mode: its instructions as the `system` message, and
 // the earlier exchanges it allows.
@@ -67,6 +68,32 @@ describe('the instructions', () => {
     expect((await response.json()).error.message).toMatch(/must not hold a system message/);
     expect(late.status).toBe(400);
     expect(provider.requests).toHaveLength(0);
+  });
+});
+
+describe("the visitor's text under the instructions", () => {
+  const typed = `${CONTROL_SEQUENCES.join(' system ')} and <b>bold</b>`;
+  const sent = () => (provider.requests[0].body as { messages: { content: string }[] }).messages;
+
+  it('reaches the model with every chat-template control sequence broken, and ordinary markup as typed', async () => {
+    const { url } = await start(configured(`instructions: "${INSTRUCTIONS}"\nhistory: 1`));
+    const response = await postChat(url, withHistory(exchange(typed, `${typed}!`), typed));
+
+    expect(response.status).toBe(200);
+    const [system, ...page] = sent();
+    expect(system.content).toBe(INSTRUCTIONS);
+    for (const { content } of page) {
+      for (const sequence of CONTROL_SEQUENCES) expect(content).not.toContain(sequence);
+      expect(content).toContain('<b>bold</b>');
+      expect(content.replaceAll('\u2060', '')).toMatch(typed);
+    }
+  });
+
+  it('reaches the model exactly as typed without instructions', async () => {
+    const { url } = await start(configured('history: 1'));
+    await postChat(url, withHistory(exchange(typed, typed), typed));
+
+    expect(sent().map(({ content }) => content)).toEqual([typed, typed, typed]);
   });
 });
 

@@ -3,7 +3,8 @@ import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { chatBody, PINNED_MODEL, postChat, providerOn, proxyHarness, until } from '../../testing/proxy-app.ts';
-import { UsageFilter } from './sse-relay.ts';
+import { describeProviderError, rebuildChunk, rebuildCompletion } from './reply-rebuild.ts';
+import { EventReader, MAX_EVENT_BYTES } from './sse-relay.ts';
 
 const { provider, start } = await proxyHarness();
 
@@ -134,36 +135,81 @@ describe('relaying a stream', () => {
   });
 });
 
-describe('taking the usage chunk out of a stream', () => {
+describe('reading events as they arrive', () => {
   const encode = (text: string) => new TextEncoder().encode(text);
-  const decode = (bytes: Uint8Array | undefined) => (bytes ? new TextDecoder().decode(bytes) : '');
-  const usage = { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 };
 
-  it('passes complete events on as they come, drops the choice-less usage event, and reports its count', async () => {
-    const counted: unknown[] = [];
-    const filter = new UsageFilter(async (tokens) => void counted.push(tokens));
-    const content = 'data: {"choices":[{"delta":{"content":"Hi"}}],"usage":null}';
-    const usageEvent = `data: ${JSON.stringify({ choices: [], usage })}`;
-    // Split mid-event and with CRLF line ends, as the network may deliver it.
-    const whole = `${content}\r\n\r\n${usageEvent}\r\n\r\ndata: [DONE]\r\n\r\n`;
-    const cut = whole.indexOf('usage":{') + 3;
-    const out =
-      decode(filter.push(encode(whole.slice(0, 10)))) +
-      decode(filter.push(encode(whole.slice(10, cut)))) +
-      decode(filter.push(encode(whole.slice(cut)))) +
-      decode(filter.flush());
-
-    expect(out).toBe(`${content}\n\ndata: [DONE]\n\n`);
-    expect(counted).toEqual([{ prompt: 3, completion: 4, total: 7 }]);
+  it('reads events cut anywhere, with any line ends, and drops comments and other fields', () => {
+    const reader = new EventReader();
+    const whole = ': a comment\r\ndata: {"a":1}\r\nid: 7\r\n\r\nevent: vendor\ndata: x\ndata: y\n\ndata: [DONE]\r\r';
+    const events = [];
+    // One byte at a time: every cut, the CR and LF of one line end in two pieces included.
+    for (const byte of encode(whole)) {
+      const read = reader.push(Uint8Array.of(byte));
+      if (read === 'too-large') throw new Error('not too large');
+      events.push(...read);
+    }
+    expect(events).toEqual([
+      { data: '{"a":1}', name: '' },
+      { data: 'x\ny', name: 'vendor' },
+      { data: '[DONE]', name: '' },
+    ]);
   });
 
-  it('keeps a content event that also carries usage, and anything it cannot parse', async () => {
-    const counted: unknown[] = [];
-    const filter = new UsageFilter(async (tokens) => void counted.push(tokens));
-    const both = `data: ${JSON.stringify({ choices: [{ delta: { content: 'x' } }], usage })}\n\n`;
-    const broken = 'data: {"usage": oops\n\n';
+  it('gives up on one event past 64 KiB, whether it comes in one piece or many', () => {
+    const big = 'x'.repeat(MAX_EVENT_BYTES);
+    expect(new EventReader().push(encode(`data: ${big}\n\n`))).toBe('too-large');
+    const reader = new EventReader();
+    expect(reader.push(encode('data: '))).toEqual([]);
+    expect(reader.push(encode(big))).toBe('too-large');
+    // Many lines of one event count together; many small events do not.
+    const lines = new EventReader();
+    expect(lines.push(encode(': keep-alive\n'.repeat(6000)))).toBe('too-large');
+    expect(new EventReader().push(encode('data: {}\n\n'.repeat(10_000)))).toHaveLength(10_000);
+  });
+});
 
-    expect(decode(filter.push(encode(both + broken)))).toBe(both + broken);
-    expect(counted).toHaveLength(1);
+describe('rebuilding what the page reads', () => {
+  it("keeps a chunk's role, content, finish reason and usage, and nothing else", () => {
+    const chunk = {
+      id: 'chatcmpl-x',
+      system_fingerprint: 'fp_secret',
+      x_account: 'org-secret',
+      choices: [
+        {
+          index: 0,
+          delta: { role: 'assistant', content: 'Hi', tool_calls: [{}] },
+          finish_reason: 'stop',
+          logprobs: {},
+        },
+      ],
+      usage: { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7, cost: 1 },
+    };
+    expect(rebuildChunk(chunk)).toEqual({
+      object: 'chat.completion.chunk',
+      choices: [{ index: 0, delta: { role: 'assistant', content: 'Hi' }, finish_reason: 'stop' }],
+      usage: { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 },
+    });
+    expect(rebuildChunk({ choices: [], usage: chunk.usage })).toBeUndefined();
+    expect(rebuildChunk({ vendor: 'keep-alive' })).toBeUndefined();
+  });
+
+  it("keeps a completion's messages as the assistant's, and its usage", () => {
+    const completion = {
+      id: 'chatcmpl-x',
+      system_fingerprint: 'fp_secret',
+      choices: [{ index: 0, message: { role: 'system', content: null, refusal: 'no' }, finish_reason: 'Bad reason!' }],
+    };
+    expect(rebuildCompletion(completion)).toEqual({
+      object: 'chat.completion',
+      choices: [{ index: 0, message: { role: 'assistant', content: null }, finish_reason: null }],
+    });
+    expect(rebuildCompletion('nonsense')).toEqual({ object: 'chat.completion', choices: [] });
+  });
+
+  it('describes a provider error by its type and code only', () => {
+    const error = { message: 'Rate limit for key sk-secret', type: 'rate_limit', code: 'org-limit' };
+    expect(describeProviderError(error)).toBe('type=rate_limit code=org-limit');
+    expect(describeProviderError({ type: 'has spaces sk-secret', code: 429 })).toBe('type=- code=429');
+    expect(describeProviderError('sk-secret')).toBe('type=- code=-');
   });
 });

@@ -1,60 +1,113 @@
 import { readUsage, type TokenUsage } from '../limits/spend-cap.ts';
+import { describeProviderError, rebuildChunk } from './reply-rebuild.ts';
 
-/** The event that ends a relayed stream whose provider broke off: the openai client reads it as a failed call. */
-const STREAM_BROKE_OFF = new TextEncoder().encode(
-  `data: ${JSON.stringify({ error: { message: 'The language model stream broke off.', type: 'upstream_error' } })}\n\n`,
-);
+/** One event of a provider's stream may hold this many bytes: a chunk of one token is a few hundred. */
+export const MAX_EVENT_BYTES = 64 * 1024;
+/** A whole reply, streamed or not, may hold this many bytes: far above 250 tokens in any chunking. */
+export const MAX_REPLY_BYTES = 256 * 1024;
 
 /**
- * Takes the usage chunk (`stream_options.include_usage`) out of a server-sent-events stream: its count goes to
- * `onUsage`, and the page never sees it (it carries no choices, and no content for the visitor). Every other event is
- * passed on unchanged as soon as it is complete.
+ * The project's own event for a stream that ends badly (the provider broke off, said it failed, or passed a bound):
+ * the openai client reads it as a failed call, and the page shows the spec's error. Nothing of the provider's own
+ * words is in it.
  */
-export class UsageFilter {
+const STREAM_BROKE_OFF = `data: ${JSON.stringify({ error: { message: 'The language model stream broke off.', type: 'upstream_error' } })}\n\n`;
+
+/** What one complete event of the provider's stream becomes. */
+type Relayed = { kind: 'pass'; text: string } | { kind: 'drop' } | { kind: 'done' } | { kind: 'failed'; why: string };
+
+/**
+ * Reads server-sent events incrementally: each byte is looked at once, when it arrives (never the whole buffer again),
+ * and an event is kept only up to `MAX_EVENT_BYTES`. Comments and fields other than `data` and `event` are dropped as
+ * they are read.
+ */
+export class EventReader {
   private readonly decoder = new TextDecoder();
-  private readonly encoder = new TextEncoder();
-  private pending = '';
-  /** The counting of the usage seen so far, to wait for before the end of the stream is passed on. */
-  counted: Promise<void> = Promise.resolve();
+  /** The pieces of the line being read, not yet ended. */
+  private line: Uint8Array[] = [];
+  /** Bytes of the current event so far, its unended line included. */
+  private eventBytes = 0;
+  private data: string[] = [];
+  private name = '';
+  /** The last byte read was a CR: an LF right after it ends nothing more. */
+  private afterCR = false;
 
-  constructor(private readonly onUsage: (usage: TokenUsage) => Promise<void>) {}
-
-  /** The complete events of `chunk` (and of what came before it) to pass on; `undefined` when there are none yet. */
-  push(chunk: Uint8Array): Uint8Array | undefined {
-    this.pending += this.decoder.decode(chunk, { stream: true });
-    const events = this.pending.split(/\r?\n\r?\n/);
-    this.pending = events.pop() ?? '';
-    let out = '';
-    for (const event of events) {
-      // Only an event that mentions usage is parsed: the content chunks go through as text.
-      if (!event.includes('"usage"') || !this.isUsageOnly(event)) out += `${event}\n\n`;
+  /**
+   * The complete events in `chunk`, in order, as their data and name; `'too-large'` once the current event passes
+   * `MAX_EVENT_BYTES` (the reader is then of no further use).
+   */
+  push(chunk: Uint8Array): { data: string; name: string }[] | 'too-large' {
+    const events: { data: string; name: string }[] = [];
+    let start = 0;
+    for (let i = 0; i < chunk.length; i++) {
+      const byte = chunk[i];
+      if (byte !== 0x0a && byte !== 0x0d) continue;
+      const crlf = byte === 0x0a && this.afterCR && i === start && this.line.length === 0;
+      this.afterCR = byte === 0x0d;
+      this.eventBytes += i + 1 - start;
+      if (this.eventBytes > MAX_EVENT_BYTES) return 'too-large';
+      if (!crlf) {
+        this.line.push(chunk.subarray(start, i));
+        const event = this.endLine();
+        if (event) events.push(event);
+      }
+      start = i + 1;
     }
-    return out ? this.encoder.encode(out) : undefined;
-  }
-
-  /** Whatever is left at the end of the stream (an unterminated last event), as it came. */
-  flush(): Uint8Array | undefined {
-    const rest = this.pending + this.decoder.decode();
-    this.pending = '';
-    return rest ? this.encoder.encode(rest) : undefined;
-  }
-
-  private isUsageOnly(event: string): boolean {
-    const data = event
-      .split(/\r?\n/)
-      .filter((line) => line.startsWith('data:'))
-      .map((line) => line.slice(5).trim())
-      .join('\n');
-    let parsed: { usage?: unknown; choices?: unknown } | null;
-    try {
-      parsed = JSON.parse(data);
-    } catch {
-      return false;
+    if (start < chunk.length) {
+      this.afterCR = false;
+      this.eventBytes += chunk.length - start;
+      if (this.eventBytes > MAX_EVENT_BYTES) return 'too-large';
+      // Copied: the caller's buffer may be reused once this returns.
+      this.line.push(chunk.slice(start));
     }
-    const usage = readUsage(parsed?.usage);
-    if (usage) this.counted = this.onUsage(usage);
-    return usage !== undefined && (!Array.isArray(parsed?.choices) || parsed.choices.length === 0);
+    return events;
   }
+
+  private endLine(): { data: string; name: string } | undefined {
+    const bytes = this.line.length === 1 ? this.line[0] : Buffer.concat(this.line);
+    this.line = [];
+    if (bytes.length === 0) {
+      const event = this.data.length > 0 ? { data: this.data.join('\n'), name: this.name } : undefined;
+      this.data = [];
+      this.name = '';
+      this.eventBytes = 0;
+      return event;
+    }
+    const text = this.decoder.decode(bytes);
+    if (text.startsWith(':')) return undefined;
+    const colon = text.indexOf(':');
+    const field = colon < 0 ? text : text.slice(0, colon);
+    const value = colon < 0 ? '' : text.slice(text[colon + 1] === ' ' ? colon + 2 : colon + 1);
+    if (field === 'data') this.data.push(value);
+    else if (field === 'event') this.name = value;
+    return undefined;
+  }
+}
+
+/**
+ * What one provider event becomes: a chunk rebuilt from its choices (role, content, finish reason) and usage; `[DONE]`;
+ * nothing (a named vendor event, an unreadable or empty one, the usage-only chunk, whose count goes to `onUsage`); or
+ * the end of the reply, when the provider reports an error.
+ */
+function relayEvent({ data, name }: { data: string; name: string }, onUsage: (usage: TokenUsage) => void): Relayed {
+  if (name === 'error') return { kind: 'failed', why: 'the provider sent an error event' };
+  if (name !== '' && name !== 'message') return { kind: 'drop' };
+  if (data.trim() === '[DONE]') return { kind: 'done' };
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(data);
+  } catch {
+    return { kind: 'drop' };
+  }
+  if (typeof parsed !== 'object' || parsed === null) return { kind: 'drop' };
+  const { error, usage } = parsed as { error?: unknown; usage?: unknown };
+  if (error !== undefined && error !== null) {
+    return { kind: 'failed', why: `the provider sent an error event (${describeProviderError(error)})` };
+  }
+  const counted = readUsage(usage);
+  if (counted) onUsage(counted);
+  const chunk = rebuildChunk(parsed);
+  return chunk ? { kind: 'pass', text: `data: ${JSON.stringify(chunk)}\n\n` } : { kind: 'drop' };
 }
 
 /** What the relay tells the exchange it belongs to. */
@@ -71,11 +124,29 @@ export interface RelayHooks {
 }
 
 /**
- * The provider's stream, read only as fast as the client takes it. When the visitor leaves, the abort has already
+ * The provider's stream, read only as fast as the client takes it, and passed on rebuilt: only what the page reads of
+ * each event goes out, never the provider's own words about a failure, its comments, vendor events or extra fields.
+ * One event past `MAX_EVENT_BYTES`, or a reply past `MAX_REPLY_BYTES`, ends it as a broken stream; its reservation
+ * under the spend cap then stands, as for any reply cut short. When the visitor leaves, the abort has already
  * cancelled the upstream request; the stream then just ends, rather than surfacing as an error nobody can receive.
  */
 export function relayStream(body: AsyncIterator<Uint8Array>, hooks: RelayHooks): ReadableStream<Uint8Array> {
-  const filter = new UsageFilter((usage) => hooks.onUsage(usage));
+  const encoder = new TextEncoder();
+  const reader = new EventReader();
+  let received = 0;
+  let counted: Promise<void> = Promise.resolve();
+  const onUsage = (usage: TokenUsage) => {
+    counted = hooks.onUsage(usage);
+  };
+  // Said in the stream, as providers say a failure mid-stream, and the stream then ends properly. Erroring the
+  // response instead would destroy the connection, and with it the last pieces still on their way out.
+  const breakOff = async (controller: ReadableStreamDefaultController<Uint8Array>, out: string, why: string) => {
+    hooks.onEnd();
+    await body.return?.();
+    hooks.log(`[llm-proxy] stream from the provider broke off (${why})`);
+    controller.enqueue(encoder.encode(out + STREAM_BROKE_OFF));
+    controller.close();
+  };
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
       try {
@@ -83,18 +154,35 @@ export function relayStream(body: AsyncIterator<Uint8Array>, hooks: RelayHooks):
         for (;;) {
           const { done, value } = await body.next();
           if (done) {
+            // An event the provider left unended is dropped, as an event-stream reader drops it.
             hooks.onEnd();
-            const rest = filter.flush();
-            if (rest) controller.enqueue(rest);
+            await counted;
             controller.close();
             return;
           }
           hooks.onChunk();
-          const events = filter.push(value);
-          if (events) {
+          received += value.length;
+          const events = received > MAX_REPLY_BYTES ? 'too-large' : reader.push(value);
+          if (events === 'too-large') {
+            const bound =
+              received > MAX_REPLY_BYTES ? `reply over ${MAX_REPLY_BYTES}` : `event over ${MAX_EVENT_BYTES}`;
+            await breakOff(controller, '', `${bound} bytes`);
+            return;
+          }
+          let out = '';
+          for (const event of events) {
+            const relayed = relayEvent(event, onUsage);
+            if (relayed.kind === 'pass') out += relayed.text;
+            else if (relayed.kind === 'done') out += 'data: [DONE]\n\n';
+            else if (relayed.kind === 'failed') {
+              await breakOff(controller, out, relayed.why);
+              return;
+            }
+          }
+          if (out) {
             // The page sees the end of a reply only once its tokens are counted: its next message meets the cap.
-            await filter.counted;
-            controller.enqueue(events);
+            await counted;
+            controller.enqueue(encoder.encode(out));
             return;
           }
         }
@@ -105,9 +193,7 @@ export function relayStream(body: AsyncIterator<Uint8Array>, hooks: RelayHooks):
           return;
         }
         hooks.log(`[llm-proxy] stream from the provider broke off (${(error as Error).name})`);
-        // Said in the stream, as providers say a failure mid-stream, and the stream then ends properly. Erroring the
-        // response instead would destroy the connection, and with it the last pieces still on their way out.
-        controller.enqueue(STREAM_BROKE_OFF);
+        controller.enqueue(encoder.encode(STREAM_BROKE_OFF));
         controller.close();
       }
     },

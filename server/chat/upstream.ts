@@ -5,12 +5,11 @@ import { demoResponse } from './demo-responder.ts';
 
 /**
  * The provider's (or the demo's) answer, read only as far as the proxy needs it: its status, a header, then either the
- * whole body as JSON, the body piece by piece, or nothing of it.
+ * body piece by piece (whole, with {@link readBounded}), or nothing of it.
  */
 export interface UpstreamAnswer {
   status: number;
   header(name: string): string | undefined;
-  json(): Promise<unknown>;
   chunks(): AsyncIterator<Uint8Array>;
   /** Drops the body unread (and with it the connection's remaining work). */
   discard(): Promise<void>;
@@ -40,7 +39,6 @@ function answerOf(response: Response): UpstreamAnswer {
   return {
     status: response.status,
     header: (name) => response.headers.get(name) ?? undefined,
-    json: () => response.json(),
     chunks: () => body[Symbol.asyncIterator](),
     discard: () => body.cancel().catch(() => undefined),
   };
@@ -80,7 +78,6 @@ async function callProvider(
       const value = headers[name];
       return Array.isArray(value) ? value.join(', ') : value;
     },
-    json: () => body.json(),
     chunks: () => body[Symbol.asyncIterator](),
     discard: async () => {
       // Destroyed unread, undici's body emits an abort error: handled here, or it would take the process down.
@@ -88,4 +85,23 @@ async function callProvider(
       body.destroy();
     },
   };
+}
+
+/**
+ * The whole body as text, read up to `limit` bytes: past it, the rest is dropped unread and the answer is
+ * `'too-large'`, so that no provider can make the server hold more than that for one reply.
+ */
+export async function readBounded(answer: UpstreamAnswer, limit: number): Promise<string | 'too-large'> {
+  const chunks = answer.chunks();
+  const pieces: Uint8Array[] = [];
+  let size = 0;
+  for (let next = await chunks.next(); !next.done; next = await chunks.next()) {
+    size += next.value.length;
+    if (size > limit) {
+      await answer.discard();
+      return 'too-large';
+    }
+    pieces.push(next.value);
+  }
+  return Buffer.concat(pieces).toString('utf8');
 }

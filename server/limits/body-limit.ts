@@ -1,13 +1,16 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { apiError } from '../api-error.ts';
+import { apiError, refusalLine } from '../api-error.ts';
 
 /** 256 KiB: far above any chat message a person types, far below what could tie up the server. */
 export const DEFAULT_MAX_BODY_BYTES = 256 * 1024;
 
-/** Refuses a body over `maxSize` bytes with a JSON 413, whether its length is declared or it streams. */
-export function limitBody(maxSize: number): MiddlewareHandler {
-  const tooLarge = (c: Context) => apiError(c, 413, 'body_too_large', 'The request body is too large.');
+/** Refuses a body over `maxSize` bytes with a JSON 413 (and a log line), whether its length is declared or it streams. */
+export function limitBody(maxSize: number, log: (line: string) => void): MiddlewareHandler {
+  const tooLarge = (c: Context) => {
+    log(refusalLine(c, 413, 'body_too_large'));
+    return apiError(c, 413, 'body_too_large', 'The request body is too large.');
+  };
   const countedLimit = bodyLimit({ maxSize, onError: tooLarge });
   return (c, next) => {
     // A declared size is checked as declared (Node's parser reads no further than it). Only a body of unknown

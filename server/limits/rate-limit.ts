@@ -1,8 +1,7 @@
 import { getConnInfo } from '@hono/node-server/conninfo';
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import { rateLimiter, type Store } from 'hono-rate-limiter';
-import { CHAT_COMPLETIONS_PATH } from '../../contract/llm.ts';
-import { apiError } from '../api-error.ts';
+import { apiError, refusalLine } from '../api-error.ts';
 import type { ProxyOptions, ServerEnv } from '../hono-env.ts';
 import { clientAddress, clientAddressBehind, clientKey, trustedProxyList } from './client-key.ts';
 import type { Counters } from './counters.ts';
@@ -26,6 +25,24 @@ function counterStore(counters: Counters, windowMs: number): Store<ServerEnv> {
       await counters.add(`rate:${resetAt}:${key}`, -1, resetAt);
     },
     resetKey: () => undefined,
+  };
+}
+
+/**
+ * Whether a key is seen for the first time in `windowMs`. Keys are kept in the order first seen, so the expired ones
+ * are always at the front: memory holds only the keys of the last window.
+ */
+export function oncePerWindow(windowMs: number, now = () => Date.now()): (key: string) => boolean {
+  const seen = new Map<string, number>();
+  return (key) => {
+    const time = now();
+    for (const [old, at] of seen) {
+      if (time - at < windowMs) break;
+      seen.delete(old);
+    }
+    if (seen.has(key)) return false;
+    seen.set(key, time);
+    return true;
   };
 }
 
@@ -55,27 +72,32 @@ export function rateLimit(
   };
   if (options.rateLimitPerMinute <= 0) return [warnOnce];
 
+  const keyOf = (c: Context<ServerEnv>) => {
+    let socketAddress: string | undefined;
+    try {
+      socketAddress = getConnInfo(c).remote.address;
+    } catch {
+      // Not served by @hono/node-server (e.g. `app.request()` in a script): every caller shares one key.
+    }
+    const forwardedFor = c.req.header('x-forwarded-for');
+    return clientKey(
+      trustedProxies
+        ? clientAddressBehind(socketAddress, forwardedFor, trustedProxies)
+        : clientAddress(socketAddress, forwardedFor, options.trustProxyHops),
+    );
+  };
+  const firstThisMinute = oncePerWindow(WINDOW_MS);
   const limiter = rateLimiter<ServerEnv>({
     windowMs: WINDOW_MS,
     limit: options.rateLimitPerMinute,
     standardHeaders: 'draft-6',
     store: counterStore(counters, WINDOW_MS),
-    keyGenerator: (c) => {
-      let socketAddress: string | undefined;
-      try {
-        socketAddress = getConnInfo(c).remote.address;
-      } catch {
-        // Not served by @hono/node-server (e.g. `app.request()` in a script): every caller shares one key.
-      }
-      const forwardedFor = c.req.header('x-forwarded-for');
-      return clientKey(
-        trustedProxies
-          ? clientAddressBehind(socketAddress, forwardedFor, trustedProxies)
-          : clientAddress(socketAddress, forwardedFor, options.trustProxyHops),
-      );
-    },
+    keyGenerator: keyOf,
     handler: (c) => {
-      log(`[llm-proxy] POST ${CHAT_COMPLETIONS_PATH} 429 rate limited`);
+      // One line per client per minute: a client hammering the limit must not flood the log as well.
+      if (firstThisMinute(keyOf(c))) {
+        log(refusalLine(c, 429, 'rate_limited', ' (this client is not logged again for a minute)'));
+      }
       options.metrics?.rateLimited.inc({ reason: 'rate_limit' });
       return apiError(c, 429, 'rate_limited', 'Too many requests, please try again later.');
     },

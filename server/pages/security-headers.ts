@@ -19,7 +19,7 @@ export const DEFAULT_FRAME_ANCESTORS = ["'self'"];
 
 // A CSP source list item: a keyword, `*`, a scheme (`https:`) or a host source with optional scheme, `*.` and port.
 const SOURCE_PATTERN =
-  /^(?:'self'|'none'|\*|[a-z][a-z0-9+.-]*:|(?:[a-z][a-z0-9+.-]*:\/\/)?(?:\*\.)?[a-z0-9-]+(?:\.[a-z0-9-]+)*(?::(?:\d{1,5}|\*))?\/?)$/i;
+  /^(?:'self'|'none'|\*|[a-z][a-z0-9+.-]*:|(?:[a-z][a-z0-9+.-]*:\/\/)?(?:\*|(?:\*\.)?[a-z0-9-]+(?:\.[a-z0-9-]+)*)(?::(?:\d{1,5}|\*))?\/?)$/i;
 
 /**
  * Parses a space-separated CSP source list from the environment (`FRAME_ANCESTORS`, `CSP_CONNECT_SRC`). Bare `self`

@@ -225,6 +225,29 @@ describe('readServerEnv', () => {
     expect(plain.notices.join(' ')).toContain('VITE_LLM_BASE_URL is plain http to llm.internal:8000');
   });
 
+  it.each([
+    '*',
+    'https:',
+    'http:',
+    'data:',
+    'blob:',
+    'https://*',
+    'https://*:443',
+    '*.com',
+    "'self' https://shop.example https://*",
+  ])('says that FRAME_ANCESTORS=%s lets any site show the chat and spend the quota', (value) => {
+    const notices = readServerEnv({ LLM_API_KEY: KEY, FRAME_ANCESTORS: value }).notices;
+
+    expect(notices).toEqual([expect.stringMatching(/^FRAME_ANCESTORS=.*any site can then show the chat.*quota/)]);
+  });
+
+  it.each(["'self'", 'none', 'https://shop.example https://*.shop.example:8443', 'http://localhost:5173'])(
+    'says nothing of an ordinary FRAME_ANCESTORS=%s',
+    (value) => {
+      expect(readServerEnv({ LLM_API_KEY: KEY, FRAME_ANCESTORS: value }).notices).toEqual([]);
+    },
+  );
+
   it('never puts the token in what it prints', () => {
     const config = readServerEnv({ LLM_API_KEY: KEY });
     const printed = [describeUpstream(config.proxy.upstream), ...config.notices].join('\n');

@@ -126,10 +126,27 @@ export function readServerEnv(
       notices.push(`METRICS_HOST=${config.metrics.host}: the metrics are reachable beyond this machine.`);
     }
   }
+  const everySite = config.proxy.security.frameAncestors.filter(coversEverySite);
+  if (everySite.length > 0) {
+    notices.push(
+      `FRAME_ANCESTORS=${everySite.join(' ')}: any site can then show the chat in a frame and spend the quota. ` +
+        'List the sites that embed it instead, such as https://www.example.com.',
+    );
+  }
   if (config.proxy.rateLimitPerMinute === 0)
     notices.push('RATE_LIMIT_PER_MINUTE=0: chat requests are not rate limited.');
   if (problems.length > 0) throw new EnvError(problems);
   return config;
+}
+
+/**
+ * Whether a `frame-ancestors` source lets every site frame the page: `*`, a scheme alone (`https:`, `data:`), or a
+ * host wildcard that fixes nothing but a top-level label (`https://*`, `*.com`).
+ */
+function coversEverySite(source: string): boolean {
+  if (source === '*' || /^[a-z][a-z0-9+.-]*:$/i.test(source)) return true;
+  const host = source.replace(/^[a-z][a-z0-9+.-]*:\/\//i, '').replace(/(?::(?:\d+|\*))?\/?$/, '');
+  return host === '*' || /^\*\.[a-z0-9-]+$/i.test(host);
 }
 
 /**
