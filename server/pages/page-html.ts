@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { EMBED_LOADER_PATH } from '../../contract/embed.ts';
 import {
@@ -92,10 +92,11 @@ export function preparePage(html: string, type = 'text/html; charset=utf-8'): Se
 
 /**
  * Where the build keeps the pages' templates (the prerendered card with `TITLE_SENTINEL`, no settings): beside the
- * client folder, not in it, since a static host serves everything in it (build/prerender-card.ts writes them there).
+ * client folder, not in it, since a static host serves everything in it (build/prerender-card.ts writes them there):
+ * `dist/client-page-templates` for `dist/client`.
  */
 export function pageTemplatesDir(clientDir: string): string {
-  return join(dirname(clientDir), 'page-templates');
+  return join(dirname(clientDir), `${basename(clientDir)}-page-templates`);
 }
 
 /**
