@@ -4,8 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Page } from '@playwright/test';
-import { createServer, type InlineConfig, type Logger, type PreviewServer, preview, type ViteDevServer } from 'vite';
+import { createServer, type InlineConfig, type PreviewServer, preview, type ViteDevServer } from 'vite';
 import { ROOT_DIR } from '../testing/production-app';
+import { recordingLogger } from '../testing/vite-logger';
 import { clientDir } from './e2e-env';
 import { ERROR, expect, test } from './fixtures';
 
@@ -17,22 +18,6 @@ import { ERROR, expect, test } from './fixtures';
 test.skip(({ mode }) => mode !== 'proxy', 'dev and preview are checked once, in proxy mode');
 
 const SITE_CONFIG = fileURLToPath(new URL('./site-config.yaml', import.meta.url));
-
-/** A logger that keeps every line, to be read for errors and warnings. */
-function recordingLogger(): { logger: Logger; lines: string[] } {
-  const lines: string[] = [];
-  const record = (message: string) => void lines.push(message);
-  const logger: Logger = {
-    info: record,
-    warn: record,
-    warnOnce: record,
-    error: record,
-    clearScreen: () => undefined,
-    hasErrorLogged: () => false,
-    hasWarned: false,
-  };
-  return { logger, lines };
-}
 
 /**
  * The server a Vite command starts, with `env` in the environment while it reads its configuration (the
