@@ -100,14 +100,26 @@ export function pageTemplatesDir(clientDir: string): string {
 }
 
 /**
- * Each language's template: the build's (`pageTemplatesDir`), else the page in the client folder itself (a client
- * built by hand, as some tests do, or before templates were kept apart); English for a language without a page.
+ * A finished page (as the build writes into the client folder) made a template again: the language's own title, where
+ * the card's heading ends, becomes `TITLE_SENTINEL`, so that a site's title reaches the heading too.
+ */
+function templateOf(html: string, language: Language): string {
+  if (html.includes(TITLE_SENTINEL)) return html;
+  return html.replace(`>${escapeHtml(CATALOGUES[language].title)}</h1>`, () => `>${TITLE_SENTINEL}</h1>`);
+}
+
+/**
+ * Each language's template: the build's (`pageTemplatesDir`), else the finished page in the client folder itself (a
+ * deployment that left the templates behind, or a client built by hand, as some tests do); English for a language
+ * without a page.
  */
 export function readPageTemplates(clientDir: string): Record<Language, string> {
-  const read = (language: Language) =>
-    [join(pageTemplatesDir(clientDir), pageFileName(language)), join(clientDir, pageFileName(language))]
-      .filter((file) => existsSync(file))
-      .map((file) => readFileSync(file, 'utf8'))[0];
+  const read = (language: Language) => {
+    const template = join(pageTemplatesDir(clientDir), pageFileName(language));
+    if (existsSync(template)) return readFileSync(template, 'utf8');
+    const page = join(clientDir, pageFileName(language));
+    return existsSync(page) ? templateOf(readFileSync(page, 'utf8'), language) : undefined;
+  };
   const english = read(DEFAULT_LANGUAGE);
   if (english === undefined) throw new Error(`No ${pageFileName(DEFAULT_LANGUAGE)} in ${clientDir}`);
   return Object.fromEntries(LANGUAGES.map((language) => [language, read(language) ?? english])) as Record<
