@@ -11,6 +11,9 @@ import { llmServer } from './server/vite-plugin.ts';
 export default defineConfig({
   plugins: [plainDynamicImports(), react(), chakraTokens(), sizeBudget(), embedLoader(), prerenderCard(), llmServer()],
   resolve: appResolve,
+  // The dev server pre-bundles what the app's own page imports, found from it alone: left to itself, Vite scans every
+  // .html file in the tree, the bench's pages too, whose imports the app does not have.
+  optimizeDeps: { entries: ['index.html'] },
   build: {
     outDir: 'dist/client',
     emptyOutDir: true,

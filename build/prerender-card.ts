@@ -1,10 +1,14 @@
 import { execFile } from 'node:child_process';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type { Plugin } from 'vite';
+import { DEFAULT_PAGE_SETTINGS } from '../contract/page-settings.ts';
 import { CATALOGUE_ELEMENT_ID } from '../locales/catalogue.ts';
 import { CATALOGUES } from '../locales/catalogues.ts';
 import { DEFAULT_LANGUAGE, LANGUAGES, type Language, pageFileName, textDirection } from '../locales/languages.ts';
+import { fillPages, pageTemplatesDir } from '../server/pages/page-html.ts';
 
 const RENDER_SCRIPT = fileURLToPath(new URL('./render-card.ts', import.meta.url));
 
@@ -52,12 +56,16 @@ export function localizePage(html: string, language: Language): string {
 /**
  * Renders the idle card (src/prerender-card.tsx) into the built index.html, from the same components the client then
  * hydrates: the page shows the card, styled, before any JavaScript has run. Once per language: `index.html` is
- * English, `index.<language>.html` the others (locales/languages.ts `pageFileName`), each with its own catalogue,
- * and the server picks one per request (server/page-html.ts fills in the title and the site's settings). The dev
- * server's page has no card (server/vite-plugin.ts localizes it).
+ * English, `index.<language>.html` the others (locales/languages.ts `pageFileName`), each with its own catalogue.
+ * Each page is written finished, with the language's own title, as a static host serves it (a direct-mode build then
+ * bakes the site's settings in: server/vite-plugin.ts). The templates, with the title still a sentinel, go beside the
+ * client folder (`pageTemplatesDir`), where no static host serves them: the Node server fills them with the site's
+ * settings at start-up (server/pages/page-html.ts). The dev server's page has no card (server/vite-plugin.ts
+ * localizes it).
  */
 export function prerenderCard(): Plugin {
-  const pages = new Map<string, string>();
+  const templates = new Map<Language, string>();
+  const pages = new Map<Language, string>();
   return {
     name: 'prerender-card',
     apply: 'build',
@@ -69,20 +77,31 @@ export function prerenderCard(): Plugin {
         const styled = html.replace('</head>', `<style>${systemDarkCss(cards.en)}</style></head>`);
         for (const language of LANGUAGES) {
           const page = localizePage(styled, language).replace(ROOT_ELEMENT, `<div id="root">${cards[language]}</div>`);
-          pages.set(pageFileName(language), page);
+          templates.set(language, page);
         }
-        return pages.get(pageFileName(DEFAULT_LANGUAGE));
+        const finished = fillPages(Object.fromEntries(templates) as Record<Language, string>, {
+          page: DEFAULT_PAGE_SETTINGS,
+        });
+        for (const language of LANGUAGES) pages.set(language, finished[language]);
+        return pages.get(DEFAULT_LANGUAGE);
       },
     },
     // After Vite's own HTML plugin, which runs the hook above while it writes index.html.
     generateBundle: {
       order: 'post',
       handler() {
-        for (const [fileName, source] of pages) {
-          if (fileName !== pageFileName(DEFAULT_LANGUAGE)) this.emitFile({ type: 'asset', fileName, source });
+        for (const [language, source] of pages) {
+          if (language !== DEFAULT_LANGUAGE) this.emitFile({ type: 'asset', fileName: pageFileName(language), source });
         }
         pages.clear();
       },
+    },
+    async writeBundle(output) {
+      if (!output.dir || templates.size === 0) return;
+      const dir = pageTemplatesDir(output.dir);
+      await mkdir(dir, { recursive: true });
+      await Promise.all([...templates].map(([language, html]) => writeFile(join(dir, pageFileName(language)), html)));
+      templates.clear();
     },
   };
 }

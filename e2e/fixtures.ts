@@ -1,4 +1,4 @@
-import { test as base, expect, type Locator, type Page, type TestInfo } from '@playwright/test';
+import { type BrowserContext, test as base, expect, type Locator, type Page, type TestInfo } from '@playwright/test';
 import { type FakeProvider, startFakeProvider } from '../testing/fake-provider';
 import { startAppServer } from './app-server';
 import { DIRECT_API_KEY, DIRECT_PROVIDER_PORT, E2E_MODEL, type Mode, UPSTREAM_API_KEY } from './e2e-env';
@@ -33,6 +33,31 @@ export async function hydrated(page: Page) {
     while (fiber.return) fiber = fiber.return;
     return fiber.stateNode.current?.memoizedState?.isDehydrated === false;
   });
+}
+
+/**
+ * React's hydration errors, as the page reports them: the development build's messages ("Hydration failed…", "A tree
+ * hydrated but…", "…didn't match the client"), and the production build's minified errors about hydration (#418
+ * text, #419 Suspense boundary, #421 update before hydration, #422/#423 recovered by client rendering, #425 text),
+ * which React reports as recoverable errors (`reportError`: an uncaught error of the page) and throws away the
+ * served card for.
+ */
+const HYDRATION_ERROR = /hydrat|didn't match the client|Minified React error #(?:418|419|421|422|423|425)\b/i;
+
+/**
+ * Records every hydration error in `context`'s pages and frames (the embed's too), from the console and as uncaught
+ * errors, into the list it returns.
+ */
+export function watchHydration(context: BrowserContext): string[] {
+  const errors: string[] = [];
+  context.on('console', (message) => {
+    if (HYDRATION_ERROR.test(message.text())) errors.push(`console.${message.type()}: ${message.text()}`);
+  });
+  context.on('weberror', (error) => {
+    const text = String(error.error());
+    if (HYDRATION_ERROR.test(text)) errors.push(`uncaught: ${text}`);
+  });
+  return errors;
 }
 
 /** The token the provider must receive in each mode. */
@@ -201,6 +226,8 @@ interface WorkerFixtures {
 }
 
 interface TestFixtures {
+  /** Hydration errors in the test's browser context; any fails the test (every test of the suite has it). */
+  hydrationErrors: string[];
   /** The fake provider, fresh for this test: no requests recorded, the default reply. */
   fake: FakeProvider;
   /** The chat page, opened. */
@@ -244,6 +271,15 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
     await use(provider);
     await attachServerOutput(testInfo, app.output, from);
   },
+
+  hydrationErrors: [
+    async ({ context }, use) => {
+      const errors = watchHydration(context);
+      await use(errors);
+      expect(errors, 'React hydration errors (a mismatch between the served card and the app)').toEqual([]);
+    },
+    { auto: true },
+  ],
 
   // Takes `fake` so that the provider is reset before the page opens.
   chat: async ({ page, fake: _fake }, use) => {

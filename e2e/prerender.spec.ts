@@ -1,4 +1,4 @@
-import { ChatPage, expect, hydrated, test } from './fixtures';
+import { ChatPage, expect, hydrated, test, watchHydration } from './fixtures';
 
 // The card is in index.html as served (rendered at build time from the app's components), and React takes it over
 // without changing what a visitor or a screen reader meets. The page does not depend on how it reaches the model:
@@ -40,8 +40,10 @@ test('the served HTML holds the idle card; hydrated, its accessible tree is the 
 test('a dark system sees the dark card', async ({ browser, baseURL }) => {
   for (const javaScriptEnabled of [false, true]) {
     const context = await browser.newContext({ javaScriptEnabled, baseURL, colorScheme: 'dark' });
+    const hydrationErrors = watchHydration(context);
     const page = await context.newPage();
     await page.goto('/');
+    if (javaScriptEnabled) await hydrated(page);
     const main = page.getByRole('main');
     await expect(main).toBeVisible();
     const background = await main.evaluate((element) => getComputedStyle(element).backgroundColor);
@@ -51,6 +53,7 @@ test('a dark system sees the dark card', async ({ browser, baseURL }) => {
       'rgb(255, 255, 255)',
     );
     expect(page_).not.toBe('rgb(255, 255, 255)');
+    expect(hydrationErrors).toEqual([]);
     await context.close();
   }
 });

@@ -35,17 +35,29 @@ export function pickLanguage(tags: Iterable<string | null | undefined>): Languag
   return DEFAULT_LANGUAGE;
 }
 
-/** The tags of an `Accept-Language` header, most wanted first (`*` and refused `q=0` ones left out). */
+/** How much of an `Accept-Language` header is read: a header's cost must not be the client's choice. */
+export const MAX_ACCEPTED_TAGS = 10;
+/** The longest language tag read (BCP 47's own advice for what to support). */
+export const MAX_TAG_LENGTH = 35;
+
+/**
+ * The tags of an `Accept-Language` header, most wanted first (`*` and refused `q=0` ones left out): only its first
+ * `MAX_ACCEPTED_TAGS`, each of up to `MAX_TAG_LENGTH` characters (a longer one is passed over, not cut).
+ */
 export function acceptedLanguages(header: string | null | undefined): string[] {
   if (!header) return [];
   return header
-    .split(',')
+    .split(',', MAX_ACCEPTED_TAGS)
     .map((part, index) => {
-      const [tag, ...params] = part.trim().split(';');
+      // A tag with its `;q=` fits well within this; what is cut off is no tag.
+      const [tag, ...params] = part
+        .slice(0, 2 * MAX_TAG_LENGTH)
+        .trim()
+        .split(';');
       const q = params.map((param) => /^\s*q=([\d.]+)\s*$/.exec(param)?.[1]).find(Boolean);
       return { tag: tag.trim(), q: q === undefined ? 1 : Number(q), index };
     })
-    .filter(({ tag, q }) => tag !== '' && tag !== '*' && q > 0)
+    .filter(({ tag, q }) => tag !== '' && tag !== '*' && tag.length <= MAX_TAG_LENGTH && q > 0)
     .sort((a, b) => b.q - a.q || a.index - b.index)
     .map(({ tag }) => tag);
 }

@@ -5,6 +5,9 @@ import { join } from 'node:path';
 import { build, type Logger } from 'vite';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { BUILD_INFO_FILE, PROXY_BASE_PATH } from '../contract/llm.ts';
+import { CATALOGUES } from '../locales/catalogues.ts';
+import { LANGUAGES, pageFileName } from '../locales/languages.ts';
+import { pageTemplatesDir } from './pages/page-html.ts';
 import { DIRECT_MODE_WARNING } from './vite-plugin.ts';
 
 // Sentinels: if any of these strings appears in the output, a server-side secret reached the browser.
@@ -107,5 +110,45 @@ describe('the production build', () => {
       mode: 'direct',
       providerOrigin: 'https://router.huggingface.co',
     });
+  }, 60_000);
+
+  it("writes finished pages: the language's own title, no placeholder; the templates only beside the client", async () => {
+    await buildApp('pages', '');
+    const outDir = join(work, 'pages-out');
+    for (const language of LANGUAGES) {
+      const page = await readFile(join(outDir, pageFileName(language)), 'utf8');
+      expect(page, language).not.toMatch(/%[A-Z][A-Z_]*%/);
+      expect(page, language).toContain(`<title>${CATALOGUES[language].title}</title>`);
+      expect(page, language).toContain(`${CATALOGUES[language].title}</h1>`);
+      expect(page, language).not.toContain('ai-assistant-settings');
+      // The server's template, which no static host may serve: beside the client folder, not in it.
+      expect(await readFile(join(pageTemplatesDir(outDir), pageFileName(language)), 'utf8')).toContain(
+        '%AI_ASSISTANT_TITLE%',
+      );
+    }
+  }, 60_000);
+
+  it("in direct mode bakes the site's title, welcome, starters and accent into every page", async () => {
+    const configFile = join(work, 'site.yaml');
+    await writeFile(
+      configFile,
+      'title: Acme <Help>\nwelcome: "**Hi** there"\nstarters: [What do you sell?]\naccent: "#7e22ce"\n',
+    );
+    vi.stubEnv('ASSISTANT_CONFIG', configFile);
+    await buildApp('baked', `VITE_LLM_API_KEY=${DIRECT_TOKEN}\n`);
+    for (const language of LANGUAGES) {
+      const page = await readFile(join(work, 'baked-out', pageFileName(language)), 'utf8');
+      expect(page, language).not.toMatch(/%[A-Z][A-Z_]*%/);
+      expect(page, language).toContain('<title>Acme &lt;Help&gt;</title>');
+      expect(page, language).toContain('Acme &lt;Help&gt;</h1>');
+      expect(page, language).toContain(':root{--ai-accent:#7e22ce}');
+      const settings = /id="ai-assistant-settings">(.*?)<\/script>/.exec(page)?.[1] ?? '{}';
+      expect(JSON.parse(settings), language).toEqual({
+        title: 'Acme <Help>',
+        welcome: '**Hi** there',
+        starters: ['What do you sell?'],
+        history: 0,
+      });
+    }
   }, 60_000);
 });

@@ -8,6 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { CHAT_COMPLETIONS_PATH } from '../contract/llm.ts';
 import { CATALOGUES } from '../locales/catalogues.ts';
 import { FAKE_REPLY, type FakeProvider, startFakeProvider } from '../testing/fake-provider.ts';
+import { recordingLogger } from '../testing/vite-logger.ts';
 import { llmServer } from './vite-plugin.ts';
 
 const TOKEN = 'dev-server-token-for-tests';
@@ -57,25 +58,8 @@ afterAll(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
-function quietLogger() {
-  const lines: string[] = [];
-  const record = (message: string) => void lines.push(message);
-  return {
-    lines,
-    logger: {
-      info: record,
-      warn: record,
-      warnOnce: record,
-      error: record,
-      clearScreen: () => undefined,
-      hasErrorLogged: () => false,
-      hasWarned: false,
-    },
-  };
-}
-
 async function startDev() {
-  const { lines, logger } = quietLogger();
+  const { lines, logger } = recordingLogger();
   const server = await createServer({
     configFile: false,
     root,
@@ -93,7 +77,7 @@ async function startDev() {
 }
 
 async function startPreview() {
-  const { lines, logger } = quietLogger();
+  const { lines, logger } = recordingLogger();
   const server = await preview({
     configFile: false,
     root,

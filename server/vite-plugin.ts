@@ -6,11 +6,12 @@ import { localizePage } from '../build/prerender-card.ts';
 import { EMBED_LANG_PARAM } from '../contract/embed.ts';
 import { BUILD_INFO_FILE, type BuildInfo, DEFAULT_BASE_URL, PROXY_BASE_PATH } from '../contract/llm.ts';
 import { CATALOGUES } from '../locales/catalogues.ts';
-import { pickLanguage } from '../locales/languages.ts';
+import { LANGUAGES, pageFileName, pickLanguage } from '../locales/languages.ts';
 import { createApp } from './app.ts';
-import { fillPageHtml } from './pages/page-html.ts';
+import { fillPageHtml, fillPages, readPageTemplates } from './pages/page-html.ts';
 import { precompressDir } from './pages/precompress.ts';
 import { headersForPath, securityHeaders } from './pages/security-headers.ts';
+import { PAGE_FILE } from './pages/serve-client.ts';
 import { type AssistantConfig, loadAssistantConfig } from './settings/assistant-config.ts';
 import { readServerEnv } from './settings/env.ts';
 import { describeUpstream } from './settings/env-upstream.ts';
@@ -31,11 +32,14 @@ function isProxyPath(url: string | undefined): boolean {
   return path === PROXY_BASE_PATH || path.startsWith(`${PROXY_BASE_PATH}/`);
 }
 
-/** The page itself (index.html, or an app path that falls back to it), which preview serves filled like `npm start`. */
+/**
+ * The page itself (index.html or a language's page), which preview serves filled like `npm start`, and the paths that
+ * are no file (which `npm start` answers with its 404 page).
+ */
 function isPagePath(url: string | undefined): boolean {
   const path = (url ?? '').split('?')[0];
   const last = path.split('/').pop() ?? '';
-  return path === '/index.html' || (!last.includes('.') && !path.startsWith('/api/') && !path.startsWith('/@'));
+  return PAGE_FILE.test(path) || (!last.includes('.') && !path.startsWith('/api/') && !path.startsWith('/@'));
 }
 
 /**
@@ -105,8 +109,8 @@ function mountProxy(
 /**
  * The server side of the app in Vite:
  * - dev (`npm run dev`) and preview (`vite preview`) answer `PROXY_BASE_PATH` with the same handler as `npm start`;
- * - a client build warns when it embeds the token (direct mode), records its mode (`BUILD_INFO_FILE`) and writes
- *   `.br`/`.gz` copies of its text files for the production server.
+ * - a client build warns when it embeds the token (direct mode), records its mode (`BUILD_INFO_FILE`), bakes the
+ *   site's settings into a direct-mode build's pages and writes `.br`/`.gz` copies of its text files.
  */
 export function llmServer(): Plugin[] {
   let config: ResolvedConfig;
@@ -136,7 +140,7 @@ export function llmServer(): Plugin[] {
       },
       transformIndexHtml(html, context) {
         // The dev server's page, in the language its `?lang=` or the site asks for (Vite's hook sees no request
-        // headers, so not the browser's); a build's pages stay the templates that the server fills at start-up.
+        // headers, so not the browser's); a build's pages are finished by build/prerender-card.ts.
         if (config.command !== 'serve' || config.mode === 'test') return;
         const asked = new URL(context.originalUrl ?? context.path, 'http://localhost').searchParams.get(
           EMBED_LANG_PARAM,
@@ -158,6 +162,14 @@ export function llmServer(): Plugin[] {
             ? { mode: 'direct', providerOrigin: new URL(direct).origin }
             : { mode: 'proxy' };
           await writeFile(join(output.dir, BUILD_INFO_FILE), `${JSON.stringify(info)}\n`);
+          if (direct) {
+            // No server fills a direct-mode page (a static host serves it as written): the site's settings go in now.
+            const pages = fillPages(readPageTemplates(output.dir), assistant);
+            const dir = output.dir;
+            await Promise.all(
+              LANGUAGES.map((language) => writeFile(join(dir, pageFileName(language)), pages[language])),
+            );
+          }
           const count = await precompressDir(output.dir);
           config.logger.info(`[llm-server] wrote ${count} precompressed (.br/.gz) files in ${output.dir}`);
         },

@@ -50,9 +50,10 @@ void Promise.all([
   await nextTask();
   getSystem();
   await nextTask();
-  if (card || replaceServed) {
+  if (card || replaceServed || !served) {
     // The embedded card, or one with a welcome or starters, is not the one rendered into the page at build time: it
-    // replaces it, keeping whatever the visitor typed into the served one. In one task, effects included: keys pressed
+    // replaces it, keeping whatever the visitor typed into the served one. A page with no card in it (the dev server's)
+    // gets its first render here: hydrating an empty root would be a mismatch. In one task, effects included: keys pressed
     // meanwhile wait, then reach a box that shows the carried text and is subscribed to the machine (rendered as a
     // transition, the card would subscribe a task after it is in the page, and a key in between would be lost).
     const app = createRoot(root);

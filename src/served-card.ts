@@ -6,9 +6,12 @@ export interface ServedCard {
   sendAsked(): boolean;
 }
 
+/** Set on the root by public/served-card.js when the visitor sends from the served card before the app is in. */
+export const SEND_ASKED_ATTRIBUTE = 'data-send-asked';
+
 /**
  * Starts watching the card served in `root` (build/prerender-card.ts) for a send, from the moment this runs until the
- * app replaces it; `undefined` when `root` holds no served card.
+ * app replaces it, with what public/served-card.js noted before; `undefined` when `root` holds no served card.
  */
 export function watchServedCard(root: HTMLElement): ServedCard | undefined {
   const box = root.querySelector('input');
@@ -18,5 +21,5 @@ export function watchServedCard(root: HTMLElement): ServedCard | undefined {
   form.addEventListener('submit', () => {
     asked = true;
   });
-  return { box, sendAsked: () => asked };
+  return { box, sendAsked: () => asked || root.hasAttribute(SEND_ASKED_ATTRIBUTE) };
 }

@@ -1,9 +1,12 @@
 // @vitest-environment node
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PAGE_SETTINGS_ID, TITLE_SENTINEL } from '../../contract/page-settings.ts';
 import { CATALOGUES } from '../../locales/catalogues.ts';
 import { DEFAULT_ASSISTANT_CONFIG } from '../settings/assistant-config.ts';
-import { fillPageHtml, localizeLoader } from './page-html.ts';
+import { fillPageHtml, fillPages, localizeLoader, pageTemplatesDir, readPageTemplates } from './page-html.ts';
 
 const TEMPLATE = `<html lang="de"><head><title>AI Assistant</title></head><body><h1>${TITLE_SENTINEL}</h1></body></html>`;
 
@@ -24,6 +27,42 @@ describe('the page as served', () => {
     const block = new RegExp(`id="${PAGE_SETTINGS_ID}">(.*?)</script>`).exec(html)?.[1] ?? '';
     expect(block).not.toContain('<');
     expect(JSON.parse(block)).toMatchObject({ title: 'Acme <Help> & "Co"' });
+  });
+});
+
+describe("the build's pages as the server reads them", () => {
+  const finished = (title: string) =>
+    `<html><head><title>${title}</title></head><body><h1><svg></svg>${title}</h1></body></html>`;
+  const acme = { page: { ...DEFAULT_ASSISTANT_CONFIG.page, title: 'Acme' } };
+
+  it('fills the templates kept beside the client folder, not the finished pages in it', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'page-html-'));
+    try {
+      const client = join(dir, 'client');
+      await mkdir(client);
+      await mkdir(pageTemplatesDir(client));
+      await writeFile(join(client, 'index.html'), finished('Finished, not the template'));
+      await writeFile(join(pageTemplatesDir(client), 'index.html'), TEMPLATE);
+      expect(fillPages(readPageTemplates(client), acme).en).toContain('<h1>Acme</h1>');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("without the templates, puts the site's title where the finished page has the language's own", async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'page-html-'));
+    try {
+      await writeFile(join(dir, 'index.html'), finished(CATALOGUES.en.title));
+      await writeFile(join(dir, 'index.de.html'), finished(CATALOGUES.de.title));
+      const pages = fillPages(readPageTemplates(dir), acme);
+      // A language without a page of its own gets the English one.
+      for (const language of ['en', 'de', 'fr'] as const) {
+        expect(pages[language], language).toContain('<title>Acme</title>');
+        expect(pages[language], language).toContain('<h1><svg></svg>Acme</h1>');
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
 

@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { EMBED_LOADER_PATH } from '../../contract/embed.ts';
 import {
@@ -91,18 +91,57 @@ export function preparePage(html: string, type = 'text/html; charset=utf-8'): Se
 }
 
 /**
- * The page in every language, filled and compressed once, at start-up: the build writes one template per language
- * (build/prerender-card.ts), with the card already in it. A client without a language's page (one built by hand, as
- * some tests do) serves that language from index.html.
+ * Where the build keeps the pages' templates (the prerendered card with `TITLE_SENTINEL`, no settings): beside the
+ * client folder, not in it, since a static host serves everything in it (build/prerender-card.ts writes them there):
+ * `dist/client-page-templates` for `dist/client`.
  */
+export function pageTemplatesDir(clientDir: string): string {
+  return join(dirname(clientDir), `${basename(clientDir)}-page-templates`);
+}
+
+/**
+ * A finished page (as the build writes into the client folder) made a template again: the language's own title, where
+ * the card's heading ends, becomes `TITLE_SENTINEL`, so that a site's title reaches the heading too.
+ */
+function templateOf(html: string, language: Language): string {
+  if (html.includes(TITLE_SENTINEL)) return html;
+  return html.replace(`>${escapeHtml(CATALOGUES[language].title)}</h1>`, () => `>${TITLE_SENTINEL}</h1>`);
+}
+
+/**
+ * Each language's template: the build's (`pageTemplatesDir`), else the finished page in the client folder itself (a
+ * deployment that left the templates behind, or a client built by hand, as some tests do); English for a language
+ * without a page.
+ */
+export function readPageTemplates(clientDir: string): Record<Language, string> {
+  const read = (language: Language) => {
+    const template = join(pageTemplatesDir(clientDir), pageFileName(language));
+    if (existsSync(template)) return readFileSync(template, 'utf8');
+    const page = join(clientDir, pageFileName(language));
+    return existsSync(page) ? templateOf(readFileSync(page, 'utf8'), language) : undefined;
+  };
+  const english = read(DEFAULT_LANGUAGE);
+  if (english === undefined) throw new Error(`No ${pageFileName(DEFAULT_LANGUAGE)} in ${clientDir}`);
+  return Object.fromEntries(LANGUAGES.map((language) => [language, read(language) ?? english])) as Record<
+    Language,
+    string
+  >;
+}
+
+/** Each language's page filled with `fill`, as the server serves it and a direct-mode build writes it. */
+export function fillPages(templates: Record<Language, string>, fill: PageFill): Record<Language, string> {
+  return Object.fromEntries(
+    LANGUAGES.map((language) => [language, fillPageHtml(templates[language], fill, CATALOGUES[language].title)]),
+  ) as Record<Language, string>;
+}
+
+/** The page in every language, filled and compressed once, at start-up, from the build's templates. */
 export function preparePages(clientDir: string, fill: PageFill): Record<Language, ServedPage> {
-  const english = readFileSync(join(clientDir, pageFileName(DEFAULT_LANGUAGE)), 'utf8');
-  const pages = LANGUAGES.map((language) => {
-    const file = join(clientDir, pageFileName(language));
-    const template = existsSync(file) ? readFileSync(file, 'utf8') : english;
-    return [language, preparePage(fillPageHtml(template, fill, CATALOGUES[language].title))] as const;
-  });
-  return Object.fromEntries(pages) as Record<Language, ServedPage>;
+  const pages = fillPages(readPageTemplates(clientDir), fill);
+  return Object.fromEntries(LANGUAGES.map((language) => [language, preparePage(pages[language])])) as Record<
+    Language,
+    ServedPage
+  >;
 }
 
 /**

@@ -39,7 +39,7 @@ describe('the page in the visitor’s language', () => {
     const url = await serve();
     expect(await servedLanguage(`${url}/`)).toBe('en');
     expect(await servedLanguage(`${url}/`, 'de-AT,de;q=0.9,en;q=0.8')).toBe('de');
-    expect(await servedLanguage(`${url}/some/page`, 'xx, he;q=0.5, ar;q=0.7')).toBe('ar');
+    expect(await servedLanguage(`${url}/`, 'xx, he;q=0.5, ar;q=0.7')).toBe('ar');
     expect(await servedLanguage(`${url}/`, 'zh-TW, pt;q=0.9')).toBe('pt-BR');
     expect(await servedLanguage(`${url}/`, 'xx, tlh')).toBe('en');
     // The built pages' own names are the page too, in the visitor's language: never a template as it was built.
@@ -58,6 +58,41 @@ describe('the page in the visitor’s language', () => {
     const url = await serve('fr');
     expect(await servedLanguage(`${url}/`, 'de')).toBe('fr');
     expect(await servedLanguage(`${url}/?lang=nl`, 'de')).toBe('nl');
+  });
+
+  it('reads only the first ten tags, each of up to 35 characters', () => {
+    const eleven = `${Array.from({ length: 10 }, (_, i) => `x${i}`).join(', ')}, de`;
+    expect(pageLanguage({ acceptLanguage: eleven })).toBe('en');
+    expect(pageLanguage({ acceptLanguage: `${'x'.repeat(36)}, nl` })).toBe('nl');
+    expect(pageLanguage({ acceptLanguage: `de-${'a'.repeat(40)}, fr` })).toBe('fr');
+    expect(pageLanguage({ asked: `de-${'a'.repeat(40)}`, acceptLanguage: 'it' })).toBe('it');
+  });
+
+  it('costs no more than three ordinary requests for an Accept-Language as long as Node takes (16 KB)', async () => {
+    const url = await serve();
+    // Well-formed tags without a catalogue, each a fresh one to look up; all the headers must fit in Node's 16 KB.
+    const letters = 'abcdefghijklmnopqrstuvwxyz';
+    const tags = [...letters].flatMap((a) => [...letters].map((b) => `k${a}${b}-Latn-KE;q=0.5`));
+    const hostile = tags.join(',').slice(0, 15 * 1024);
+    const ordinary = 'de-AT,de;q=0.9,en;q=0.8';
+    // The server's time per request, by the process's own CPU clock; the two kinds alternate, so that whatever else
+    // the machine does falls on both alike. The body is read and dropped (no brotli here: none is asked for).
+    const cost = async (acceptLanguage: string) => {
+      const started = process.cpuUsage();
+      const response = await fetch(`${url}/`, { headers: { 'accept-language': acceptLanguage } });
+      await response.arrayBuffer();
+      expect(response.status).toBe(200);
+      const used = process.cpuUsage(started);
+      return used.user + used.system;
+    };
+    for (let i = 0; i < 20; i++) await Promise.all([cost(ordinary), cost(hostile)]);
+    let ordinaryTotal = 0;
+    let hostileTotal = 0;
+    for (let i = 0; i < 200; i++) {
+      ordinaryTotal += await cost(ordinary);
+      hostileTotal += await cost(hostile);
+    }
+    expect(hostileTotal / ordinaryTotal).toBeLessThanOrEqual(3);
   });
 
   it('serves each page precompressed', async () => {

@@ -1,4 +1,4 @@
-import { acceptedLanguages, type Language, pickLanguage } from '../../locales/languages.ts';
+import { acceptedLanguages, type Language, MAX_TAG_LENGTH, pickLanguage } from '../../locales/languages.ts';
 
 /** What a request for the app's page says about its language. */
 export interface PageLanguageRequest {
@@ -16,5 +16,7 @@ export interface PageLanguageRequest {
  * passed over for the next.
  */
 export function pageLanguage({ asked, configured, acceptLanguage }: PageLanguageRequest): Language {
-  return pickLanguage([asked, configured, ...acceptedLanguages(acceptLanguage)]);
+  // A longer `?lang=` is no language tag, and would cost its length to look at.
+  const askedTag = asked && asked.length <= MAX_TAG_LENGTH ? asked : undefined;
+  return pickLanguage([askedTag, configured, ...acceptedLanguages(acceptLanguage)]);
 }

@@ -14,6 +14,9 @@ const INDEX_HTML =
 // Large and repetitive enough to be worth compressing, like a real bundle.
 const APP_JS = `export const hello = () => ${JSON.stringify('hello world '.repeat(400))};\n`;
 
+// Large enough to be served compressed too, as the real loader is.
+const EMBED_JS = `(function(){${'/* the loader */'.repeat(200)}})();`;
+
 const SECRET = 'secret-next-to-the-client-dir-7f3a';
 
 let rootDir: string;
@@ -30,7 +33,7 @@ beforeAll(async () => {
   await writeFile(join(clientDir, 'index.html'), INDEX_HTML);
   await writeFile(join(clientDir, 'assets', 'index-Ab12Cd34.js'), APP_JS);
   await writeFile(join(clientDir, 'robot.svg'), '<svg xmlns="http://www.w3.org/2000/svg"/>');
-  await writeFile(join(clientDir, 'embed.js'), '(function(){})();');
+  await writeFile(join(clientDir, 'embed.js'), EMBED_JS);
   precompressed = await precompressDir(clientDir);
   const app = createApp({
     upstream: { kind: 'demo' },
@@ -73,8 +76,8 @@ function get(path: string, acceptEncoding?: string, method = 'GET') {
 
 describe('serving the built app', () => {
   it('writes .br and .gz copies only for files worth compressing', () => {
-    // index-*.js gets both; index.html and robot.svg are under 1 KB and stay as they are.
-    expect(precompressed).toBe(2);
+    // index-*.js and embed.js get both; index.html and robot.svg are under 1 KB and stay as they are.
+    expect(precompressed).toBe(4);
   });
 
   it('serves index.html at / with the security headers and a revalidating cache', async () => {
@@ -128,23 +131,55 @@ describe('serving the built app', () => {
     expect(response.headers.vary).toContain('Accept-Encoding');
   });
 
-  it('falls back to index.html for app paths, but not for missing files or API paths', async () => {
-    const appPath = await get('/some/page');
+  it("answers only the app's own pages: every other path is a small 404 page, an API path a JSON 404", async () => {
     const head = await get('/', undefined, 'HEAD');
-    const missingAsset = await get('/assets/index-Missing1.js');
-    const missingFile = await get('/favicon.ico');
-    const api = await get('/api/unknown');
-
-    expect(appPath.status).toBe(200);
-    expect(appPath.body.toString()).toBe(INDEX_HTML);
     expect(head.status).toBe(200);
     expect(head.body.length).toBe(0);
+    for (const path of ['/index.html?lang=de', '/index.de.html', '/?embed=https%3A%2F%2Fshop.example&theme=dark']) {
+      const page = await get(path);
+      expect(page.status, path).toBe(200);
+      expect(page.headers['content-type'], path).toContain('text/html');
+    }
+    expect((await get('/healthz')).status).toBe(200);
+    for (const path of ['/some/page', '/admin/', '/metrics', '/no-such-page', '/favicon.ico']) {
+      const missing = await get(path);
+      expect(missing.status, path).toBe(404);
+      expect(missing.headers['content-type'], path).toContain('text/html');
+      expect(missing.body.toString(), path).toContain('<title>Not found</title>');
+    }
+    const missingAsset = await get('/assets/index-Missing1.js');
     expect(missingAsset.status).toBe(404);
     // A year-long cache on a 404 would keep a deploy's new asset unreachable.
     expect(missingAsset.headers['cache-control']).not.toContain('immutable');
-    expect(missingFile.status).toBe(404);
+    const api = await get('/api/unknown');
     expect(api.status).toBe(404);
     expect(JSON.parse(api.body.toString()).error.code).toBe('not_found');
+  });
+
+  it('never serves the compressed copies of the pages and the loader as files', async () => {
+    for (const path of ['/embed.js.br', '/embed.js.gz', '/index.html.br', '/index.de.html.gz']) {
+      expect((await get(path)).status, path).toBe(404);
+    }
+  });
+
+  it.each([
+    ['br', 'br'],
+    ['gzip, br', 'br'],
+    ['gzip;q=1, br;q=0.5', 'gzip'],
+    ['br;q=0, gzip', 'gzip'],
+    ['*', 'br'],
+    ['*, br;q=0', 'gzip'],
+    ['br;q=0, gzip;q=0', undefined],
+    ['br;q=0, gzip;q=0, identity;q=0', undefined],
+    ['identity', undefined],
+    // Read only as far as its first 256 characters.
+    [`${'x, '.repeat(100)}br`, undefined],
+  ])('sends the loader and the page with Accept-Encoding %#, as %s', async (accept, encoding) => {
+    const response = await get('/embed.js', accept);
+    expect(response.status).toBe(200);
+    expect(response.headers['content-encoding']).toBe(encoding);
+    const decode = { br: brotliDecompressSync, gzip: gunzipSync }[encoding ?? ''] ?? ((body: Buffer) => body);
+    expect(decode(response.body).toString()).toBe(EMBED_JS);
   });
 
   it('does not serve files outside the client directory', async () => {

@@ -1,5 +1,6 @@
 import { serveStatic } from '@hono/node-server/serve-static';
 import type { Context, Hono } from 'hono';
+import { parseAccept } from 'hono/utils/accept';
 import { EMBED_LOADER_PATH } from '../../contract/embed.ts';
 import type { ServerEnv } from '../hono-env.ts';
 import type { ServedPage } from './page-html.ts';
@@ -7,15 +8,27 @@ import type { ServedPage } from './page-html.ts';
 /** Which filled page a request gets (see server/page-html.ts): the one in the visitor's language. */
 export type PageChooser = (c: Context<ServerEnv>) => ServedPage;
 
+/** A longer `Accept-Encoding` is read only this far: a header's cost must not be the client's choice. */
+const MAX_ACCEPT_ENCODING = 256;
+
+/**
+ * The coding of `page` that the browser accepts best (`q` values honoured, brotli first among equals), or `undefined`
+ * for the plain page: never one the browser refused (`q=0`), and identity whenever nothing else is accepted.
+ */
+export function chooseEncoding(header: string | undefined, page: ServedPage): 'br' | 'gzip' | undefined {
+  if (!header) return undefined;
+  const accepted = parseAccept(header.slice(0, MAX_ACCEPT_ENCODING));
+  const q = (coding: string) =>
+    (accepted.find((entry) => entry.type.toLowerCase() === coding) ?? accepted.find((entry) => entry.type === '*'))
+      ?.q ?? 0;
+  const offered = (['br', 'gzip'] as const).filter((coding) => page[coding] && q(coding) > 0);
+  return offered.sort((a, b) => q(b) - q(a))[0];
+}
+
 /** The page in the encoding the browser accepts best. */
 function sendPage(c: Context<ServerEnv>, page: ServedPage): Response {
-  const accepted = c.req.header('accept-encoding') ?? '';
-  const [encoding, body] =
-    page.br && /\bbr\b/i.test(accepted)
-      ? ['br', page.br]
-      : page.gzip && /\bgzip\b/i.test(accepted)
-        ? ['gzip', page.gzip]
-        : [undefined, page.html];
+  const encoding = chooseEncoding(c.req.header('accept-encoding'), page);
+  const body = (encoding && page[encoding]) || page.html;
   const headers: Record<string, string> = {
     'Content-Type': page.type,
     'Content-Length': String(body.length),
@@ -31,12 +44,25 @@ const HASHED_ASSETS = '/assets/';
 
 const COMPRESSIBLE = /^(?:text\/|application\/(?:javascript|json|xml)|image\/svg\+xml)/i;
 
+/** The app's page: `index.html` and each language's `index.<language>.html`. */
+export const PAGE_FILE = /^\/index(?:\.[A-Za-z-]+)?\.html$/;
+
 /**
- * Serves the built app from `clientDir` on `app`: the page (`index.html` filled with the site's settings at start-up,
- * see `choosePage`) at `/`, `/index.html` and extension-less paths (the single-page app's fallback), the files Vite
- * wrote with their `.br`/`.gz` siblings (made at build time by the Vite plugin, so no CPU is spent compressing per
- * request), and 404 for anything else, notably a missing `/assets/` file, which must not be answered with HTML under a
- * year-long cache header.
+ * The compressed copies of the pages and the loader: the build's, not the ones filled and localized at start-up, so
+ * never served as files.
+ */
+const RAW_COPY = /^\/(?:index(?:\.[A-Za-z-]+)?\.html|embed\.js)\.(?:br|gz)$/;
+
+const NOT_FOUND_PAGE =
+  '<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">' +
+  '<title>Not found</title></head><body><h1>Not found</h1><p>There is no page at this address.</p></body></html>';
+
+/**
+ * Serves the built app from `clientDir` on `app`: the page (filled with the site's settings at start-up, see
+ * `choosePage`) at `/`, `/index.html` and each language's page, the loader, the files Vite wrote with their
+ * `.br`/`.gz` siblings (made at build time by the Vite plugin, so no CPU is spent compressing per request), and a small
+ * 404 page for every other path: only the app's own pages are the app, so a mistyped address (or health check) is
+ * not answered 200. A missing `/assets/` file must not be answered with HTML under a year-long cache header either.
  */
 export function serveClient(
   app: Hono<ServerEnv>,
@@ -60,18 +86,18 @@ export function serveClient(
     }
   });
 
-  // The built pages (index.html and index.<language>.html, with their compressed copies) are templates, never served
-  // as they are.
   if (chooseLoader) app.on(['GET', 'HEAD'], EMBED_LOADER_PATH, (c) => sendPage(c, chooseLoader(c)));
-  app.on(['GET', 'HEAD'], ['/', '/:page{index(?:\\.[A-Za-z-]+)?\\.html}'], (c) => sendPage(c, choosePage(c)));
+  app.on(['GET', 'HEAD'], '*', async (c, next) => {
+    if (c.req.path === '/' || PAGE_FILE.test(c.req.path)) return sendPage(c, choosePage(c));
+    if (RAW_COPY.test(c.req.path)) return notFoundPage(c);
+    await next();
+  });
 
   app.use('*', serveStatic({ root: clientDir, precompressed: true }));
 
-  app.on(['GET', 'HEAD'], '*', (c) => {
-    const last = c.req.path.split('/').pop() ?? '';
-    if (c.req.path.startsWith(HASHED_ASSETS) || c.req.path.startsWith('/api/') || last.includes('.')) {
-      return c.notFound();
-    }
-    return sendPage(c, choosePage(c));
-  });
+  app.on(['GET', 'HEAD'], '*', (c) => (c.req.path.startsWith('/api/') ? c.notFound() : notFoundPage(c)));
+}
+
+function notFoundPage(c: Context<ServerEnv>): Response {
+  return c.html(c.req.method === 'HEAD' ? '' : NOT_FOUND_PAGE, 404);
 }

@@ -1,0 +1,206 @@
+import { cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Page } from '@playwright/test';
+import { FAKE_REPLY } from '../testing/fake-provider';
+import { type StaticHost, startStaticHost } from '../testing/static-host';
+import { clientDir } from './e2e-env';
+import {
+  test as base,
+  CHAT_ERROR_LOG,
+  ChatPage,
+  ERROR,
+  expect,
+  expectedPayload,
+  hydrated,
+  PLACEHOLDER,
+  watchHydration,
+} from './fixtures';
+
+// The direct-mode build as a static host serves it (GitHub Pages, Netlify, S3, nginx): the files of its client folder
+// as they are, from a server with none of the project's code (testing/static-host.ts). No Node server fills anything in.
+
+const test = base.extend<object, { staticHost: StaticHost }>({
+  staticHost: [
+    // Depends on the mode only because Playwright wants a fixture's first parameter destructured.
+    async ({ mode: _mode }, use) => {
+      const host = await startStaticHost(clientDir('direct'));
+      await use(host);
+      await host.close();
+    },
+    { scope: 'worker' },
+  ],
+  baseURL: async ({ staticHost }, use) => {
+    await use(staticHost.url);
+  },
+});
+
+test.skip(({ mode }) => mode !== 'direct', 'a static host serves the direct-mode build only');
+
+/** The browser's own line for a response with an error status, which the page cannot prevent. */
+const FAILED_RESOURCE = /^Failed to load resource: the server responded with a status of 500/;
+
+async function builtPages(): Promise<string[]> {
+  const dir = clientDir('direct');
+  const names = (await readdir(dir, { recursive: true })) as string[];
+  return names.filter((name) => name.endsWith('.html')).map((name) => join(dir, name));
+}
+
+test('every page the build wrote is finished: no placeholder left in any .html file', async () => {
+  const pages = await builtPages();
+  expect(pages.length).toBeGreaterThanOrEqual(13);
+  for (const file of pages) {
+    const html = await readFile(file, 'utf8');
+    expect(html, file).not.toMatch(/%[A-Z][A-Z_]*%/);
+  }
+});
+
+test('the heading and the title are there without JavaScript, in English and in German', async ({
+  browser,
+  baseURL,
+}) => {
+  const context = await browser.newContext({ javaScriptEnabled: false, baseURL });
+  const page = await context.newPage();
+  await page.goto('/');
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('AI Assistant');
+  await expect(page).toHaveTitle('AI Assistant');
+  await expect(page.getByRole('textbox', { name: 'Message' })).toHaveAttribute('placeholder', PLACEHOLDER);
+
+  await page.goto('/index.de.html');
+  await expect(page.locator('html')).toHaveAttribute('lang', 'de');
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('KI-Assistent');
+  await expect(page).toHaveTitle('KI-Assistent');
+  const input = page.getByRole('textbox', { name: 'Nachricht' });
+  await expect(input).toHaveAttribute('placeholder', 'Ihre Nachricht hier');
+  await expect(page.getByRole('button', { name: 'Senden', exact: true })).toBeVisible();
+  await expect(page.getByRole('log', { name: 'Unterhaltung' })).toBeVisible();
+  await context.close();
+});
+
+test("the specification's flows: a reply, then an error, with no page or console error", async ({ chat, fake }) => {
+  await chat.sendWithEnter('Hello');
+  await chat.expectTranscript([
+    { sender: 'user', text: 'Hello' },
+    { sender: 'bot', text: FAKE_REPLY },
+  ]);
+  await chat.expectReadyAfterReply();
+  expect(fake.requests.map((request) => request.body)).toEqual([expectedPayload('Hello', 'direct')]);
+  expect(chat.consoleErrors).toEqual([]);
+
+  fake.respondWith({ status: 500 });
+  await chat.sendWithClick('Again');
+  await chat.expectTranscript([
+    { sender: 'user', text: 'Hello' },
+    { sender: 'bot', text: FAKE_REPLY },
+    { sender: 'user', text: 'Again' },
+    { sender: 'bot', text: ERROR },
+  ]);
+  await chat.expectIdle();
+  // Only what the specification asks for (the failed call, logged) and the browser's own line for the 500.
+  const unexpected = chat.consoleErrors.filter(
+    (line) => !line.startsWith(CHAT_ERROR_LOG) && !FAILED_RESOURCE.test(line),
+  );
+  expect(unexpected).toEqual([]);
+  expect(chat.chatErrors()).toHaveLength(1);
+  expect(chat.pageErrors).toEqual([]);
+});
+
+test('the German page is German and taken over without a mismatch', async ({ page, fake }) => {
+  const chat = new ChatPage(page);
+  await page.goto('/index.de.html');
+  await hydrated(page);
+  await expect(page).toHaveTitle('KI-Assistent');
+  const input = page.getByRole('textbox', { name: 'Nachricht' });
+  await input.fill('Hallo');
+  await input.press('Enter');
+  await expect(page.getByRole('log', { name: 'Unterhaltung' }).locator('[data-sender="bot"]')).toHaveText(FAKE_REPLY);
+  expect(fake.requests).toHaveLength(1);
+  expect(chat.consoleErrors).toEqual([]);
+  expect(chat.pageErrors).toEqual([]);
+});
+
+/** Slows the page's main thread down as a modest phone's would be (CDP, Chromium only). */
+async function throttleCpu(page: Page, rate: number) {
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Emulation.setCPUThrottlingRate', { rate });
+}
+
+test('at 4x CPU, a message typed and sent as soon as the box appears is shown once and sent once', async ({
+  page,
+  fake,
+}) => {
+  test.setTimeout(90_000);
+  await throttleCpu(page, 4);
+  const chat = new ChatPage(page);
+  for (let load = 1; load <= 3; load++) {
+    const text = `Early message ${load}`;
+    await page.goto('/', { waitUntil: 'commit' });
+    // The served card, before the app has taken it over (or while it does).
+    await chat.input.fill(text);
+    await chat.input.press('Enter');
+    await chat.expectTranscript(
+      [
+        { sender: 'user', text },
+        { sender: 'bot', text: FAKE_REPLY },
+      ],
+      30_000,
+    );
+    await expect.poll(() => fake.requests.length, { message: `requests after load ${load}` }).toBe(load);
+    expect(fake.requests[load - 1].body).toEqual(expectedPayload(text, 'direct'));
+    await hydrated(page);
+    await chat.expectReadyAfterReply();
+  }
+  expect(chat.consoleErrors).toEqual([]);
+  expect(chat.pageErrors).toEqual([]);
+});
+
+test("a message sent before the app's bundle has even arrived is shown once and sent once", async ({ page, fake }) => {
+  let release: () => void = () => undefined;
+  const held = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  await page.route('**/assets/index-*.js', async (route) => {
+    await held;
+    await route.continue();
+  });
+  const chat = new ChatPage(page);
+  await page.goto('/', { waitUntil: 'commit' });
+  await chat.input.fill('Sent early');
+  await chat.input.press('Enter');
+  // The served card does nothing with it yet: it stays in the box, and no request goes out.
+  await expect(chat.input).toHaveValue('Sent early');
+  expect(fake.requests).toHaveLength(0);
+  release();
+  await chat.expectTranscript([
+    { sender: 'user', text: 'Sent early' },
+    { sender: 'bot', text: FAKE_REPLY },
+  ]);
+  await chat.expectReadyAfterReply();
+  expect(fake.requests.map((request) => request.body)).toEqual([expectedPayload('Sent early', 'direct')]);
+  expect(chat.consoleErrors).toEqual([]);
+  expect(chat.pageErrors).toEqual([]);
+});
+
+test('the hydration watcher catches a mismatch (a page whose served heading differs from the app)', async ({
+  browser,
+}) => {
+  const dir = await mkdtemp(join(tmpdir(), 'static-host-mismatch-'));
+  const host = await (async () => {
+    await cp(clientDir('direct'), dir, { recursive: true });
+    const index = join(dir, 'index.html');
+    const html = await readFile(index, 'utf8');
+    await writeFile(index, html.replace(/>AI Assistant<\/h1>/, '>Not the app’s title</h1>'));
+    return startStaticHost(dir);
+  })();
+  try {
+    const context = await browser.newContext({ baseURL: host.url });
+    const errors = watchHydration(context);
+    const page = await context.newPage();
+    await page.goto('/');
+    await expect.poll(() => errors.length, { message: 'hydration errors seen' }).toBeGreaterThan(0);
+    await context.close();
+  } finally {
+    await host.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+});
