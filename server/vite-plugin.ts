@@ -3,14 +3,15 @@ import { join, resolve } from 'node:path';
 import { getRequestListener } from '@hono/node-server';
 import { type Connect, loadEnv, type Plugin, type ResolvedConfig } from 'vite';
 import { localizePage } from '../build/prerender-card.ts';
-import { EMBED_LANG_PARAM } from '../contract/embed.ts';
+import { EMBED_HOST_PARAM, EMBED_LANG_PARAM } from '../contract/embed.ts';
 import { BUILD_INFO_FILE, type BuildInfo, DEFAULT_BASE_URL, PROXY_BASE_PATH } from '../contract/llm.ts';
 import { CATALOGUES } from '../locales/catalogues.ts';
 import { pickLanguage } from '../locales/languages.ts';
 import { createApp } from './app.ts';
 import { fillPageHtml } from './pages/page-html.ts';
 import { precompressDir } from './pages/precompress.ts';
-import { headersForPath, securityHeaders } from './pages/security-headers.ts';
+import { refusedFrameNotice } from './pages/frame-ancestors.ts';
+import { frameHeaders, headersForPath, securityHeaders } from './pages/security-headers.ts';
 import { type AssistantConfig, loadAssistantConfig } from './settings/assistant-config.ts';
 import { readServerEnv } from './settings/env.ts';
 import { describeUpstream } from './settings/env-upstream.ts';
@@ -54,9 +55,9 @@ function readAssistantConfig(config: ResolvedConfig): AssistantConfig {
  * answers, and the log says so.
  *
  * @param applyToPages also send the security headers with every page and file, and serve the page filled with the
- *   site's settings from the build (preview, which serves the build as production does). The dev server's pages go
- *   without the headers (Vite's HMR client and React refresh preamble need inline scripts and a websocket that the
- *   production CSP rightly forbids); its page is filled by `transformIndexHtml`.
+ *   site's settings from the build (preview, which serves the build as production does). The dev server's pages get
+ *   only the frame policy (Vite's HMR client and React refresh preamble need inline scripts and a websocket that the
+ *   rest of the production CSP rightly forbids); its page is filled by `transformIndexHtml`.
  */
 function mountProxy(
   middlewares: Connect.Server,
@@ -70,15 +71,20 @@ function mountProxy(
   // A direct-mode page calls its provider itself, so the CSP must let it.
   if (direct) proxy.security.connectSrc = [...proxy.security.connectSrc, new URL(direct).origin];
 
+  const log = (line: string) => config.logger.info(line, { timestamp: true });
   const app = createApp({
     ...proxy,
     assistant,
     clientDir: applyToPages ? resolve(config.root, config.build.outDir) : undefined,
-    log: (line) => config.logger.info(line, { timestamp: true }),
+    log,
   });
   // Hono's lightweight Request/Response must not replace the globals of the process Vite (and Vitest) runs in.
   const listener = getRequestListener(app.fetch, { overrideGlobalObjects: false });
   const headers = securityHeaders(proxy.security);
+  // The dev server's page still gets the production's frame policy, and its refused hosts are logged as there (the
+  // preview's pages go through the app, which does both).
+  const devFrameHeaders = frameHeaders(proxy.security.frameAncestors);
+  const noteFrameHost = refusedFrameNotice(proxy.security.frameAncestors, log);
 
   middlewares.use((req, res, next) => {
     if (isProxyPath(req.url) || (applyToPages && isPagePath(req.url))) {
@@ -88,6 +94,9 @@ function mountProxy(
     if (applyToPages) {
       const path = (req.url ?? '').split('?')[0];
       for (const [name, value] of Object.entries(headersForPath(headers, path))) res.setHeader(name, value);
+    } else {
+      for (const [name, value] of Object.entries(devFrameHeaders)) res.setHeader(name, value);
+      noteFrameHost(new URL(req.url ?? '/', 'http://dev').searchParams.get(EMBED_HOST_PARAM), req.headers.host);
     }
     next();
   });
