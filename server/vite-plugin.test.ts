@@ -145,16 +145,33 @@ describe('the dev server (npm run dev)', () => {
     expect(lines.join('\n')).not.toContain(TOKEN);
   });
 
-  it('leaves everything outside the proxy path to Vite, without the production CSP', async () => {
+  it("leaves everything outside the proxy path to Vite, with production's frame policy alone", async () => {
     const { url } = await startDev();
     const page = await fetch(`${url}/`);
     const unknown = await fetch(`${url}/api/llm/v1/models`);
 
     expect(page.status).toBe(200);
     expect(await page.text()).toContain('<div id="root">');
-    // Vite's HMR client needs inline scripts and a websocket that the production policy forbids.
-    expect(page.headers.get('content-security-policy')).toBeNull();
+    // Vite's HMR client needs inline scripts and a websocket that the rest of the production policy forbids.
+    expect(page.headers.get('content-security-policy')).toBe("frame-ancestors 'self'");
+    expect(page.headers.get('x-frame-options')).toBe('SAMEORIGIN');
     expect(unknown.status).toBe(404);
+  });
+
+  it('frames as npm start does, from the same FRAME_ANCESTORS, and logs a refused host page', async () => {
+    await writeFile(join(root, '.env'), 'FRAME_ANCESTORS=self https://www.example.com\n');
+    const { url, lines } = await startDev();
+    const framed = (host: string) => fetch(`${url}/?embed=${encodeURIComponent(host)}`);
+    const allowed = await framed('https://www.example.com');
+    await framed('https://shop.example.org');
+    await framed('https://shop.example.org');
+
+    expect(allowed.headers.get('content-security-policy')).toBe("frame-ancestors 'self' https://www.example.com");
+    // An allow-list: X-Frame-Options, which cannot say it, is left out, as in production.
+    expect(allowed.headers.get('x-frame-options')).toBeNull();
+    const refused = lines.filter((line) => line.includes('FRAME_ANCESTORS'));
+    expect(refused).toHaveLength(1);
+    expect(refused[0]).toContain('add https://shop.example.org to FRAME_ANCESTORS');
   });
 });
 
