@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer, type PreviewServer, preview, type ViteDevServer } from 'vite';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { EMBED_ACCENT_SENTINEL } from '../contract/embed.ts';
 import { CHAT_COMPLETIONS_PATH } from '../contract/llm.ts';
 import { CATALOGUES } from '../locales/catalogues.ts';
 import { FAKE_REPLY, type FakeProvider, startFakeProvider } from '../testing/fake-provider.ts';
@@ -223,6 +224,24 @@ describe('the site configuration in dev and preview', () => {
     }
     expect(previewed).toContain('built');
     expect(preview.headers.get('content-security-policy')).toContain("script-src 'self'");
+  });
+
+  it("serves /embed.js with the site's title, accent and language in dev and preview, as npm start does", async () => {
+    await writeFile(configFile(), 'title: Acme\naccent: "#7e22ce"\nlanguage: fr\n');
+    await writeFile(
+      join(root, 'dist', 'embed.js'),
+      `d.label||\`Chat with AI Assistant\`;c.innerHTML=\`:host{--ai-accent:${EMBED_ACCENT_SENTINEL}}\`;`,
+    );
+    const dev = await (await fetch(`${(await startDev()).url}/embed.js`)).text();
+    const preview = await (await fetch(`${(await startPreview()).url}/embed.js`)).text();
+
+    for (const loader of [dev, preview]) {
+      expect(loader).toContain('`Discuter avec Acme`');
+      expect(loader).toMatch(/light-dark\(#7e22ce,#[0-9a-f]{6}\)/);
+      expect(loader).not.toContain(EMBED_ACCENT_SENTINEL);
+    }
+    // The dev server's is the real loader, bundled for the request.
+    expect(dev).toContain('attachShadow');
   });
 
   it("serves the dev page in the language its ?lang= asks for, else the site's, with that catalogue alone", async () => {

@@ -2,15 +2,17 @@ import { writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { getRequestListener } from '@hono/node-server';
 import { type Connect, loadEnv, type Plugin, type ResolvedConfig } from 'vite';
+import { bundleLoader } from '../build/embed-loader.ts';
 import { localizePage } from '../build/prerender-card.ts';
-import { EMBED_HOST_PARAM, EMBED_LANG_PARAM } from '../contract/embed.ts';
+import { EMBED_HOST_PARAM, EMBED_LANG_PARAM, EMBED_LOADER_PATH } from '../contract/embed.ts';
 import { BUILD_INFO_FILE, type BuildInfo, DEFAULT_BASE_URL, PROXY_BASE_PATH } from '../contract/llm.ts';
 import { CATALOGUES } from '../locales/catalogues.ts';
 import { pickLanguage } from '../locales/languages.ts';
 import { createApp } from './app.ts';
-import { fillPageHtml } from './pages/page-html.ts';
-import { precompressDir } from './pages/precompress.ts';
 import { refusedFrameNotice } from './pages/frame-ancestors.ts';
+import { fillPageHtml, localizeLoader } from './pages/page-html.ts';
+import { pageLanguage } from './pages/page-language.ts';
+import { precompressDir } from './pages/precompress.ts';
 import { frameHeaders, headersForPath, securityHeaders } from './pages/security-headers.ts';
 import { type AssistantConfig, loadAssistantConfig } from './settings/assistant-config.ts';
 import { readServerEnv } from './settings/env.ts';
@@ -87,8 +89,19 @@ function mountProxy(
   const noteFrameHost = refusedFrameNotice(proxy.security.frameAncestors, log);
 
   middlewares.use((req, res, next) => {
-    if (isProxyPath(req.url) || (applyToPages && isPagePath(req.url))) {
+    const loader = (req.url ?? '').split('?')[0] === EMBED_LOADER_PATH;
+    // Preview serves the built loader through the app, and dev bundles it per request: both with the site's title,
+    // accent and language, as `npm start` does.
+    if (isProxyPath(req.url) || (applyToPages && (isPagePath(req.url) || loader))) {
       void listener(req, res);
+      return;
+    }
+    if (loader) {
+      const language = pageLanguage({ configured: assistant.language, acceptLanguage: req.headers['accept-language'] });
+      bundleLoader().then((code) => {
+        res.setHeader('Content-Type', 'text/javascript');
+        res.end(localizeLoader(code, language, assistant));
+      }, next);
       return;
     }
     if (applyToPages) {
