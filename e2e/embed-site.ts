@@ -20,10 +20,10 @@ export const hostSiteFixture = [
 export const embedAppFixture = [
   async (
     { provider, site }: { provider: FakeProvider; site: HostSite },
-    use: (app: { origin: string }) => Promise<void>,
+    use: (app: { origin: string; output: string[] }) => Promise<void>,
   ) => {
     const server = await startAppServer('proxy', provider.baseURL, { FRAME_ANCESTORS: site.origin });
-    await use({ origin: new URL(server.url).origin });
+    await use({ origin: new URL(server.url).origin, output: server.output });
     await server.close();
   },
   { scope: 'worker' },

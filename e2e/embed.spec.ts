@@ -17,8 +17,8 @@ interface EmbedWorkerFixtures {
   site: HostSite;
   /** A site it does not. */
   foreignSite: HostSite;
-  /** The production server, told that `site` may embed it. */
-  embedApp: { origin: string };
+  /** The production server, told that `site` may embed it, and what it has printed. */
+  embedApp: { origin: string; output: string[] };
 }
 
 const test = base.extend<{ resetProvider: undefined }, EmbedWorkerFixtures>({
@@ -384,6 +384,10 @@ test('a site the allow-list does not name gets no chat', async ({ page, foreignS
   await expect(chatFrame(page).locator('main')).toHaveCount(0);
   await expect(messageBox(page)).toHaveCount(0);
   expect(provider.requests).toHaveLength(0);
+  // The server says so, naming the site and the setting to change.
+  await expect
+    .poll(() => embedApp.output.filter((line) => line.includes(`add ${foreignSite.origin} to FRAME_ANCESTORS`)))
+    .toHaveLength(1);
 });
 
 test.describe("when the browser gives no currentScript, another vendor's /embed.js earlier on the page", () => {
