@@ -4,8 +4,7 @@ import type { EmbedApi, EmbedEvents } from '../embed/loader';
 import { readAccent } from '../server/settings/accent';
 import { FAKE_REPLY } from '../testing/fake-provider';
 import { type HostSite, hostPageHtml } from '../testing/host-site';
-import { startAppServer } from './app-server';
-import { hostSiteFixture } from './embed-site';
+import { configuredAppFixture, hostSiteFixture } from './embed-site';
 import { test as base, ChatPage, expect, hydrated } from './fixtures';
 
 // The production build and server with a site configuration (e2e/site-config.yaml, through ASSISTANT_CONFIG): what the
@@ -20,17 +19,7 @@ const ACCENT_RGB = 'rgb(126, 34, 206)';
 
 const test = base.extend<object, { site: HostSite; siteApp: { url: string; output: string[] } }>({
   site: [...hostSiteFixture],
-  siteApp: [
-    async ({ provider, site }, use) => {
-      const server = await startAppServer('proxy', provider.baseURL, {
-        ASSISTANT_CONFIG: CONFIG,
-        FRAME_ANCESTORS: site.origin,
-      });
-      await use({ url: server.url, output: server.output });
-      await server.close();
-    },
-    { scope: 'worker' },
-  ],
+  siteApp: [...configuredAppFixture(CONFIG)],
   baseURL: async ({ siteApp }, use) => {
     await use(siteApp.url);
   },

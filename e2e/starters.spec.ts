@@ -1,8 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import type { FrameLocator, Locator, Page } from '@playwright/test';
 import { type HostSite, hostPageHtml } from '../testing/host-site';
-import { startAppServer } from './app-server';
-import { hostSiteFixture } from './embed-site';
+import { configuredAppFixture, hostSiteFixture } from './embed-site';
 import { test as base, expect, hydrated } from './fixtures';
 
 // Starters of the longest length allowed (e2e/long-starters.yaml), on the production build and server: each shows whole,
@@ -17,17 +16,7 @@ const STARTERS = [
 
 const test = base.extend<object, { site: HostSite; startersApp: { origin: string } }>({
   site: [...hostSiteFixture],
-  startersApp: [
-    async ({ provider, site }, use) => {
-      const server = await startAppServer('proxy', provider.baseURL, {
-        ASSISTANT_CONFIG: CONFIG,
-        FRAME_ANCESTORS: site.origin,
-      });
-      await use({ origin: new URL(server.url).origin });
-      await server.close();
-    },
-    { scope: 'worker' },
-  ],
+  startersApp: [...configuredAppFixture(CONFIG)],
 });
 
 test.skip(({ mode }) => mode !== 'proxy', 'the site configuration is checked against the proxy build');
