@@ -23,6 +23,8 @@ describe('which host pages a frame-ancestors list allows', () => {
     [['www.example.com'], 'https://www.example.com', true],
     [['https://*.example.com'], 'https://shop.example.com', true],
     [['https://*.example.com'], 'https://example.com', false],
+    [['https://*'], 'https://anything.example', true],
+    [['https://*'], 'http://anything.example', false],
     [['http://127.0.0.1:5173'], 'http://127.0.0.1:5173', true],
     [['http://127.0.0.1:5173'], 'http://127.0.0.1:5174', false],
     [['http://127.0.0.1:*'], 'http://127.0.0.1:5174', true],

@@ -10,8 +10,8 @@ const DEFAULT_PORTS: Record<string, string> = { 'http:': '80', 'https:': '443' }
 /**
  * Whether a CSP `frame-ancestors` source list lets the page at `origin` frame this site, whose own host (`host:port`,
  * as the request's `Host` header names it) `'self'` stands for. As the browser reads the list (CSP 3, "does url match
- * expression"): a scheme alone, `*`, and host sources with an optional scheme, `*.` and port; `http:` also allows
- * `https:`. `'self'` is matched by host and port only, as the scheme may be a TLS proxy's.
+ * expression"): a scheme alone, `*`, and host sources with an optional scheme, `*.` or `*` and port; `http:` also
+ * allows `https:`. `'self'` is matched by host and port only, as the scheme may be a TLS proxy's.
  */
 export function frameAncestorAllows(sources: readonly string[], origin: string, selfHost: string): boolean {
   const url = new URL(origin);
@@ -25,7 +25,9 @@ export function frameAncestorAllows(sources: readonly string[], origin: string, 
     const [, scheme, wildcard, host, port] = parts;
     if (scheme ? !upgraded(scheme.toLowerCase()) : !upgraded('http:')) return false;
     const hostname = host.toLowerCase();
-    if (wildcard ? !url.hostname.endsWith(`.${hostname}`) : url.hostname !== hostname) return false;
+    const hostMatches =
+      hostname === '*' || (wildcard ? url.hostname.endsWith(`.${hostname}`) : url.hostname === hostname);
+    if (!hostMatches) return false;
     const actual = url.port || DEFAULT_PORTS[url.protocol];
     return port === '*' || actual === (port ?? DEFAULT_PORTS[url.protocol]);
   });
