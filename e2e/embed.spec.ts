@@ -458,6 +458,28 @@ test('data- attributes: side, label, open on load; the global API; forged messag
   await expect(page.locator('iframe')).toBeVisible();
 });
 
+test('offsets outside 0 to 400 px, or not numbers, are the default 20 px; 0 and 400 are taken', async ({
+  page,
+  site,
+  embedApp,
+}) => {
+  const { width, height } = page.viewportSize() ?? { width: 0, height: 0 };
+  const placed = async (bottom: string, side: string) => {
+    await openHostPage(
+      page,
+      site,
+      { appOrigin: embedApp.origin, data: { 'offset-bottom': bottom, 'offset-side': side } },
+      `/offsets-${bottom}-${side}`,
+    );
+    const box = await launcher(page).boundingBox();
+    if (!box) throw new Error('the launcher is not laid out');
+    return { bottom: height - (box.y + box.height), side: width - (box.x + box.width) };
+  };
+  expect(await placed('500', '-5')).toEqual({ bottom: 20, side: 20 });
+  expect(await placed('12px', 'none')).toEqual({ bottom: 20, side: 20 });
+  expect(await placed('0', '400')).toEqual({ bottom: 0, side: 400 });
+});
+
 for (const scheme of ['light', 'dark'] as const) {
   test(`axe finds nothing on the host page, panel closed and open, ${scheme}`, async ({ page, site, embedApp }) => {
     await page.emulateMedia({ colorScheme: scheme });
