@@ -133,7 +133,7 @@ export function localizeLoader(code: string, language: Language, { page, accent 
   ];
   let localized = code;
   for (const [english, text] of texts) {
-    const quoted = new RegExp(`([\`'"])${english}\\1`, 'g');
+    const quoted = new RegExp(`([\`'"])${english.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\1`, 'g');
     localized = localized.replace(quoted, (_, quote: string) => `${quote}${jsStringBody(text)}${quote}`);
   }
   return accent
