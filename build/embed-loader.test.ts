@@ -1,5 +1,6 @@
 // @vitest-environment node
 import { describe, expect, it } from 'vitest';
+import { EMBED_ACCENT_SENTINEL } from '../contract/embed.ts';
 import { en } from '../locales/en.ts';
 import { bundleLoader, checkLoaderBudget, EMBED_BUDGET_BYTES } from './embed-loader.ts';
 
@@ -13,8 +14,12 @@ describe('the embed loader build', () => {
     expect(report).toContain('embed.js');
     expect(code).not.toMatch(/\bimport\b|react|chakra|emotion/i);
     expect(code).toContain('attachShadow({mode:`open`})');
-    // The server names the launcher and the frame in the visitor's language by these (server/page-html.ts).
-    for (const text of [en.launcher, en.frameTitle]) expect(code).toMatch(new RegExp(`([\`'"])${text}\\1`));
+    // The server names the launcher and the frame in the visitor's language, and gives the launcher the site's accent,
+    // by these (server/pages/page-html.ts).
+    for (const text of [en.launcher.replace('{title}', en.title), en.frameTitle]) {
+      expect(code).toMatch(new RegExp(`([\`'"])${text}\\1`));
+    }
+    expect(code.split(EMBED_ACCENT_SENTINEL)).toHaveLength(2);
   }, 30_000);
 
   it('fails the budget one byte over it', () => {

@@ -39,20 +39,12 @@ export function checkLoaderBudget(code: string, budget = EMBED_BUDGET_BYTES) {
 /**
  * Adds the embed loader to the client build at its fixed address (`/embed.js`, unhashed: the snippet on host pages
  * cannot change), built as its own entry so it shares no chunk with the app, and fails the build when it grows past
- * its budget, printing its size either way. The dev server bundles it per request, so that `public/embed-example.html`
- * works there too.
+ * its budget, printing its size either way. The dev server bundles it per request (server/vite-plugin.ts), so that
+ * `public/embed-example.html` works there too.
  */
 export function embedLoader(budget = EMBED_BUDGET_BYTES): Plugin {
   return {
     name: 'embed-loader',
-    configureServer(server) {
-      server.middlewares.use(EMBED_LOADER_PATH, (_req, res, next) => {
-        bundleLoader().then((code) => {
-          res.setHeader('Content-Type', 'text/javascript');
-          res.end(code);
-        }, next);
-      });
-    },
     async generateBundle() {
       if (this.environment.name !== 'client') return;
       const code = await bundleLoader();

@@ -11,3 +11,13 @@ export const EMBED_HOST_PARAM = 'embed';
 export const EMBED_THEME_PARAM = 'theme';
 /** The query parameter that asks for the page in a language: the loader's `data-lang`, a BCP 47 tag. */
 export const EMBED_LANG_PARAM = 'lang';
+
+/**
+ * What the built loader sets its launcher's accent to: nothing (`initial`), so the theme's own blue, whatever the host
+ * page's CSS says. The server replaces this text with the site's configured `accent` in the loader it serves, as it
+ * puts in the launcher's name in the visitor's language: the site's file is the accent's one source.
+ */
+export const EMBED_ACCENT_SENTINEL = 'initial/*site accent*/';
+
+/** The widest viewport (CSS px) on which the panel fills the screen, and is modal. */
+export const EMBED_PHONE_WIDTH = 640;

@@ -20,11 +20,29 @@ export const hostSiteFixture = [
 export const embedAppFixture = [
   async (
     { provider, site }: { provider: FakeProvider; site: HostSite },
-    use: (app: { origin: string }) => Promise<void>,
+    use: (app: { origin: string; output: string[] }) => Promise<void>,
   ) => {
     const server = await startAppServer('proxy', provider.baseURL, { FRAME_ANCESTORS: site.origin });
-    await use({ origin: new URL(server.url).origin });
+    await use({ origin: new URL(server.url).origin, output: server.output });
     await server.close();
   },
   { scope: 'worker' },
 ] as const;
+
+/** The production server (proxy mode) with a site configuration (`ASSISTANT_CONFIG`), told that `site` may embed it. */
+export function configuredAppFixture(config: string) {
+  return [
+    async (
+      { provider, site }: { provider: FakeProvider; site: HostSite },
+      use: (app: { url: string; origin: string; output: string[] }) => Promise<void>,
+    ) => {
+      const server = await startAppServer('proxy', provider.baseURL, {
+        ASSISTANT_CONFIG: config,
+        FRAME_ANCESTORS: site.origin,
+      });
+      await use({ url: server.url, origin: new URL(server.url).origin, output: server.output });
+      await server.close();
+    },
+    { scope: 'worker' },
+  ] as const;
+}

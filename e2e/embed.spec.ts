@@ -17,8 +17,8 @@ interface EmbedWorkerFixtures {
   site: HostSite;
   /** A site it does not. */
   foreignSite: HostSite;
-  /** The production server, told that `site` may embed it. */
-  embedApp: { origin: string };
+  /** The production server, told that `site` may embed it, and what it has printed. */
+  embedApp: { origin: string; output: string[] };
 }
 
 const test = base.extend<{ resetProvider: undefined }, EmbedWorkerFixtures>({
@@ -73,6 +73,27 @@ async function typeBeforeTakeOver(page: Page, site: HostSite, appOrigin: string,
   await messageBox(page).click();
   await page.keyboard.type(text);
   return release;
+}
+
+/** Where the page's keyboard focus is: in the chat's frame, on the page's own content, or on nothing. */
+function focusedOnPage(page: Page) {
+  return page.evaluate(() => {
+    const active = document.activeElement;
+    if (active?.localName === 'ai-assistant-embed') {
+      return active.shadowRoot?.activeElement?.localName === 'iframe' ? 'chat' : 'launcher';
+    }
+    return active === document.body || active === null ? 'nothing' : `page: ${active.outerHTML.slice(0, 60)}`;
+  });
+}
+
+/** Whether the host page's element named `name` is in the accessibility tree that a screen reader reads. */
+async function inAccessibilityTree(page: Page, name: string) {
+  const session = await page.context().newCDPSession(page);
+  const { nodes } = (await session.send('Accessibility.getFullAXTree')) as {
+    nodes: { ignored: boolean; name?: { value?: string } }[];
+  };
+  await session.detach();
+  return nodes.some((node) => !node.ignored && node.name?.value === name);
 }
 
 /** What a site's own button would call. */
@@ -168,8 +189,11 @@ test('keyboard only: open, chat through the proxy, Escape, reopen with the conve
   await expect(messageBox(page)).toBeFocused();
   await expect(log.locator('[data-sender]')).toHaveText(['Do you ship spades?', FAKE_REPLY]);
 
-  // Escape on the host page closes it too.
-  await page.getByRole('link', { name: 'Delivery terms' }).focus();
+  // On a wide screen the panel sits beside the page, which stays in reach (not modal); Escape there closes it too.
+  const delivery = page.getByRole('link', { name: 'Delivery terms' });
+  await delivery.focus();
+  await expect(delivery).toBeFocused();
+  expect(await inAccessibilityTree(page, 'Delivery terms')).toBe(true);
   await page.keyboard.press('Escape');
   await expect(page.locator('iframe')).toBeHidden();
   await expect(button).toBeFocused();
@@ -235,6 +259,56 @@ test.describe('on a phone', () => {
     const fontSize = await messageBox(page).evaluate((el) => Number.parseFloat(getComputedStyle(el).fontSize));
     expect(fontSize).toBeGreaterThanOrEqual(16);
   });
+
+  test('the panel is modal: Tab and Shift+Tab stay in the chat, the page behind is out of reach, Escape leaves', async ({
+    page,
+    site,
+    embedApp,
+  }) => {
+    await openHostPage(page, site, { appOrigin: embedApp.origin });
+    expect(await inAccessibilityTree(page, 'Delivery terms'), 'the host link, before').toBe(true);
+    await launcher(page).click();
+    await expect(messageBox(page)).toBeFocused();
+    await page.keyboard.type('Do you ship hoes?');
+    await page.keyboard.press('Enter');
+    await expect(chatFrame(page).locator('[data-sender="bot"]')).toHaveText(FAKE_REPLY);
+
+    // Round the chat's controls both ways, twice over: the close control is on the way, and the focus never reaches
+    // the page behind. Past the last control it leaves the page for the browser's own controls (here, with none,
+    // nothing has the focus), as from any modal dialog, and comes back into the chat on the next press.
+    const close = chatFrame(page).getByRole('button', { name: 'Close chat' });
+    for (const key of ['Tab', 'Shift+Tab']) {
+      const stops: string[] = [];
+      for (let presses = 1; presses <= 12; presses += 1) {
+        await page.keyboard.press(key);
+        const where = await focusedOnPage(page);
+        const onClose = await close.evaluate((el) => el === document.activeElement);
+        stops.push(onClose ? 'close' : where);
+      }
+      expect(
+        stops.filter((stop) => stop !== 'chat' && stop !== 'close' && stop !== 'nothing'),
+        key,
+      ).toEqual([]);
+      expect(stops.filter((stop) => stop === 'close').length, `${key}: ${stops}`).toBeGreaterThanOrEqual(2);
+      expect(stops.join(), `${key}: never twice in a row out of the chat`).not.toContain('nothing,nothing');
+    }
+    // Nor do screen readers: the host page is out of the accessibility tree while the panel is open.
+    expect(await inAccessibilityTree(page, 'Delivery terms'), 'the host link, panel open').toBe(false);
+
+    await page.keyboard.press('Escape');
+    await expect(page.locator('iframe')).toBeHidden();
+    await expect(launcher(page)).toBeFocused();
+    await expect(launcher(page)).toHaveAttribute('aria-expanded', 'false');
+    expect(await inAccessibilityTree(page, 'Delivery terms'), 'the host link, after').toBe(true);
+  });
+
+  test('data-open does not cover the whole site on load', async ({ page, site, embedApp }) => {
+    // The loader has run once its launcher is there, and it would have opened the panel in the same task.
+    await openHostPage(page, site, { appOrigin: embedApp.origin, data: { open: '' } }, '/open-on-phone');
+    await expect(launcher(page)).toHaveAttribute('aria-expanded', 'false');
+    await expect(page.locator('iframe')).toHaveCount(0);
+    await expect(page.getByRole('link', { name: 'Delivery terms' })).toBeInViewport();
+  });
 });
 
 test('every keystroke typed into the frame while the app takes the card over is kept, and sent', async ({
@@ -279,13 +353,16 @@ test('Enter pressed in the frame before the app has taken the card over sends th
 });
 
 test('hostile host CSS cannot hide or break the launcher', async ({ page, site, embedApp }) => {
-  const css = `button, div, iframe { display: none !important; }
-    * { font-size: 72px !important; line-height: 4 !important; color: red !important; background: yellow !important; }`;
+  const css = `button, div, iframe, dialog { display: none !important; }
+    * { font-size: 72px !important; line-height: 4 !important; color: red !important; background: yellow !important; }
+    :root, ai-assistant-embed { --ai-accent: #b91c1c !important; }`;
   await openHostPage(page, site, { appOrigin: embedApp.origin, css }, '/hostile');
   // The site's own button obeys its CSS; ours does not.
   await expect(page.getByRole('button', { name: 'Add to basket' })).toBeHidden();
   const target = await launcher(page).boundingBox();
   expect(target).toMatchObject({ width: 56, height: 56 });
+  // The accent comes from the site's own file only (none here: the spec's blue.600), never from the host page's CSS.
+  await expect(launcher(page)).toHaveCSS('background-color', 'rgb(37, 99, 235)');
 
   await launcher(page).click();
   await expect(messageBox(page)).toBeFocused();
@@ -307,6 +384,10 @@ test('a site the allow-list does not name gets no chat', async ({ page, foreignS
   await expect(chatFrame(page).locator('main')).toHaveCount(0);
   await expect(messageBox(page)).toHaveCount(0);
   expect(provider.requests).toHaveLength(0);
+  // The server says so, naming the site and the setting to change.
+  await expect
+    .poll(() => embedApp.output.filter((line) => line.includes(`add ${foreignSite.origin} to FRAME_ANCESTORS`)))
+    .toHaveLength(1);
 });
 
 test.describe("when the browser gives no currentScript, another vendor's /embed.js earlier on the page", () => {
@@ -375,6 +456,28 @@ test('data- attributes: side, label, open on load; the global API; forged messag
   await expect(page.locator('iframe')).toBeHidden();
   await callApi(page, 'open');
   await expect(page.locator('iframe')).toBeVisible();
+});
+
+test('offsets outside 0 to 400 px, or not numbers, are the default 20 px; 0 and 400 are taken', async ({
+  page,
+  site,
+  embedApp,
+}) => {
+  const { width, height } = page.viewportSize() ?? { width: 0, height: 0 };
+  const placed = async (bottom: string, side: string) => {
+    await openHostPage(
+      page,
+      site,
+      { appOrigin: embedApp.origin, data: { 'offset-bottom': bottom, 'offset-side': side } },
+      `/offsets-${bottom}-${side}`,
+    );
+    const box = await launcher(page).boundingBox();
+    if (!box) throw new Error('the launcher is not laid out');
+    return { bottom: height - (box.y + box.height), side: width - (box.x + box.width) };
+  };
+  expect(await placed('500', '-5')).toEqual({ bottom: 20, side: 20 });
+  expect(await placed('12px', 'none')).toEqual({ bottom: 20, side: 20 });
+  expect(await placed('0', '400')).toEqual({ bottom: 0, side: 400 });
 });
 
 for (const scheme of ['light', 'dark'] as const) {

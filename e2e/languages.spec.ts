@@ -1,6 +1,7 @@
 import type { Locator, Page } from '@playwright/test';
 import { CATALOGUES } from '../locales/catalogues';
 import { LANGUAGES } from '../locales/languages';
+import { launcherName } from '../server/pages/page-html';
 import { FAKE_REPLY } from '../testing/fake-provider';
 import { type HostSite, hostPageHtml } from '../testing/host-site';
 import { expectNoAxeViolations } from './axe-check';
@@ -95,7 +96,7 @@ test.describe('with the browser in German', () => {
   }) => {
     provider.reset();
     await page.goto(site.page('/', hostPageHtml({ appOrigin: embedApp.origin, data: {} })));
-    await page.getByRole('button', { name: CATALOGUES.de.launcher }).click();
+    await page.getByRole('button', { name: launcherName('de') }).click();
     const frame = page.frameLocator(`iframe[title="${CATALOGUES.de.frameTitle}"]`);
     await expect(frame.locator('input[name="message"]')).toBeFocused();
     await expect(frame.locator('html')).toHaveAttribute('lang', 'de');

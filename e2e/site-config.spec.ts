@@ -1,10 +1,10 @@
 import { fileURLToPath } from 'node:url';
-import type { Page } from '@playwright/test';
+import type { Locator, Page } from '@playwright/test';
 import type { EmbedApi, EmbedEvents } from '../embed/loader';
+import { readAccent } from '../server/settings/accent';
 import { FAKE_REPLY } from '../testing/fake-provider';
 import { type HostSite, hostPageHtml } from '../testing/host-site';
-import { startAppServer } from './app-server';
-import { hostSiteFixture } from './embed-site';
+import { configuredAppFixture, hostSiteFixture } from './embed-site';
 import { test as base, ChatPage, expect, hydrated } from './fixtures';
 
 // The production build and server with a site configuration (e2e/site-config.yaml, through ASSISTANT_CONFIG): what the
@@ -19,23 +19,32 @@ const ACCENT_RGB = 'rgb(126, 34, 206)';
 
 const test = base.extend<object, { site: HostSite; siteApp: { url: string; output: string[] } }>({
   site: [...hostSiteFixture],
-  siteApp: [
-    async ({ provider, site }, use) => {
-      const server = await startAppServer('proxy', provider.baseURL, {
-        ASSISTANT_CONFIG: CONFIG,
-        FRAME_ANCESTORS: site.origin,
-      });
-      await use({ url: server.url, output: server.output });
-      await server.close();
-    },
-    { scope: 'worker' },
-  ],
+  siteApp: [...configuredAppFixture(CONFIG)],
   baseURL: async ({ siteApp }, use) => {
     await use(siteApp.url);
   },
 });
 
 test.skip(({ mode }) => mode !== 'proxy', 'instructions and history are proxy mode only');
+
+/** Where a located element is drawn. */
+async function box(locator: Locator) {
+  const found = await locator.boundingBox();
+  if (!found) throw new Error(`${locator} is not laid out`);
+  return found;
+}
+
+type Box = Awaited<ReturnType<typeof box>>;
+
+function overlap(a: Box, b: Box): boolean {
+  return a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
+}
+
+/** `#rrggbb` as computed styles give it. */
+function hexToRgb(hex: string): string {
+  const [red, green, blue] = [1, 3, 5].map((at) => Number.parseInt(hex.slice(at, at + 2), 16));
+  return `rgb(${red}, ${green}, ${blue})`;
+}
 
 const starters = (page: Page) => page.getByRole('group', { name: 'Suggested questions' });
 
@@ -158,7 +167,8 @@ test('no file the page loads contains the instructions', async ({ page, fake: _f
 test('a host page hears open, message and close, never the text', async ({ page, site, siteApp }) => {
   const appOrigin = new URL(siteApp.url).origin;
   await page.goto(site.page('/', hostPageHtml({ appOrigin })));
-  const launcher = page.getByRole('button', { name: 'Chat with AI Assistant' });
+  // Named after the site's title.
+  const launcher = page.getByRole('button', { name: `Chat with ${TITLE}` });
   await expect(launcher).toBeVisible();
   await page.evaluate(() => {
     const api = (window as unknown as { AIAssistant: EmbedApi & EmbedEvents }).AIAssistant;
@@ -182,4 +192,53 @@ test('a host page hears open, message and close, never the text', async ({ page,
   await expect(page.locator('iframe')).toBeHidden();
 
   await expect.poll(heard).toEqual(['open', 'message', 'close']);
+});
+
+test("on a host page with a fixed footer, the launcher wears the site's accent and title, and its offsets clear the footer", async ({
+  page,
+  site,
+  siteApp,
+}) => {
+  const appOrigin = new URL(siteApp.url).origin;
+  const launcher = page.getByRole('button', { name: `Chat with ${TITLE}` });
+  const imprint = page.getByRole('link', { name: 'Imprint' });
+  // The host page's own CSS cannot recolour it: the site's file is the accent's one source.
+  const css = ':root { --ai-accent: #b91c1c; }';
+  const { width, height } = page.viewportSize() ?? { width: 0, height: 0 };
+
+  // Where it sits by default, it covers the footer's link.
+  await page.goto(site.page('/footer', hostPageHtml({ appOrigin, footer: true, css })));
+  await expect(launcher).toHaveCSS('background-color', ACCENT_RGB);
+  expect(overlap(await box(launcher), await box(imprint)), 'the default launcher covers the link').toBe(true);
+
+  await page.goto(
+    site.page(
+      '/footer-offsets',
+      hostPageHtml({ appOrigin, footer: true, css, data: { 'offset-bottom': '72', 'offset-side': '8' } }),
+    ),
+  );
+  const moved = await box(launcher);
+  expect({ bottom: height - (moved.y + moved.height), side: width - (moved.x + moved.width) }).toEqual({
+    bottom: 72,
+    side: 8,
+  });
+  expect(overlap(moved, await box(imprint))).toBe(false);
+  // The link takes a click again (Playwright clicks only what is on top at the link's middle).
+  await imprint.click();
+  await expect(page).toHaveURL(/#imprint$/);
+
+  // The panel moves with it: 12 px above the launcher, flush with its side.
+  await launcher.click();
+  await expect(page.frameLocator('iframe').getByRole('textbox', { name: 'Message' })).toBeFocused();
+  const panel = await box(page.locator('iframe'));
+  expect({ bottom: panel.y + panel.height, right: panel.x + panel.width }).toEqual({
+    bottom: moved.y - 12,
+    right: moved.x + moved.width,
+  });
+
+  // In the dark, the accent's dark shade, as on the app's own page.
+  await page.emulateMedia({ colorScheme: 'dark' });
+  const dark = readAccent('#7e22ce');
+  if (!dark.ok) throw new Error(dark.reason);
+  await expect(launcher).toHaveCSS('background-color', hexToRgb(dark.shades.dark));
 });

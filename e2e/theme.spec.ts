@@ -120,7 +120,7 @@ test('the user bubble and Send read --ai-accent at run time, in both schemes', a
   }
 });
 
-test("the launcher reads the host page's --ai-accent, and follows data-theme", async ({ page, site, embedApp }) => {
+test("the launcher follows data-theme, and not the host page's --ai-accent", async ({ page, site, embedApp }) => {
   const brand = 'rgb(0, 94, 56)';
   const launcherBackground = async (data: Record<string, string>, css = '') => {
     await page.goto(site.page('/', hostPageHtml({ appOrigin: embedApp.origin, data, css })));
@@ -135,5 +135,6 @@ test("the launcher reads the host page's --ai-accent, and follows data-theme", a
   await page.emulateMedia({ colorScheme: 'dark' });
   expect(await launcherBackground({}), 'a dark system gives the dark accent').toBe(forcedDark);
   expect(await launcherBackground({ theme: 'light' }), 'data-theme="light" wins over the system').toBe(light);
-  expect(await launcherBackground({}, `:root { --ai-accent: ${brand}; }`)).toBe(brand);
+  // Its accent is the site's own (assistant.config.yaml, baked into the loader by the server), never the host page's.
+  expect(await launcherBackground({}, `:root { --ai-accent: ${brand}; }`)).toBe(forcedDark);
 });

@@ -1,8 +1,15 @@
 // The embed loader (`/embed.js`): the only file a host page fetches until a visitor opens the chat. Plain DOM, no
 // React or Chakra, under its own size budget (build/embed-loader.ts). It draws a launcher in an open shadow root and,
 // on the visitor's first sign of intent, frames the app (src/) in its embedded layout, shown on open.
-import { EMBED_HOST_PARAM, EMBED_LANG_PARAM, EMBED_THEME_PARAM } from '../contract/embed.ts';
+import {
+  EMBED_ACCENT_SENTINEL,
+  EMBED_HOST_PARAM,
+  EMBED_LANG_PARAM,
+  EMBED_PHONE_WIDTH,
+  EMBED_THEME_PARAM,
+} from '../contract/embed.ts';
 import { embedMessage, embedMessageType } from '../contract/embed-messages.ts';
+import { ACCENT_VARIABLE } from '../contract/page-settings.ts';
 import { launcherColors, lightDark } from '../src/theme.ts';
 
 /** What the host page's analytics can follow: the panel opened or closed, a visitor's message sent (never its text). */
@@ -49,26 +56,37 @@ if (script && !window.AIAssistant) {
   const appOrigin = new URL(script.src).origin;
   const data = script.dataset;
   const side = data.position === 'left' ? 'left' : 'right';
+  // The launcher's distance from the page's bottom and side corner, in CSS px from 0 to 400 (so that it can clear a
+  // site's own fixed footer or button); anything else is the default 20.
+  const offset = (value?: string) => (value && +value >= 0 && +value <= 400 ? +value : 20);
+  const bottom = offset(data.offsetBottom);
+  const inset = offset(data.offsetSide);
+  // The server names the launcher after the site's title, in the visitor's language (server/pages/page-html.ts).
   const label = data.label || 'Chat with AI Assistant';
   const theme = data.theme === 'light' || data.theme === 'dark' ? data.theme : '';
+  // Where the panel fills the screen: there it is modal, and it never opens by itself over the whole site.
+  const phone = matchMedia(`(max-width:${EMBED_PHONE_WIDTH}px)`);
 
   // The colours follow the launcher's `color-scheme`: the system's, or the snippet's `data-theme`.
   // The custom element's name keeps generic host selectors (`div`, `.widget`) off it; `:host` rules marked important
-  // win over the host page's, and `all: initial` stops its inherited fonts and colours at the shadow boundary.
+  // win over the host page's, and `all: initial` stops its inherited fonts and colours at the shadow boundary. Custom
+  // properties still cross it: the accent is set here, so that only the site's file (baked in by the server) sets it.
+  // The panel is a <dialog>: beside the page on a wide screen (`show()`), modal on a phone (`showModal()`), where the
+  // browser itself then keeps the keyboard and screen readers inside it and closes it with Escape.
   const host = document.createElement('ai-assistant-embed');
   const root = host.attachShadow({ mode: 'open' });
   root.innerHTML = `<style>
-:host{all:initial!important;display:block!important;position:fixed!important;z-index:2147483647!important;color-scheme:${theme || 'light dark'}!important}
-button{all:initial;color-scheme:inherit;position:fixed;bottom:20px;${side}:20px;width:56px;height:56px;border-radius:50%;background:${lightDark(launcherColors.bg)};color:${lightDark(launcherColors.fg)};cursor:pointer;display:grid;place-items:center;box-shadow:0 2px 8px ${lightDark(launcherColors.shadow)}}
+:host{all:initial!important;display:block!important;position:fixed!important;z-index:2147483647!important;color-scheme:${theme || 'light dark'}!important;${ACCENT_VARIABLE}:${EMBED_ACCENT_SENTINEL}!important}
+button{all:initial;color-scheme:inherit;position:fixed;bottom:${bottom}px;${side}:${inset}px;width:56px;height:56px;border-radius:50%;background:${lightDark(launcherColors.bg)};color:${lightDark(launcherColors.fg)};cursor:pointer;display:grid;place-items:center;box-shadow:0 2px 8px ${lightDark(launcherColors.shadow)}}
 button:focus-visible{outline:3px solid ${lightDark(launcherColors.ring)};outline-offset:2px;box-shadow:0 0 0 2px ${lightDark(launcherColors.halo)}}
 svg{width:28px;height:28px}
-div{position:fixed;bottom:88px;${side}:20px;width:min(400px,calc(100vw - 40px));height:min(640px,calc(100vh - 108px));border-radius:12px;overflow:hidden;box-shadow:0 8px 32px ${lightDark(launcherColors.shadow)};background:${lightDark(launcherColors.panel)}}
-div[hidden]{display:none}
+dialog{all:initial;color-scheme:inherit;position:fixed;bottom:${bottom + 68}px;${side}:${inset}px;width:min(400px,calc(100vw - ${inset + 20}px));height:min(640px,calc(100vh - ${bottom + 88}px));border-radius:12px;overflow:hidden;box-shadow:0 8px 32px ${lightDark(launcherColors.shadow)};background:${lightDark(launcherColors.panel)}}
+dialog:not([open]){display:none}
 iframe{border:0;width:100%;height:100%;display:block}
-@media (max-width:640px){div{inset:0;width:auto;height:auto;border-radius:0}}
-</style><button type="button" aria-expanded="false"><svg aria-hidden="true" viewBox="0 0 24 24" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round"><path d="M12 8V4H8"/><rect x="4" y="8" width="16" height="12" rx="2"/><path d="M2 14h2M20 14h2M15 13v2M9 13v2"/></svg></button><div hidden></div>`;
+@media (max-width:${EMBED_PHONE_WIDTH}px){dialog{inset:0;width:auto;height:auto;border-radius:0}}
+</style><button type="button" aria-expanded="false"><svg aria-hidden="true" viewBox="0 0 24 24" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round"><path d="M12 8V4H8"/><rect x="4" y="8" width="16" height="12" rx="2"/><path d="M2 14h2M20 14h2M15 13v2M9 13v2"/></svg></button><dialog></dialog>`;
   const button = root.querySelector('button') as HTMLButtonElement;
-  const panel = root.querySelector('div') as HTMLDivElement;
+  const panel = root.querySelector('dialog') as HTMLDialogElement;
   button.setAttribute('aria-label', label);
   let frame: HTMLIFrameElement | undefined;
   let ready = false;
@@ -100,22 +118,25 @@ iframe{border:0;width:100%;height:100%;display:block}
 
   const open = () => {
     warm();
-    if (panel.hidden) emit('open');
-    panel.hidden = false;
-    button.setAttribute('aria-expanded', 'true');
+    if (!panel.open) {
+      if (phone.matches) panel.showModal();
+      else panel.show();
+      button.setAttribute('aria-expanded', 'true');
+      emit('open');
+    }
     if (ready) focusChat();
   };
 
-  const close = () => {
-    if (panel.hidden) return;
-    // Hidden, not removed: the conversation lives in the frame for the rest of the page view.
-    panel.hidden = true;
+  // Hidden, not removed: the conversation lives in the frame for the rest of the page view. Escape on a modal panel
+  // closes it natively: every way out ends in the dialog's `close` event.
+  const close = () => panel.close();
+  panel.addEventListener('close', () => {
     button.setAttribute('aria-expanded', 'false');
     button.focus();
     emit('close');
-  };
+  });
 
-  const toggle = () => (panel.hidden ? open() : close());
+  const toggle = () => (panel.open ? close() : open());
 
   button.addEventListener('click', toggle);
   for (const intent of ['pointerenter', 'touchstart', 'focus'])
@@ -129,7 +150,7 @@ iframe{border:0;width:100%;height:100%;display:block}
     const type = embedMessageType(event.data);
     if (type === 'ready') {
       ready = true;
-      if (!panel.hidden) focusChat();
+      if (panel.open) focusChat();
     } else if (type === 'close') {
       close();
     } else if (type === 'message') {
@@ -146,7 +167,7 @@ iframe{border:0;width:100%;height:100%;display:block}
   };
   const mount = () => {
     document.body.append(host);
-    if (data.open !== undefined && data.open !== 'false') open();
+    if (data.open !== undefined && data.open !== 'false' && !phone.matches) open();
   };
   if (document.body) mount();
   else document.addEventListener('DOMContentLoaded', mount);

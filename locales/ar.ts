@@ -23,6 +23,6 @@ export const ar: Catalogue = {
   noContent: 'لم يصل أي رد',
   taskDone: 'منجز',
   taskNotDone: 'غير منجز',
-  launcher: 'الدردشة مع المساعد الذكي',
+  launcher: 'الدردشة مع {title}',
   frameTitle: 'دردشة المساعد الذكي',
 };

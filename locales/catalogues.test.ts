@@ -11,6 +11,10 @@ describe('the catalogues', () => {
     for (const text of Object.values(catalogue)) expect(text.trim()).not.toBe('');
   });
 
+  it.each(LANGUAGES)("%s names the launcher after the site's title, once", (language) => {
+    expect(CATALOGUES[language].launcher.split('{title}')).toHaveLength(2);
+  });
+
   it('holds one catalogue per language', () => {
     expect(Object.keys(CATALOGUES).sort()).toEqual([...LANGUAGES].sort());
   });

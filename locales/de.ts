@@ -23,6 +23,6 @@ export const de: Catalogue = {
   noContent: 'Keine Antwort erhalten',
   taskDone: 'Erledigt',
   taskNotDone: 'Nicht erledigt',
-  launcher: 'Mit dem KI-Assistenten chatten',
+  launcher: 'Chat mit {title}',
   frameTitle: 'Chat mit dem KI-Assistenten',
 };

@@ -23,6 +23,6 @@ export const en = {
   noContent: 'No response received',
   taskDone: 'Done',
   taskNotDone: 'Not done',
-  launcher: 'Chat with AI Assistant',
+  launcher: 'Chat with {title}',
   frameTitle: 'AI Assistant chat',
 };

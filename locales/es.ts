@@ -23,6 +23,6 @@ export const es: Catalogue = {
   noContent: 'No se recibió ninguna respuesta',
   taskDone: 'Hecho',
   taskNotDone: 'Pendiente',
-  launcher: 'Chatear con el asistente de IA',
+  launcher: 'Chatear con {title}',
   frameTitle: 'Chat con el asistente de IA',
 };

@@ -23,6 +23,6 @@ export const fr: Catalogue = {
   noContent: 'Aucune réponse reçue',
   taskDone: 'Fait',
   taskNotDone: 'À faire',
-  launcher: 'Discuter avec l’assistant IA',
+  launcher: 'Discuter avec {title}',
   frameTitle: 'Discussion avec l’assistant IA',
 };

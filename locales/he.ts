@@ -23,6 +23,6 @@ export const he: Catalogue = {
   noContent: 'לא התקבלה תשובה',
   taskDone: 'בוצע',
   taskNotDone: 'לא בוצע',
-  launcher: 'צ׳אט עם עוזר AI',
+  launcher: 'צ׳אט עם {title}',
   frameTitle: 'צ׳אט עוזר AI',
 };

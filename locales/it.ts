@@ -23,6 +23,6 @@ export const it: Catalogue = {
   noContent: 'Nessuna risposta ricevuta',
   taskDone: 'Fatto',
   taskNotDone: 'Da fare',
-  launcher: 'Chatta con l’assistente IA',
+  launcher: 'Chatta con {title}',
   frameTitle: 'Chat con l’assistente IA',
 };

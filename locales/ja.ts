@@ -23,6 +23,6 @@ export const ja: Catalogue = {
   noContent: '応答がありませんでした',
   taskDone: '完了',
   taskNotDone: '未完了',
-  launcher: 'AIアシスタントとチャット',
+  launcher: '{title}とチャット',
   frameTitle: 'AIアシスタントとのチャット',
 };

@@ -23,6 +23,6 @@ export const nl: Catalogue = {
   noContent: 'Geen antwoord ontvangen',
   taskDone: 'Klaar',
   taskNotDone: 'Niet klaar',
-  launcher: 'Chatten met de AI-assistent',
+  launcher: 'Chatten met {title}',
   frameTitle: 'Chat met de AI-assistent',
 };

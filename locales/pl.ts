@@ -23,6 +23,6 @@ export const pl: Catalogue = {
   noContent: 'Nie otrzymano odpowiedzi',
   taskDone: 'Zrobione',
   taskNotDone: 'Do zrobienia',
-  launcher: 'Czatuj z asystentem AI',
+  launcher: 'Czat: {title}',
   frameTitle: 'Czat z asystentem AI',
 };

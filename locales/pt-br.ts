@@ -23,6 +23,6 @@ export const ptBR: Catalogue = {
   noContent: 'Nenhuma resposta recebida',
   taskDone: 'Feito',
   taskNotDone: 'Pendente',
-  launcher: 'Conversar com o assistente de IA',
+  launcher: 'Conversar com {title}',
   frameTitle: 'Chat com o assistente de IA',
 };

@@ -23,6 +23,6 @@ export const zhCN: Catalogue = {
   noContent: '未收到回复',
   taskDone: '已完成',
   taskNotDone: '未完成',
-  launcher: '与 AI 助手聊天',
+  launcher: '与 {title} 聊天',
   frameTitle: 'AI 助手聊天',
 };

@@ -1,5 +1,6 @@
 // @vitest-environment node
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { EMBED_HOST_PARAM } from '../contract/embed.ts';
 import { CHAT_COMPLETIONS_PATH, PROXY_BASE_PATH } from '../contract/llm.ts';
 import { chatBody, postChat, proxyHarness } from '../testing/proxy-app.ts';
 
@@ -52,5 +53,33 @@ describe('the site around the chat route', () => {
     expect(response.headers.get('x-frame-options')).toBeNull();
     expect(response.headers.get('cache-control')).toBe('no-store');
     expect(response.headers.get('access-control-allow-origin')).toBeNull();
+  });
+});
+
+describe('a frame asked for by a host page that FRAME_ANCESTORS does not allow', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('is logged with the origin and the setting to change, at most once an hour per origin', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    const { url, logs } = await start({ security: { frameAncestors: ['https://www.example.com'], connectSrc: [] } });
+    const frame = (host: string) => fetch(`${url}/?${EMBED_HOST_PARAM}=${encodeURIComponent(host)}`);
+    const refusals = () => logs.filter((line) => line.includes('FRAME_ANCESTORS'));
+
+    await frame('https://www.example.com');
+    expect(refusals()).toEqual([]);
+    await frame('https://shop.example.org');
+    await frame('https://shop.example.org');
+    expect(refusals()).toHaveLength(1);
+    expect(refusals()[0]).toContain('https://shop.example.org');
+    expect(refusals()[0]).toContain('add https://shop.example.org to FRAME_ANCESTORS');
+
+    vi.setSystemTime(Date.now() + 59 * 60 * 1000);
+    await frame('https://shop.example.org');
+    expect(refusals()).toHaveLength(1);
+    vi.setSystemTime(Date.now() + 60 * 1000);
+    await frame('https://shop.example.org');
+    expect(refusals()).toHaveLength(2);
   });
 });

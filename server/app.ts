@@ -1,11 +1,12 @@
 import { type Context, Hono } from 'hono';
-import { EMBED_LANG_PARAM } from '../contract/embed.ts';
+import { EMBED_HOST_PARAM, EMBED_LANG_PARAM } from '../contract/embed.ts';
 import { PROXY_BASE_PATH } from '../contract/llm.ts';
 import { apiError, refusalLine } from './api-error.ts';
 import { chatRoute } from './chat/chat-route.ts';
 import type { ProxyOptions, ServerEnv } from './hono-env.ts';
 import { MemoryCounters, RedisCounters } from './limits/counters.ts';
 import { SpendCap } from './limits/spend-cap.ts';
+import { refusedFrameNotice } from './pages/frame-ancestors.ts';
 import { prepareLoaders, preparePages } from './pages/page-html.ts';
 import { pageLanguage } from './pages/page-language.ts';
 import { headersForPath, securityHeaders } from './pages/security-headers.ts';
@@ -31,6 +32,13 @@ export function createApp(options: ProxyOptions): Hono<ServerEnv> {
     for (const [name, value] of Object.entries(headersForPath(headers, c.req.path))) {
       c.env.outgoing.setHeader(name, value);
     }
+    await next();
+  });
+
+  // The loader's frame names its host page; one that may not frame the site gets a broken frame, so the log says so.
+  const noteFrameHost = refusedFrameNotice(options.security.frameAncestors, log);
+  app.use('*', async (c, next) => {
+    noteFrameHost(c.req.query(EMBED_HOST_PARAM), c.req.header('host'));
     await next();
   });
 
@@ -67,7 +75,7 @@ export function createApp(options: ProxyOptions): Hono<ServerEnv> {
     // Filled and compressed once, here at start-up: a changed configuration takes a restart, never a rebuild.
     const assistant = options.assistant ?? DEFAULT_ASSISTANT_CONFIG;
     const pages = preparePages(options.clientDir, assistant);
-    const loaders = prepareLoaders(options.clientDir);
+    const loaders = prepareLoaders(options.clientDir, assistant);
     const language = (c: Context<ServerEnv>, asked?: string) =>
       pageLanguage({ asked, configured: assistant.language, acceptLanguage: c.req.header('accept-language') });
     serveClient(

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer, type PreviewServer, preview, type ViteDevServer } from 'vite';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { EMBED_ACCENT_SENTINEL } from '../contract/embed.ts';
 import { CHAT_COMPLETIONS_PATH } from '../contract/llm.ts';
 import { CATALOGUES } from '../locales/catalogues.ts';
 import { FAKE_REPLY, type FakeProvider, startFakeProvider } from '../testing/fake-provider.ts';
@@ -129,16 +130,33 @@ describe('the dev server (npm run dev)', () => {
     expect(lines.join('\n')).not.toContain(TOKEN);
   });
 
-  it('leaves everything outside the proxy path to Vite, without the production CSP', async () => {
+  it("leaves everything outside the proxy path to Vite, with production's frame policy alone", async () => {
     const { url } = await startDev();
     const page = await fetch(`${url}/`);
     const unknown = await fetch(`${url}/api/llm/v1/models`);
 
     expect(page.status).toBe(200);
     expect(await page.text()).toContain('<div id="root">');
-    // Vite's HMR client needs inline scripts and a websocket that the production policy forbids.
-    expect(page.headers.get('content-security-policy')).toBeNull();
+    // Vite's HMR client needs inline scripts and a websocket that the rest of the production policy forbids.
+    expect(page.headers.get('content-security-policy')).toBe("frame-ancestors 'self'");
+    expect(page.headers.get('x-frame-options')).toBe('SAMEORIGIN');
     expect(unknown.status).toBe(404);
+  });
+
+  it('frames as npm start does, from the same FRAME_ANCESTORS, and logs a refused host page', async () => {
+    await writeFile(join(root, '.env'), 'FRAME_ANCESTORS=self https://www.example.com\n');
+    const { url, lines } = await startDev();
+    const framed = (host: string) => fetch(`${url}/?embed=${encodeURIComponent(host)}`);
+    const allowed = await framed('https://www.example.com');
+    await framed('https://shop.example.org');
+    await framed('https://shop.example.org');
+
+    expect(allowed.headers.get('content-security-policy')).toBe("frame-ancestors 'self' https://www.example.com");
+    // An allow-list: X-Frame-Options, which cannot say it, is left out, as in production.
+    expect(allowed.headers.get('x-frame-options')).toBeNull();
+    const refused = lines.filter((line) => line.includes('FRAME_ANCESTORS'));
+    expect(refused).toHaveLength(1);
+    expect(refused[0]).toContain('add https://shop.example.org to FRAME_ANCESTORS');
   });
 });
 
@@ -190,6 +208,24 @@ describe('the site configuration in dev and preview', () => {
     }
     expect(previewed).toContain('built');
     expect(preview.headers.get('content-security-policy')).toContain("script-src 'self'");
+  });
+
+  it("serves /embed.js with the site's title, accent and language in dev and preview, as npm start does", async () => {
+    await writeFile(configFile(), 'title: Acme\naccent: "#7e22ce"\nlanguage: fr\n');
+    await writeFile(
+      join(root, 'dist', 'embed.js'),
+      `d.label||\`Chat with AI Assistant\`;c.innerHTML=\`:host{--ai-accent:${EMBED_ACCENT_SENTINEL}}\`;`,
+    );
+    const dev = await (await fetch(`${(await startDev()).url}/embed.js`)).text();
+    const preview = await (await fetch(`${(await startPreview()).url}/embed.js`)).text();
+
+    for (const loader of [dev, preview]) {
+      expect(loader).toContain('`Discuter avec Acme`');
+      expect(loader).toMatch(/light-dark\(#7e22ce,#[0-9a-f]{6}\)/);
+      expect(loader).not.toContain(EMBED_ACCENT_SENTINEL);
+    }
+    // The dev server's is the real loader, bundled for the request.
+    expect(dev).toContain('attachShadow');
   });
 
   it("serves the dev page in the language its ?lang= asks for, else the site's, with that catalogue alone", async () => {

@@ -2,15 +2,18 @@ import { writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { getRequestListener } from '@hono/node-server';
 import { type Connect, loadEnv, type Plugin, type ResolvedConfig } from 'vite';
+import { bundleLoader } from '../build/embed-loader.ts';
 import { localizePage } from '../build/prerender-card.ts';
-import { EMBED_LANG_PARAM } from '../contract/embed.ts';
+import { EMBED_HOST_PARAM, EMBED_LANG_PARAM, EMBED_LOADER_PATH } from '../contract/embed.ts';
 import { BUILD_INFO_FILE, type BuildInfo, DEFAULT_BASE_URL, PROXY_BASE_PATH } from '../contract/llm.ts';
 import { CATALOGUES } from '../locales/catalogues.ts';
 import { LANGUAGES, pageFileName, pickLanguage } from '../locales/languages.ts';
 import { createApp } from './app.ts';
-import { fillPageHtml, fillPages, readPageTemplates } from './pages/page-html.ts';
+import { refusedFrameNotice } from './pages/frame-ancestors.ts';
+import { fillPageHtml, fillPages, localizeLoader, readPageTemplates } from './pages/page-html.ts';
+import { pageLanguage } from './pages/page-language.ts';
 import { precompressDir } from './pages/precompress.ts';
-import { headersForPath, securityHeaders } from './pages/security-headers.ts';
+import { frameHeaders, headersForPath, securityHeaders } from './pages/security-headers.ts';
 import { PAGE_FILE } from './pages/serve-client.ts';
 import { type AssistantConfig, loadAssistantConfig } from './settings/assistant-config.ts';
 import { readServerEnv } from './settings/env.ts';
@@ -58,9 +61,9 @@ function readAssistantConfig(config: ResolvedConfig): AssistantConfig {
  * answers, and the log says so.
  *
  * @param applyToPages also send the security headers with every page and file, and serve the page filled with the
- *   site's settings from the build (preview, which serves the build as production does). The dev server's pages go
- *   without the headers (Vite's HMR client and React refresh preamble need inline scripts and a websocket that the
- *   production CSP rightly forbids); its page is filled by `transformIndexHtml`.
+ *   site's settings from the build (preview, which serves the build as production does). The dev server's pages get
+ *   only the frame policy (Vite's HMR client and React refresh preamble need inline scripts and a websocket that the
+ *   rest of the production CSP rightly forbids); its page is filled by `transformIndexHtml`.
  */
 function mountProxy(
   middlewares: Connect.Server,
@@ -74,24 +77,43 @@ function mountProxy(
   // A direct-mode page calls its provider itself, so the CSP must let it.
   if (direct) proxy.security.connectSrc = [...proxy.security.connectSrc, new URL(direct).origin];
 
+  const log = (line: string) => config.logger.info(line, { timestamp: true });
   const app = createApp({
     ...proxy,
     assistant,
     clientDir: applyToPages ? resolve(config.root, config.build.outDir) : undefined,
-    log: (line) => config.logger.info(line, { timestamp: true }),
+    log,
   });
   // Hono's lightweight Request/Response must not replace the globals of the process Vite (and Vitest) runs in.
   const listener = getRequestListener(app.fetch, { overrideGlobalObjects: false });
   const headers = securityHeaders(proxy.security);
+  // The dev server's page still gets the production's frame policy, and its refused hosts are logged as there (the
+  // preview's pages go through the app, which does both).
+  const devFrameHeaders = frameHeaders(proxy.security.frameAncestors);
+  const noteFrameHost = refusedFrameNotice(proxy.security.frameAncestors, log);
 
   middlewares.use((req, res, next) => {
-    if (isProxyPath(req.url) || (applyToPages && isPagePath(req.url))) {
+    const loader = (req.url ?? '').split('?')[0] === EMBED_LOADER_PATH;
+    // Preview serves the built loader through the app, and dev bundles it per request: both with the site's title,
+    // accent and language, as `npm start` does.
+    if (isProxyPath(req.url) || (applyToPages && (isPagePath(req.url) || loader))) {
       void listener(req, res);
+      return;
+    }
+    if (loader) {
+      const language = pageLanguage({ configured: assistant.language, acceptLanguage: req.headers['accept-language'] });
+      bundleLoader().then((code) => {
+        res.setHeader('Content-Type', 'text/javascript');
+        res.end(localizeLoader(code, language, assistant));
+      }, next);
       return;
     }
     if (applyToPages) {
       const path = (req.url ?? '').split('?')[0];
       for (const [name, value] of Object.entries(headersForPath(headers, path))) res.setHeader(name, value);
+    } else {
+      for (const [name, value] of Object.entries(devFrameHeaders)) res.setHeader(name, value);
+      noteFrameHost(new URL(req.url ?? '/', 'http://dev').searchParams.get(EMBED_HOST_PARAM), req.headers.host);
     }
     next();
   });

@@ -25,10 +25,24 @@ export interface HostPageOptions {
   snippet?: boolean;
   /** Tags of the site's own in its head, before the snippet (another vendor's scripts). */
   head?: string;
+  /**
+   * A footer of the site's own, fixed to the bottom of the window and 56 px tall, with an "Imprint" link in its right
+   * corner: where the launcher sits by default.
+   */
+  footer?: boolean;
 }
 
+const FIXED_FOOTER = `<footer style="position:fixed;inset:auto 0 0 0;height:56px;display:flex;justify-content:flex-end;align-items:center;padding:0 24px;background:#eee"><a href="#imprint">Imprint</a></footer>`;
+
 /** A plain page with a heading, some text, a link and a button of the site's own, and the snippet last. */
-export function hostPageHtml({ appOrigin, data = {}, css = '', snippet = true, head = '' }: HostPageOptions): string {
+export function hostPageHtml({
+  appOrigin,
+  data = {},
+  css = '',
+  snippet = true,
+  head = '',
+  footer = false,
+}: HostPageOptions): string {
   const attributes = Object.entries(data)
     .map(([name, value]) => ` data-${name}="${value}"`)
     .join('');
@@ -39,6 +53,7 @@ export function hostPageHtml({ appOrigin, data = {}, css = '', snippet = true, h
 <body>
 <main><h1>Garden tools</h1><p>Spades, rakes and hoes, shipped the next day.</p>
 <p><a href="#delivery">Delivery terms</a></p><button type="button">Add to basket</button></main>
+${footer ? FIXED_FOOTER : ''}
 ${snippet ? `<script src="${appOrigin}/embed.js" async${attributes}></script>` : ''}
 </body>
 </html>`;

@@ -3,10 +3,19 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { EMBED_ACCENT_SENTINEL } from '../../contract/embed.ts';
 import { PAGE_SETTINGS_ID, TITLE_SENTINEL } from '../../contract/page-settings.ts';
 import { CATALOGUES } from '../../locales/catalogues.ts';
+import { LANGUAGES } from '../../locales/languages.ts';
 import { DEFAULT_ASSISTANT_CONFIG } from '../settings/assistant-config.ts';
-import { fillPageHtml, fillPages, localizeLoader, pageTemplatesDir, readPageTemplates } from './page-html.ts';
+import {
+  fillPageHtml,
+  fillPages,
+  launcherName,
+  localizeLoader,
+  pageTemplatesDir,
+  readPageTemplates,
+} from './page-html.ts';
 
 const TEMPLATE = `<html lang="de"><head><title>AI Assistant</title></head><body><h1>${TITLE_SENTINEL}</h1></body></html>`;
 
@@ -67,19 +76,39 @@ describe("the build's pages as the server reads them", () => {
 });
 
 describe('the embed loader as served', () => {
-  const built = 'b.setAttribute(`aria-label`,d.label||`Chat with AI Assistant`);f.title="AI Assistant chat";';
+  const built = `b.setAttribute(\`aria-label\`,d.label||\`Chat with AI Assistant\`);f.title="AI Assistant chat";c.innerHTML=\`:host{--ai-accent:${EMBED_ACCENT_SENTINEL}!important}\`;`;
+  const unset = DEFAULT_ASSISTANT_CONFIG;
 
   it("names the launcher and the frame in the language, escaped for a script of any quotes and any page's encoding", () => {
-    const french = localizeLoader(built, 'fr');
-    expect(french).toContain('d.label||`Discuter avec l\\u2019assistant IA`');
+    const french = localizeLoader(built, 'fr', unset);
+    expect(french).toContain('d.label||`Discuter avec Assistant IA`');
     expect(french).toContain('f.title="Discussion avec l\\u2019assistant IA"');
     expect(french).not.toMatch(/[^\x20-\x7e]/);
     // What the script would say, read back as JavaScript.
-    const label = /d\.label\|\|(`[^`]*`)/.exec(localizeLoader(built, 'ja'))?.[1] ?? '';
-    expect(new Function(`return ${label}`)()).toBe(CATALOGUES.ja.launcher);
+    const label = /d\.label\|\|(`[^`]*`)/.exec(localizeLoader(built, 'ja', unset))?.[1] ?? '';
+    expect(new Function(`return ${label}`)()).toBe(`${CATALOGUES.ja.title}とチャット`);
   });
 
-  it('is the built loader itself in English', () => {
-    expect(localizeLoader(built, 'en')).toBe(built);
+  it("names the launcher after the site's title in every language, and gives it the site's accent", () => {
+    // Every character that could end or break out of a template literal, and one beyond ASCII.
+    const title = ['Acme `', '$', '{Garden}` \\ Hélp'].join('');
+    const fill = {
+      page: { ...unset.page, title },
+      accent: { light: '#7e22ce', dark: '#5b189a' },
+    };
+    for (const language of LANGUAGES) {
+      const served = localizeLoader(built, language, fill);
+      const label = /d\.label\|\|(`(?:\\.|[^`\\])*`)/.exec(served)?.[1] ?? '';
+      expect(new Function(`return ${label}`)()).toBe(launcherName(language, title));
+      expect(label).toContain('Acme');
+      expect(served).toContain('--ai-accent:light-dark(#7e22ce,#5b189a)!important');
+      expect(served).not.toContain(EMBED_ACCENT_SENTINEL);
+    }
+    expect(launcherName('en', 'Acme Garden Help')).toBe('Chat with Acme Garden Help');
+    expect(launcherName('de', 'Acme Garden Help')).toBe('Chat mit Acme Garden Help');
+  });
+
+  it('is the built loader itself in English with no title or accent', () => {
+    expect(localizeLoader(built, 'en', unset)).toBe(built);
   });
 });

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
-import { EMBED_LOADER_PATH } from '../../contract/embed.ts';
+import { EMBED_ACCENT_SENTINEL, EMBED_LOADER_PATH } from '../../contract/embed.ts';
 import {
   ACCENT_VARIABLE,
   DEFAULT_PAGE_SETTINGS,
@@ -154,28 +154,45 @@ function jsStringBody(text: string): string {
   );
 }
 
-/** The built loader with the texts it shows itself (its launcher's name, its frame's title) in `language`. */
-export function localizeLoader(code: string, language: Language): string {
+/** The launcher's default name in `language`: "Chat with {title}", with the site's title, else the language's own. */
+export function launcherName(language: Language, title?: string): string {
   const catalogue = CATALOGUES[language];
-  let localized = code;
-  for (const key of ['launcher', 'frameTitle'] as const) {
-    const english = new RegExp(`([\`'"])${CATALOGUES.en[key]}\\1`, 'g');
-    localized = localized.replace(english, (_, quote: string) => `${quote}${jsStringBody(catalogue[key])}${quote}`);
-  }
-  return localized;
+  return catalogue.launcher.replace('{title}', () => title ?? catalogue.title);
 }
 
 /**
- * The embed loader (`/embed.js`) in every language, made once at start-up like the pages; none when the client has no
- * loader. The host page fetches it before anything of the app, so its language is the site's, else the browser's:
- * a tag's `data-lang` reaches only the frame (its `data-label` names the launcher in any language).
+ * The built loader as served to a visitor in `language`: the texts it shows itself (its launcher's name, after the
+ * site's title; its frame's title) in that language, and its launcher in the site's accent. The built loader has the
+ * English texts and `EMBED_ACCENT_SENTINEL`, which leaves the launcher the theme's blue.
  */
-export function prepareLoaders(clientDir: string): Record<Language, ServedPage> | undefined {
+export function localizeLoader(code: string, language: Language, { page, accent }: PageFill): string {
+  const texts = [
+    [launcherName(DEFAULT_LANGUAGE), launcherName(language, page.title)],
+    [CATALOGUES.en.frameTitle, CATALOGUES[language].frameTitle],
+  ];
+  let localized = code;
+  for (const [english, text] of texts) {
+    const quoted = new RegExp(`([\`'"])${english.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\1`, 'g');
+    localized = localized.replace(quoted, (_, quote: string) => `${quote}${jsStringBody(text)}${quote}`);
+  }
+  return accent
+    ? localized.replace(EMBED_ACCENT_SENTINEL, () => `light-dark(${accent.light},${accent.dark})`)
+    : localized;
+}
+
+/**
+ * The embed loader (`/embed.js`) in every language, made once at start-up like the pages, with the site's title and
+ * accent; none when the client has no loader. The host page fetches it before anything of the app, so its language is
+ * the site's, else the browser's: a tag's `data-lang` reaches only the frame (its `data-label` names the launcher in
+ * any language).
+ */
+export function prepareLoaders(clientDir: string, fill: PageFill): Record<Language, ServedPage> | undefined {
   const file = join(clientDir, EMBED_LOADER_PATH);
   if (!existsSync(file)) return undefined;
   const built = readFileSync(file, 'utf8');
   const loaders = LANGUAGES.map(
-    (language) => [language, preparePage(localizeLoader(built, language), 'text/javascript; charset=utf-8')] as const,
+    (language) =>
+      [language, preparePage(localizeLoader(built, language, fill), 'text/javascript; charset=utf-8')] as const,
   );
   return Object.fromEntries(loaders) as Record<Language, ServedPage>;
 }

@@ -47,17 +47,31 @@ export function parseSourceList(value: string, name: string): string[] {
 }
 
 /**
+ * Who may frame the site: CSP `frame-ancestors`, and `X-Frame-Options`, which can only say "nobody" or "same origin", so
+ * it is sent for `'none'` and `'self'` (for browsers that predate `frame-ancestors`) and left out for an allow-list,
+ * which it would otherwise override. On its own in the dev server, whose page needs what the rest of the policy forbids
+ * (Vite's inline scripts and websocket): framing then behaves as in production.
+ */
+export function frameHeaders(frameAncestors: string[]): Record<string, string> {
+  const sources = frameAncestors.length > 0 ? frameAncestors : DEFAULT_FRAME_ANCESTORS;
+  const headers: Record<string, string> = { 'Content-Security-Policy': ['frame-ancestors', ...sources].join(' ') };
+  const only = sources.length === 1 ? sources[0] : undefined;
+  if (only === "'none'") headers['X-Frame-Options'] = 'DENY';
+  if (only === "'self'") headers['X-Frame-Options'] = 'SAMEORIGIN';
+  return headers;
+}
+
+/**
  * The headers on every response the server sends, as one record so the production server and `vite preview` send
  * exactly the same ones (the preview's static files do not go through Hono, so `hono/secure-headers` cannot cover
  * them).
  *
  * - The CSP allows only same-origin scripts and connections; `style-src 'unsafe-inline'` is required because
  *   Emotion (Chakra UI) injects `<style>` elements at run time.
- * - `X-Frame-Options` can only say "nobody" or "same origin", so it is sent for `'none'` and `'self'` (for browsers
- *   that predate `frame-ancestors`) and left out for an allow-list, which it would otherwise override.
+ * - Framing: {@link frameHeaders}.
  */
 export function securityHeaders(options: SecurityOptions): Record<string, string> {
-  const frameAncestors = options.frameAncestors.length > 0 ? options.frameAncestors : DEFAULT_FRAME_ANCESTORS;
+  const frame = frameHeaders(options.frameAncestors);
   const csp = [
     "default-src 'self'",
     "script-src 'self'",
@@ -68,9 +82,10 @@ export function securityHeaders(options: SecurityOptions): Record<string, string
     "object-src 'none'",
     "base-uri 'self'",
     "form-action 'self'",
-    ['frame-ancestors', ...frameAncestors].join(' '),
+    frame['Content-Security-Policy'],
   ].join('; ');
-  const headers: Record<string, string> = {
+  return {
+    ...frame,
     'Content-Security-Policy': csp,
     'X-Content-Type-Options': 'nosniff',
     'Referrer-Policy': 'strict-origin-when-cross-origin',
@@ -78,10 +93,6 @@ export function securityHeaders(options: SecurityOptions): Record<string, string
     'Cross-Origin-Resource-Policy': 'same-origin',
     'Permissions-Policy': 'camera=(), microphone=(), geolocation=(), payment=(), usb=()',
   };
-  const only = frameAncestors.length === 1 ? frameAncestors[0] : undefined;
-  if (only === "'none'") headers['X-Frame-Options'] = 'DENY';
-  if (only === "'self'") headers['X-Frame-Options'] = 'SAMEORIGIN';
-  return headers;
 }
 
 /**

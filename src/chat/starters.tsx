@@ -22,6 +22,10 @@ export function Starters() {
           type="button"
           size="sm"
           variant="outline"
+          // A long starter (up to 80 characters, perhaps an address without a space) wraps inside the button, which
+          // never grows past the card's width.
+          maxW="full"
+          overflowWrap="anywhere"
           h="auto"
           minH="8"
           py="1"
