@@ -69,7 +69,7 @@ export async function readFolder(
 ): Promise<Page[]> {
   const entries = await readdir(folder, { recursive: true, withFileTypes: true });
   const files = entries
-    .filter((entry) => entry.isFile())
+    .filter((entry) => entry.isFile() || entry.isSymbolicLink())
     .map((entry) => join(entry.parentPath, entry.name))
     .sort();
   const pages: Page[] = [];

@@ -17,26 +17,47 @@ interface LanguageRule {
   segmenter?: Intl.Segmenter;
 }
 
-const rule = (stopWords: string[], stem?: (word: string) => string, segmenter?: Intl.Segmenter): LanguageRule => ({
-  stopWords: new Set(stopWords),
-  stem,
-  segmenter,
-});
+/**
+ * The words a visitor's question brings that a page rarely holds: `stopword`'s lists are made for documents and keep
+ * "when", "does" or いつ, and a word that no page holds weighs the most in the relevance rule, so "When does the shop
+ * open?" would fail for want of "when".
+ */
+const QUESTION_WORDS: Record<string, string> = {
+  ar: 'متى كيف أين لماذا ما ماذا من هل يمكن',
+  de: 'wann wie was wo woher wohin warum weshalb wieso welche welcher welches wer wen wem kann können könnte muss ich mir mein meine bitte gibt',
+  en: 'when where why which who whom whose what how does did do can could will would shall should may might must is are was were be am i me my we us our you your it its there please tell anyone anything',
+  es: 'cuándo cuando cómo como dónde donde qué que quién cuál cuáles puedo puede pueden mi mis yo usted',
+  fr: 'quand comment pourquoi où quel quelle quels quelles qui que quoi est puis peux peut pouvez je mon ma mes vous',
+  he: 'מתי איך איפה למה מה מי האם אפשר',
+  it: 'quando come dove perché cosa che quale quali chi posso può mio mia io',
+  ja: 'いつ どこ 何 なに なん どう どの どれ 誰 だれ どんな なぜ どうして いくら 教え ください です でしょ',
+  nl: 'wanneer hoe waar waarom wat welke wie kan kunnen mijn ik u',
+  pl: 'kiedy jak gdzie dlaczego co który która które kto czy mogę można mój moja',
+  pt: 'quando como onde porque porquê que qual quais quem posso pode meu minha eu você',
+  zh: '什么 什 么 怎么 怎 怎样 哪里 哪儿 哪 谁 为什么 多少 吗 呢 请问 请 如何 几 可以 我',
+};
+
+const rule = (
+  language: string,
+  stopWords: string[],
+  stem?: (word: string) => string,
+  segmenter?: Intl.Segmenter,
+): LanguageRule => ({ stopWords: new Set([...stopWords, ...QUESTION_WORDS[language].split(' ')]), stem, segmenter });
 
 /** The product's twelve languages, by their primary subtag. */
 const RULES: Record<string, LanguageRule> = {
-  ar: rule(ara, arabic),
-  de: rule(deu, german),
-  en: rule(eng, english),
-  es: rule(spa, spanish),
-  fr: rule(fra, french),
-  he: rule(heb),
-  it: rule(ita, italian),
-  ja: rule(jpn, undefined, new Intl.Segmenter('ja', { granularity: 'word' })),
-  nl: rule(nld, dutch),
-  pl: rule(pol),
-  pt: rule(por, portuguese),
-  zh: rule(zho, undefined, new Intl.Segmenter('zh', { granularity: 'word' })),
+  ar: rule('ar', ara, arabic),
+  de: rule('de', deu, german),
+  en: rule('en', eng, english),
+  es: rule('es', spa, spanish),
+  fr: rule('fr', fra, french),
+  he: rule('he', heb),
+  it: rule('it', ita, italian),
+  ja: rule('ja', jpn, undefined, new Intl.Segmenter('ja', { granularity: 'word' })),
+  nl: rule('nl', nld, dutch),
+  pl: rule('pl', pol),
+  pt: rule('pt', por, portuguese),
+  zh: rule('zh', zho, undefined, new Intl.Segmenter('zh', { granularity: 'word' })),
 };
 
 export const DEFAULT_LANGUAGE = 'en';
