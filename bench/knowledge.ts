@@ -136,7 +136,16 @@ async function main() {
   const pages = [...readmes, ...syntheticPages(readmes, SCALE_PAGES - readmes.length)];
   const heapBefore = heapMb();
   const started = performance.now();
+  // How long a chat request could wait for the build: the gaps between turns of the event loop while it runs.
+  const gaps: number[] = [];
+  let lastTurn = started;
+  const probe = setInterval(() => {
+    gaps.push(performance.now() - lastTurn);
+    lastTurn = performance.now();
+  }, 1);
   const index = await buildIndex(pages);
+  clearInterval(probe);
+  gaps.push(performance.now() - lastTurn);
   const indexSeconds = (performance.now() - started) / 1000;
   const heldMb = heapMb() - heapBefore;
   const large = quality(index);
@@ -176,6 +185,12 @@ async function main() {
         '≤ 60 s',
         indexSeconds <= TARGETS.indexSeconds,
       ),
+      row(
+        'event loop held by the build, p99 / longest',
+        `${ms(quantile(gaps, 0.99), 0)} / ${ms(Math.max(...gaps), 0)}`,
+        '',
+        true,
+      ),
       row('heap held by the index', `${heldMb.toFixed(0)} MB`, '', true),
       row('retrieval p50', ms(p50), '', true),
       row('retrieval p95', ms(p95), '≤ 20 ms', p95 <= TARGETS.p95Ms),
@@ -192,7 +207,15 @@ async function main() {
     `Measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC; ${machineLine(loadBefore)}${globalThis.gc ? '' : '; heap measured without --expose-gc'}.`,
   ].join('\n\n');
   console.log(text);
-  await writeResults('knowledge', text, { small, large, indexSeconds, heldMb, p50, p95 });
+  await writeResults('knowledge', text, {
+    small,
+    large,
+    indexSeconds,
+    heldMb,
+    p50,
+    p95,
+    longestGap: Math.max(...gaps),
+  });
 }
 
 await main();

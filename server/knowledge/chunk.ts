@@ -28,12 +28,16 @@ function cutParagraph(paragraph: string): string[] {
   const words = /\s/.test(paragraph) ? paragraph.split(/(?<=\s)/) : Array.from(paragraph);
   const pieces: string[] = [];
   let piece = '';
+  let tokens = 0;
   for (const word of words) {
-    if (piece !== '' && estimateTokens(piece + word) > MAX_PASSAGE_TOKENS) {
+    const wordTokens = estimateTokens(word);
+    if (piece !== '' && tokens + wordTokens > MAX_PASSAGE_TOKENS) {
       pieces.push(piece.trim());
       piece = '';
+      tokens = 0;
     }
     piece += word;
+    tokens += wordTokens;
   }
   if (piece.trim() !== '') pieces.push(piece.trim());
   return pieces;
@@ -53,12 +57,18 @@ export function chunkPage(page: Page): Passage[] {
         tokens: estimateTokens(text),
       });
     let text = '';
+    let tokens = 0;
     for (const paragraph of section.text.split(/\n{2,}/)) {
-      for (const piece of estimateTokens(paragraph) > MAX_PASSAGE_TOKENS ? cutParagraph(paragraph) : [paragraph]) {
-        if (text !== '' && estimateTokens(`${text}\n\n${piece}`) > MAX_PASSAGE_TOKENS) {
+      const size = estimateTokens(paragraph);
+      for (const piece of size > MAX_PASSAGE_TOKENS ? cutParagraph(paragraph) : [paragraph]) {
+        const pieceTokens = piece === paragraph ? size : estimateTokens(piece);
+        // The blank line between paragraphs is about one token.
+        if (text !== '' && tokens + 1 + pieceTokens > MAX_PASSAGE_TOKENS) {
           add(text);
           text = '';
+          tokens = 0;
         }
+        tokens += (text === '' ? 0 : 1) + pieceTokens;
         text = text === '' ? piece : `${text}\n\n${piece}`;
       }
     }

@@ -1,7 +1,7 @@
 // @vitest-environment node
 import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { filePage, readFolder } from './folder-source.ts';
 
@@ -85,13 +85,15 @@ describe('a folder source', () => {
 
   it('reads .md, .html and .txt files recursively and skips the others with a log line that names them', async () => {
     const log: string[] = [];
-    const pages = await readFolder(folder, 'https://www.example.com/docs', 'en', (line) => log.push(line));
+    // Written with a `./` and a trailing slash, as a configuration file might.
+    const written = `./${relative(process.cwd(), folder)}/`;
+    const pages = await readFolder(written, 'https://www.example.com/docs', 'en', (line) => log.push(line));
     expect(pages.map(({ title, url }) => [title, url]).sort()).toEqual([
       ['Deep page', 'https://www.example.com/docs/guide/deep/page'],
       ['Welcome', 'https://www.example.com/docs/index'],
       ['notes', 'https://www.example.com/docs/notes'],
     ]);
-    const named = (file: string) => log.filter((line) => line.includes(join(folder, file)));
+    const named = (file: string) => log.filter((line) => line.includes(join(written, file)));
     expect(named('logo.png')).toEqual([expect.stringContaining('not a .md, .html or .txt file')]);
     expect(named('binary.md')).toEqual([expect.stringContaining('not UTF-8 text')]);
     expect(named('latin1.txt')).toEqual([expect.stringContaining('not UTF-8 text')]);

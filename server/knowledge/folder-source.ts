@@ -1,5 +1,5 @@
 import { readdir, readFile } from 'node:fs/promises';
-import { basename, extname, join, sep } from 'node:path';
+import { basename, extname, join, relative, sep } from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { htmlPage } from './html-page.ts';
 import { markdownPage } from './markdown-page.ts';
@@ -74,7 +74,7 @@ export async function readFolder(
     .sort();
   const pages: Page[] = [];
   for (const file of files) {
-    const relativePath = file.slice(folder.length).split(sep).filter(Boolean).join('/');
+    const relativePath = relative(folder, file).split(sep).join('/');
     if (!READERS[extname(file).toLowerCase()]) {
       log(`knowledge: skipped ${file}: not a .md, .html or .txt file`);
       continue;

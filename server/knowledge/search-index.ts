@@ -26,7 +26,7 @@ export interface KnowledgeIndex {
 export const FIELD_BOOST = { title: 3, headings: 2, text: 1 };
 
 /** Passages are added in slices this size, with a turn of the event loop between, so chat requests are never held up. */
-const SLICE = 64;
+const SLICE = 16;
 
 /** Terms are cut before MiniSearch sees them (per language), so it only splits on the spaces that join them. */
 const splitTerms = (text: string) => text.split(' ');
@@ -50,21 +50,29 @@ const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
  */
 export async function buildIndex(pages: readonly Page[]): Promise<KnowledgeIndex> {
   const ordered = [...pages].sort((a, b) => byText(a.url, b.url) || byText(a.title, b.title));
-  const passages = ordered.flatMap(chunkPage);
+  const passages: Passage[] = [];
   const search = emptySearch();
   const documentFrequency = new Map<string, number>();
   const languages = new Map<string, number>();
-  for (let start = 0; start < passages.length; start += SLICE) {
-    const slice: IndexedPassage[] = [];
-    for (let id = start; id < Math.min(start + SLICE, passages.length); id++) {
-      const { title, headings, text, language } = passages[id];
-      const fields = [title, headings.join(' '), text].map((field) => tokenize(field, language));
+  let sliced = 0;
+  for (const page of ordered) {
+    const added: IndexedPassage[] = [];
+    for (const passage of chunkPage(page)) {
+      const id = passages.push(passage) - 1;
+      const fields = [passage.title, passage.headings.join(' '), passage.text].map((field) =>
+        tokenize(field, passage.language),
+      );
       for (const term of new Set(fields.flat())) documentFrequency.set(term, (documentFrequency.get(term) ?? 0) + 1);
-      languages.set(ruleLanguage(language), (languages.get(ruleLanguage(language)) ?? 0) + 1);
-      slice.push({ id, title: fields[0].join(' '), headings: fields[1].join(' '), text: fields[2].join(' ') });
+      added.push({ id, title: fields[0].join(' '), headings: fields[1].join(' '), text: fields[2].join(' ') });
     }
-    search.addAll(slice);
-    await nextTurn();
+    const language = ruleLanguage(page.language);
+    languages.set(language, (languages.get(language) ?? 0) + added.length);
+    search.addAll(added);
+    sliced += added.length;
+    if (sliced >= SLICE) {
+      sliced = 0;
+      await nextTurn();
+    }
   }
   const [language] = [...languages].sort((a, b) => b[1] - a[1] || byText(a[0], b[0]))[0] ?? [DEFAULT_LANGUAGE];
   return { passages, search, documentFrequency, language };

@@ -131,17 +131,15 @@ export async function readSitemap(
       }
       url.hash = '';
       if (index) sitemaps.push(url.href);
+      else if (!allowed(url.href))
+        log(`knowledge: skipped ${url.href}: robots.txt disallows it for ${limits.userAgent}`);
       else if (pageUrls.size < limits.maxPages) pageUrls.add(url.href);
     }
   }
   if (otherOrigins > 0)
     log(`knowledge: ${sitemap} lists ${otherOrigins} addresses outside ${origin}; they are not fetched`);
 
-  const queue = [...pageUrls].filter((url) => {
-    if (allowed(url)) return true;
-    log(`knowledge: skipped ${url}: robots.txt disallows it for ${limits.userAgent}`);
-    return false;
-  });
+  const queue = [...pageUrls];
   const pages: Page[] = [];
   const fetchNext = async (): Promise<void> => {
     for (let url = queue.shift(); url !== undefined; url = queue.shift()) {
