@@ -40,7 +40,10 @@ export interface ScoredPassage {
   coverage: number;
 }
 
-/** How rare a term is among `count` passages (BM25's IDF): a term found nowhere weighs the most. */
+/**
+ * How rare a term is among `count` passages (BM25's IDF). A word that no passage holds weighs as much as one that a
+ * single passage holds: on a small site an absent word would otherwise outweigh every word the site does hold.
+ */
 const rarity = (count: number, found: number) => Math.log(1 + (count - found + 0.5) / (found + 0.5));
 
 /** The passages that hold enough of one question's weight, best first. */
@@ -53,7 +56,7 @@ function candidates(index: KnowledgeIndex, text: string, language: string, limit
   // and the weight, unless the question has no other word the index knows.
   const rare = terms.filter((term) => found(term) <= limits.commonShare * count);
   const counted = rare.some((term) => found(term) > 0) ? rare : terms;
-  const weight = new Map(counted.map((term) => [term, rarity(count, found(term))]));
+  const weight = new Map(counted.map((term) => [term, rarity(count, Math.max(1, found(term)))]));
   const total = [...weight.values()].reduce((sum, value) => sum + value, 0);
   const searched = counted.filter((term) => found(term) > 0);
   if (total === 0 || searched.length === 0) return [];

@@ -30,11 +30,11 @@ const QUESTION_WORDS: Record<string, string> = {
   fr: 'quand comment pourquoi où quel quelle quels quelles qui que quoi est puis peux peut pouvez je mon ma mes vous',
   he: 'מתי איך איפה למה מה מי האם אפשר',
   it: 'quando come dove perché cosa che quale quali chi posso può mio mia io',
-  ja: 'いつ どこ 何 なに なん どう どの どれ 誰 だれ どんな なぜ どうして いくら 教え ください です でしょ',
+  ja: 'いつ どこ 何 何時 何日 何曜日 なに なん どう どの どれ 誰 だれ どんな なぜ どうして いくら 教え ください です でしょ',
   nl: 'wanneer hoe waar waarom wat welke wie kan kunnen mijn ik u',
   pl: 'kiedy jak gdzie dlaczego co który która które kto czy mogę można mój moja',
   pt: 'quando como onde porque porquê que qual quais quem posso pode meu minha eu você',
-  zh: '什么 什 么 怎么 怎 怎样 哪里 哪儿 哪 谁 为什么 多少 吗 呢 请问 请 如何 几 可以 我',
+  zh: '什么 什 么 怎么 怎 怎样 哪里 哪儿 哪 谁 为什么 多少 吗 呢 请问 请 如何 几 几点 可以 我',
 };
 
 const rule = (
