@@ -21,8 +21,12 @@ export interface RetrievalLimits {
    * an off-topic question at 10,000 pages (BM25 grows with the number of words matched); this share can.
    */
   minCoverage: number;
-  /** A word in more than this share of passages is left out of the search and the weight: it tells nothing apart. */
+  /**
+   * A word in more than this share of the passages, and in more than `commonMinimum` of them, is left out of the
+   * search and of the weight: it tells little apart, and MiniSearch would score every passage that holds it.
+   */
   commonShare: number;
+  commonMinimum: number;
 }
 
 export const RETRIEVAL_LIMITS: RetrievalLimits = {
@@ -30,7 +34,8 @@ export const RETRIEVAL_LIMITS: RetrievalLimits = {
   maxTokens: 1500,
   maxPerPage: 3,
   minCoverage: 0.5,
-  commonShare: 0.1,
+  commonShare: 0.05,
+  commonMinimum: 100,
 };
 
 /** A passage found for a question, with its BM25 score and the share of the question's weight it holds. */
@@ -51,10 +56,9 @@ function candidates(index: KnowledgeIndex, text: string, language: string, limit
   const terms = [...new Set(tokenize(text, scriptLanguage(text, language)))];
   const count = index.passages.length;
   const found = (term: string) => index.documentFrequency.get(term) ?? 0;
-  // A word in more than `commonShare` of the passages weighs next to nothing and would make MiniSearch score a large
-  // part of the index (it scores every passage that shares a word with the query): it is left out of both the search
-  // and the weight, unless the question has no other word the index knows.
-  const rare = terms.filter((term) => found(term) <= limits.commonShare * count);
+  // Common words are left out of both the search and the weight, unless the question has no other word the index knows.
+  const common = Math.max(limits.commonShare * count, limits.commonMinimum);
+  const rare = terms.filter((term) => found(term) <= common);
   const counted = rare.some((term) => found(term) > 0) ? rare : terms;
   const weight = new Map(counted.map((term) => [term, rarity(count, Math.max(1, found(term)))]));
   const total = [...weight.values()].reduce((sum, value) => sum + value, 0);
