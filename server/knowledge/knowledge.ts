@@ -46,7 +46,7 @@ export interface Knowledge {
   /** The index that answers now: the last one fully built. */
   current(): KnowledgeIndex | undefined;
   /** {@link retrieve} on the current index; no passages before the first one is built. */
-  retrieve(question: Question): ScoredPassage[];
+  retrieve(question: Question, limits?: RetrievalLimits): ScoredPassage[];
   /** Reads every source again now and swaps the index when the new one is built. */
   refresh(): Promise<void>;
   /** Stops the refresh timer; the current index keeps answering. */
@@ -116,7 +116,7 @@ export function startKnowledge(
     ready,
     isReady: () => index !== undefined,
     current: () => index,
-    retrieve: (question) => (index ? retrieve(index, question) : []),
+    retrieve: (question, limits) => (index ? retrieve(index, question, limits) : []),
     refresh,
     stop: () => {
       stopped = true;
