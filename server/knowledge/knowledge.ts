@@ -3,7 +3,7 @@
 // `startKnowledge` wraps both in the reading of sources and the refresh timer.
 import { readFolder } from './folder-source.ts';
 import { isWebAddress, type Page } from './page.ts';
-import { type Question, retrieve, type ScoredPassage } from './retrieve.ts';
+import { type Question, type RetrievalLimits, retrieve, type ScoredPassage } from './retrieve.ts';
 import { buildIndex, type KnowledgeIndex } from './search-index.ts';
 import { type CrawlLimits, readSitemap } from './sitemap-source.ts';
 
