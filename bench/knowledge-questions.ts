@@ -1,0 +1,115 @@
+// The retrieval benchmark's corpus and questions, written before any tuning of the ranking (issue 25). The corpus is
+// documentation that nobody here wrote: the README.md that each package below ships in node_modules, at the version
+// package-lock.json pins. The bench reads them from node_modules and never copies them into the tree.
+
+/** The packages whose README.md is one page of the corpus each; its address is the package's npm page. */
+export const CORPUS_PACKAGES = [
+  '@hono/node-server',
+  '@testing-library/jest-dom',
+  '@testing-library/react',
+  'acorn',
+  'autocannon',
+  'chai',
+  'chrome-launcher',
+  'cli-table3',
+  'cosmiconfig',
+  'debug',
+  'decimal.js',
+  'deep-chat',
+  'form-data',
+  'hdr-histogram-js',
+  'ioredis',
+  'jsdom',
+  'jsesc',
+  'lru-cache',
+  'magic-string',
+  'micromark',
+  'minimatch',
+  'mitt',
+  'openai',
+  'picomatch',
+  'prom-client',
+  'robots-parser',
+  'semver',
+  'superjson',
+  'tinybench',
+  'tough-cookie',
+  'undici',
+  'valibot',
+  'whatwg-url',
+  'ws',
+  'xstate',
+  'yaml',
+  'zod',
+] as const;
+
+/** A question a visitor of that documentation might ask, and the package whose page answers it. */
+export interface BenchQuestion {
+  question: string;
+  page: (typeof CORPUS_PACKAGES)[number];
+}
+
+export const QUESTIONS: BenchQuestion[] = [
+  { question: 'How do I subscribe to a Redis channel and receive published messages?', page: 'ioredis' },
+  { question: 'How can I send several Redis commands in one round trip?', page: 'ioredis' },
+  { question: 'How do I make jsdom run the scripts inside a page?', page: 'jsdom' },
+  { question: 'How do I load a document from a URL with jsdom?', page: 'jsdom' },
+  { question: 'How do I stream a chat completion response from the OpenAI API?', page: 'openai' },
+  { question: 'How do I set retries and timeouts for OpenAI requests?', page: 'openai' },
+  { question: 'What is the difference between undici and the fetch built into Node.js?', page: 'undici' },
+  { question: 'How do I check whether a version satisfies a range like ^1.2.3?', page: 'semver' },
+  { question: 'How do I coerce a string like v2 into a valid version?', page: 'semver' },
+  { question: 'How do I turn on debug output for some namespaces with the DEBUG environment variable?', page: 'debug' },
+  { question: 'How do I detect and close broken WebSocket connections?', page: 'ws' },
+  { question: 'How do I broadcast a message to every connected WebSocket client?', page: 'ws' },
+  { question: 'What are parallel and hierarchical state machines?', page: 'xstate' },
+  { question: 'How do I collect the default metrics for Prometheus in Node?', page: 'prom-client' },
+  { question: 'How do I push metrics to a Pushgateway?', page: 'prom-client' },
+  { question: 'How are Windows UNC paths handled when matching glob patterns?', page: 'minimatch' },
+  { question: 'How fast is picomatch compared with minimatch and micromatch?', page: 'picomatch' },
+  { question: 'How do I bound a cache by total size and give entries a time to live?', page: 'lru-cache' },
+  { question: 'How do I parse a YAML document and stringify it back?', page: 'yaml' },
+  { question: 'How do I load test an HTTP server from the command line with many connections?', page: 'autocannon' },
+  { question: 'How do I parse JavaScript source into an AST for a given ecmaVersion?', page: 'acorn' },
+  { question: 'How do I overwrite part of a string and generate a source map?', page: 'magic-string' },
+  { question: 'How do I submit a multipart form with a file stream from Node?', page: 'form-data' },
+  { question: 'How do I infer a TypeScript type from a Zod schema?', page: 'zod' },
+  { question: 'How do I listen to every event with a tiny event emitter?', page: 'mitt' },
+  { question: 'How do I do arbitrary-precision decimal arithmetic without floating point errors?', page: 'decimal.js' },
+  { question: 'Which files does cosmiconfig search for configuration?', page: 'cosmiconfig' },
+  { question: 'How do I serialize Dates, Maps and Sets to JSON and get them back?', page: 'superjson' },
+  { question: 'How are SameSite cookies and cookie prefixes handled in a cookie jar?', page: 'tough-cookie' },
+  { question: 'How do I serve static files with Hono on Node.js?', page: '@hono/node-server' },
+  { question: 'How do I use the expect and should assertion styles with Mocha?', page: 'chai' },
+  { question: 'How do I benchmark a few functions and read the results of each task?', page: 'tinybench' },
+  { question: 'How do I escape a string for a JavaScript string literal and choose the quotes?', page: 'jsesc' },
+  { question: 'How do I draw a table with coloured borders in the terminal?', page: 'cli-table3' },
+  {
+    question: 'How do I record latencies and read percentiles while dealing with coordinated omission?',
+    page: 'hdr-histogram-js',
+  },
+  { question: 'How do I check whether a URL is allowed by robots.txt for my crawler?', page: 'robots-parser' },
+  {
+    question: 'How do I assert that an element is visible or has a class in DOM tests?',
+    page: '@testing-library/jest-dom',
+  },
+  { question: 'How do I launch Chrome from Node and find its debugging port?', page: 'chrome-launcher' },
+  { question: 'How do I render a React component in a test and query it?', page: '@testing-library/react' },
+  { question: 'How do I parse URLs the way the WHATWG URL Standard says?', page: 'whatwg-url' },
+];
+
+/** Questions that no page of the corpus covers: each should get no passage at all. */
+export const OFF_TOPIC_QUESTIONS = [
+  'What is the capital of Australia?',
+  'How do I bake sourdough bread?',
+  'Who won the football world cup in 2018?',
+  'What are your opening hours on Sunday?',
+  'Can I return a pair of shoes after thirty days?',
+  'What is the best treatment for a migraine?',
+  'How much does shipping to Canada cost?',
+  'Can you recommend a good novel about sailing?',
+  'What is the meaning of life?',
+  'How tall is Mount Everest?',
+  'How do I say good morning in Italian?',
+  "What's the weather like in Paris tomorrow?",
+];

@@ -1,0 +1,86 @@
+// @vitest-environment node
+import { describe, expect, it } from 'vitest';
+import { chunkPage, estimateTokens, MAX_PASSAGE_TOKENS } from './chunk.ts';
+import { htmlPage } from './html-page.ts';
+import { markdownPage } from './markdown-page.ts';
+import type { Page } from './page.ts';
+
+const page = (sections: Page['sections']): Page => ({
+  url: 'https://example.com/p',
+  title: 'P',
+  language: 'en',
+  sections,
+});
+
+describe('a Markdown page along its headings', () => {
+  it('keeps the heading path with each section, treats # in a code fence as code and drops badges and link targets', () => {
+    const { sections } = markdownPage(
+      [
+        '# Garden [![build](https://ci/badge.svg)](https://ci)',
+        'Tools for the [garden](https://example.com/garden).',
+        '## Spades',
+        '```sh',
+        '# not a heading',
+        '```',
+        '### Blades',
+        'Steel blades.',
+        '## Rakes',
+        'Wooden rakes.',
+      ].join('\n'),
+    );
+    expect(sections).toEqual([
+      { headings: ['Garden'], text: 'Tools for the garden.' },
+      { headings: ['Garden', 'Spades'], text: '```sh\n# not a heading\n```' },
+      { headings: ['Garden', 'Spades', 'Blades'], text: 'Steel blades.' },
+      { headings: ['Garden', 'Rakes'], text: 'Wooden rakes.' },
+    ]);
+  });
+});
+
+describe('an HTML page', () => {
+  it('keeps the main content along its headings, not the navigation, header or footer', () => {
+    const filler = 'The blade is forged from one piece of steel and sharpened by hand before it leaves the workshop. ';
+    const html = `<html><head><title>Spades</title></head><body>
+      <header>Site header: Home, Shop, Cart</header><nav><a href="/">Navigation link</a></nav>
+      <main><h1>Spades</h1><p>${filler.repeat(6)}</p><h2>Care</h2><p>Oil the blade after use. ${filler.repeat(4)}</p></main>
+      <footer>Copyright footer</footer><script>var tracking = 1;</script></body></html>`;
+    const { sections } = htmlPage(html, 'https://example.com/spades');
+    const text = sections.map((section) => section.text).join(' ');
+    expect(text).toContain('Oil the blade after use.');
+    for (const chrome of ['Site header', 'Navigation link', 'Copyright footer', 'tracking'])
+      expect(text).not.toContain(chrome);
+    expect(sections.find((section) => section.text.startsWith('Oil'))?.headings.at(-1)).toBe('Care');
+  });
+});
+
+describe('chunking', () => {
+  it('cuts a section into passages of at most a few hundred words, each with the page, headings and language', () => {
+    const paragraph = (n: number) => `Paragraph ${n} ${'about garden tools and their care '.repeat(30)}`.trim();
+    const passages = chunkPage(
+      page([{ headings: ['Tools', 'Care'], text: [1, 2, 3, 4, 5].map(paragraph).join('\n\n') }]),
+    );
+    expect(passages.length).toBeGreaterThan(1);
+    for (const passage of passages) {
+      expect(passage.tokens).toBeLessThanOrEqual(MAX_PASSAGE_TOKENS);
+      expect(passage).toMatchObject({
+        url: 'https://example.com/p',
+        title: 'P',
+        headings: ['Tools', 'Care'],
+        language: 'en',
+      });
+    }
+    expect(passages.map((passage) => passage.text).join('\n\n')).toBe([1, 2, 3, 4, 5].map(paragraph).join('\n\n'));
+  });
+
+  it('cuts a paragraph longer than a passage between words, and Japanese text between characters', () => {
+    const long = 'word '.repeat(2000).trim();
+    const english = chunkPage(page([{ headings: [], text: long }]));
+    expect(
+      english.every((passage) => passage.tokens <= MAX_PASSAGE_TOKENS && /^word( word)*$/.test(passage.text)),
+    ).toBe(true);
+    const japanese = chunkPage(page([{ headings: ['返品'], text: '返品は三十日以内にできます。'.repeat(100) }]));
+    expect(japanese.length).toBeGreaterThan(1);
+    expect(japanese.every((passage) => passage.tokens <= MAX_PASSAGE_TOKENS)).toBe(true);
+    expect(estimateTokens('返品')).toBe(2);
+  });
+});

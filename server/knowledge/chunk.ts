@@ -1,0 +1,78 @@
+import type { Page } from './page.ts';
+
+/** One passage of a page: what the index holds and what the model may be given, with where it came from. */
+export interface Passage {
+  url: string;
+  title: string;
+  /** The headings above the passage, outermost first. */
+  headings: string[];
+  text: string;
+  language: string;
+  /** Its estimated size in the model's tokens, for the material's budget. */
+  tokens: number;
+}
+
+/** About 300 English words: a passage is long enough to answer from and short enough for five to fit the budget. */
+export const MAX_PASSAGE_TOKENS = 400;
+
+const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/gu;
+
+/** The size of a text in a model's tokens, estimated: a Chinese or Japanese character is about one, English four letters. */
+export function estimateTokens(text: string): number {
+  const wide = text.match(CJK)?.length ?? 0;
+  return Math.ceil(wide + (text.length - wide) / 4);
+}
+
+/** A paragraph too long for one passage, cut between words (or, in scripts without spaces, between characters). */
+function cutParagraph(paragraph: string): string[] {
+  const words = /\s/.test(paragraph) ? paragraph.split(/(?<=\s)/) : Array.from(paragraph);
+  const pieces: string[] = [];
+  let piece = '';
+  let tokens = 0;
+  for (const word of words) {
+    const wordTokens = estimateTokens(word);
+    if (piece !== '' && tokens + wordTokens > MAX_PASSAGE_TOKENS) {
+      pieces.push(piece.trim());
+      piece = '';
+      tokens = 0;
+    }
+    piece += word;
+    tokens += wordTokens;
+  }
+  if (piece.trim() !== '') pieces.push(piece.trim());
+  return pieces;
+}
+
+/** A page cut along its headings into passages of at most {@link MAX_PASSAGE_TOKENS}, whole paragraphs where they fit. */
+export function chunkPage(page: Page): Passage[] {
+  const passages: Passage[] = [];
+  for (const section of page.sections) {
+    const add = (text: string) =>
+      passages.push({
+        url: page.url,
+        title: page.title,
+        headings: section.headings,
+        text,
+        language: page.language,
+        tokens: estimateTokens(text),
+      });
+    let text = '';
+    let tokens = 0;
+    for (const paragraph of section.text.split(/\n{2,}/)) {
+      const size = estimateTokens(paragraph);
+      for (const piece of size > MAX_PASSAGE_TOKENS ? cutParagraph(paragraph) : [paragraph]) {
+        const pieceTokens = piece === paragraph ? size : estimateTokens(piece);
+        // The blank line between paragraphs is about one token.
+        if (text !== '' && tokens + 1 + pieceTokens > MAX_PASSAGE_TOKENS) {
+          add(text);
+          text = '';
+          tokens = 0;
+        }
+        tokens += (text === '' ? 0 : 1) + pieceTokens;
+        text = text === '' ? piece : `${text}\n\n${piece}`;
+      }
+    }
+    if (text.trim() !== '') add(text);
+  }
+  return passages;
+}

@@ -1,0 +1,100 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { basename, extname, join, relative, sep } from 'node:path';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { htmlPage } from './html-page.ts';
+import { markdownPage } from './markdown-page.ts';
+import { isWebAddress, type Page, type PageDraft, SectionWriter } from './page.ts';
+
+/** The kinds of file a folder source reads; any other file is skipped with a log line. */
+const READERS: Record<string, (text: string, address: string) => PageDraft> = {
+  '.md': markdownPage,
+  '.markdown': markdownPage,
+  '.html': htmlPage,
+  '.htm': htmlPage,
+  '.txt': textPage,
+};
+
+/** A plain text file: its paragraphs, under no heading (its title is then the file's name). */
+function textPage(text: string): PageDraft {
+  const writer = new SectionWriter();
+  for (const paragraph of text.split(/\r?\n\s*\r?\n/)) writer.paragraph(paragraph);
+  return { sections: writer.finish() };
+}
+
+/** `url` with a trailing slash, so that a relative path lands inside it rather than beside it. */
+const folderAddress = (url: string) => (url.endsWith('/') ? url : `${url}/`);
+
+/**
+ * One file of a folder source as a page. `relativePath` is the file's path under the folder (with `/`); its address is
+ * the source's `url` plus that path without its extension, unless the file names its own (front matter `url:`,
+ * `<link rel="canonical">`), which must then be `http:` or `https:`. `undefined` for a file of another kind.
+ */
+export function filePage(relativePath: string, text: string, url: string, language: string): Page | undefined {
+  const extension = extname(relativePath).toLowerCase();
+  const read = READERS[extension];
+  if (!read) return undefined;
+  const path = relativePath.slice(0, relativePath.length - extension.length);
+  const address = new URL(path.split('/').map(encodeURIComponent).join('/'), folderAddress(url)).href;
+  const draft = read(text, address);
+  const own = draft.url === undefined ? undefined : URL.parse(draft.url, address)?.href;
+  return {
+    url: own !== undefined && isWebAddress(own) ? own : address,
+    title: draft.title ?? basename(path),
+    language: draft.language ?? language,
+    sections: draft.sections,
+  };
+}
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** A file's text, or why it is not text: a NUL byte or a byte sequence that is not UTF-8. */
+function fileText(bytes: Uint8Array): string | undefined {
+  if (bytes.includes(0)) return undefined;
+  try {
+    return strictUtf8.decode(bytes);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Every `.md`, `.html` and `.txt` file under `folder`, read recursively, as pages published under `url`. A file that
+ * cannot be read, is not text or is of another kind is skipped, with a log line that names it.
+ */
+export async function readFolder(
+  folder: string,
+  url: string,
+  language: string,
+  log: (line: string) => void,
+): Promise<Page[]> {
+  const entries = await readdir(folder, { recursive: true, withFileTypes: true });
+  const files = entries
+    .filter((entry) => entry.isFile() || entry.isSymbolicLink())
+    .map((entry) => join(entry.parentPath, entry.name))
+    .sort();
+  const pages: Page[] = [];
+  for (const file of files) {
+    const relativePath = relative(folder, file).split(sep).join('/');
+    if (!READERS[extname(file).toLowerCase()]) {
+      log(`knowledge: skipped ${file}: not a .md, .html or .txt file`);
+      continue;
+    }
+    let bytes: Uint8Array;
+    try {
+      bytes = await readFile(file);
+    } catch (error) {
+      log(`knowledge: skipped ${file}: it cannot be read (${(error as Error).message})`);
+      continue;
+    }
+    const text = fileText(bytes);
+    if (text === undefined) {
+      log(`knowledge: skipped ${file}: it is not UTF-8 text`);
+      continue;
+    }
+    const page = filePage(relativePath, text, url, language);
+    if (page) pages.push(page);
+    // Reading an HTML page takes some milliseconds of one core: a chat request waits for one page at most.
+    await nextTurn();
+  }
+  return pages;
+}

@@ -1,0 +1,78 @@
+import { Readability } from '@mozilla/readability';
+import { parseHTML } from 'linkedom';
+import { oneLine, type PageDraft, SectionWriter } from './page.ts';
+
+/** Elements that end a paragraph of text. */
+const BLOCKS = new Set(
+  'ADDRESS ARTICLE ASIDE BLOCKQUOTE BR DD DETAILS DIV DL DT FIELDSET FIGCAPTION FIGURE FOOTER FORM HEADER HR LI MAIN NAV OL P SECTION SUMMARY TABLE TBODY TD TFOOT TH THEAD TR UL'.split(
+    ' ',
+  ),
+);
+/** Elements whose text is never page text. */
+const HIDDEN = new Set(['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE', 'SVG', 'IFRAME', 'OBJECT', 'CANVAS']);
+/** What the fallback leaves out when Readability finds no article: the page's chrome around its content. */
+const CHROME =
+  'nav, header, footer, aside, form, script, style, noscript, template, [role="navigation"], [aria-hidden="true"]';
+
+/** Walks the main content in document order: a heading starts a section, a block ends a paragraph. */
+function readSections(root: Element): Pick<PageDraft, 'sections'> & { firstHeading?: string } {
+  const writer = new SectionWriter();
+  let line = '';
+  const endParagraph = () => {
+    writer.paragraph(oneLine(line));
+    line = '';
+  };
+  const walk = (node: Node) => {
+    for (const child of Array.from(node.childNodes)) {
+      if (child.nodeType === 3) {
+        line += child.textContent ?? '';
+        continue;
+      }
+      if (child.nodeType !== 1) continue;
+      const tag = (child as Element).tagName.toUpperCase();
+      if (HIDDEN.has(tag)) continue;
+      const level = /^H([1-6])$/.exec(tag)?.[1];
+      if (level) {
+        endParagraph();
+        writer.heading(Number(level), child.textContent ?? '');
+      } else if (tag === 'PRE') {
+        endParagraph();
+        writer.paragraph(child.textContent ?? '');
+      } else if (BLOCKS.has(tag)) {
+        endParagraph();
+        walk(child);
+        endParagraph();
+      } else {
+        walk(child);
+      }
+    }
+  };
+  walk(root);
+  endParagraph();
+  return { sections: writer.finish(), firstHeading: writer.firstHeading };
+}
+
+/**
+ * An HTML page's title, canonical address, language and main text. `<title>` and `<link rel="canonical">` win; the
+ * main text is what Mozilla's Readability keeps (not the navigation, header, footer or cookie banner), or, when it
+ * finds no article, the body without those parts. `address` resolves relative links.
+ */
+export function htmlPage(html: string, address: string): PageDraft {
+  const whole = /<html[\s>]/i.test(html) ? html : `<!doctype html><html><head></head><body>${html}</body></html>`;
+  const { document } = parseHTML(whole);
+  // linkedom leaves both undefined, and Readability resolves the article's links against them.
+  Object.defineProperty(document, 'baseURI', { value: address });
+  Object.defineProperty(document, 'documentURI', { value: address });
+  const title = oneLine(document.querySelector('title')?.textContent ?? '') || undefined;
+  const url = document.querySelector('link[rel~="canonical" i]')?.getAttribute('href')?.trim() || undefined;
+  const language = document.documentElement?.getAttribute('lang')?.trim() || undefined;
+  const article = new Readability(document, { serializer: (element: Node) => element as Element }).parse();
+  let root = article?.content ?? undefined;
+  if (!root) {
+    const body = parseHTML(whole).document.body;
+    for (const element of Array.from(body.querySelectorAll(CHROME))) element.remove();
+    root = body;
+  }
+  const { sections, firstHeading } = readSections(root);
+  return { title: title ?? firstHeading, url, language, sections };
+}

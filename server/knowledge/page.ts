@@ -1,0 +1,70 @@
+/** A run of a page's text under one heading path (`['Install', 'From npm']`), before it is cut into passages. */
+export interface Section {
+  headings: string[];
+  text: string;
+}
+
+/** One page of the site as the index reads it: its address, title, language and main text along its headings. */
+export interface Page {
+  url: string;
+  title: string;
+  /** A BCP 47 tag (`en`, `ja`, `pt-BR`): it chooses the stop words, the stemmer or the segmenter. */
+  language: string;
+  sections: Section[];
+}
+
+/** What a file or a fetched page says about itself; the source fills in what it leaves out. */
+export interface PageDraft {
+  /** The front matter's or `<title>`'s, else the first heading. */
+  title?: string;
+  /** The front matter's `url:` or the `<link rel="canonical">`, as written (it may be relative). */
+  url?: string;
+  language?: string;
+  sections: Section[];
+}
+
+/** Whether `address` is one the assistant may show as a link: `http:` or `https:` only. */
+export function isWebAddress(address: string): boolean {
+  try {
+    const { protocol } = new URL(address);
+    return protocol === 'http:' || protocol === 'https:';
+  } catch {
+    return false;
+  }
+}
+
+/** Collapses every run of white space (new lines included) to one space: a title or heading is one line of text. */
+export const oneLine = (text: string) => text.replace(/\s+/g, ' ').trim();
+
+/** Builds sections as a document is read: a heading at `level` closes the section before it. */
+export class SectionWriter {
+  readonly sections: Section[] = [];
+  private path: string[] = [];
+  private parts: string[] = [];
+  firstHeading: string | undefined;
+
+  heading(level: number, text: string): void {
+    this.flush();
+    const heading = oneLine(text);
+    if (heading === '') return;
+    this.firstHeading ??= heading;
+    this.path = [...this.path.slice(0, level - 1), heading];
+  }
+
+  paragraph(text: string): void {
+    const trimmed = text.trim();
+    if (trimmed !== '') this.parts.push(trimmed);
+  }
+
+  /** The sections so far; a heading with no text of its own adds none (its path lives on in the next one's). */
+  finish(): Section[] {
+    this.flush();
+    return this.sections;
+  }
+
+  private flush(): void {
+    if (this.parts.length > 0)
+      this.sections.push({ headings: this.path.filter(Boolean), text: this.parts.join('\n\n') });
+    this.parts = [];
+  }
+}

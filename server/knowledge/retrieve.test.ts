@@ -1,0 +1,118 @@
+// @vitest-environment node
+import { describe, expect, it } from 'vitest';
+import type { Page } from './page.ts';
+import { RETRIEVAL_LIMITS, retrieve } from './retrieve.ts';
+import { buildIndex, type KnowledgeIndex } from './search-index.ts';
+
+const site = 'https://shop.example.com';
+const page = (path: string, title: string, language: string, sections: [string, string][]): Page => ({
+  url: `${site}${path}`,
+  title,
+  language,
+  sections: sections.map(([heading, text]) => ({ headings: [title, heading], text })),
+});
+
+const PAGES: Page[] = [
+  page('/returns', 'Returns policy', 'en', [
+    ['Time limit', 'You can return any item within thirty days of delivery for a full refund.'],
+    ['Refunds', 'Refunds reach your card within five working days after the parcel arrives at our warehouse.'],
+  ]),
+  page('/shipping', 'Shipping', 'en', [
+    ['Costs', 'Standard shipping within the country costs four euros; orders above fifty euros ship free.'],
+    ['Abroad', 'We ship to most countries of the European Union within a week.'],
+  ]),
+  page('/hours', 'Opening hours', 'en', [
+    ['Shop', 'The shop in the old town opens Monday to Saturday from nine to six; it is closed on Sundays.'],
+  ]),
+  page('/spades', 'Spades', 'en', [
+    ['Blades', 'Our spades have blades forged from one piece of steel.'],
+    ['Handles', 'Ash handles are oiled and replaceable.'],
+  ]),
+  page('/ja/returns', '返品について', 'ja', [
+    ['期限', '商品はお届けから三十日以内であれば返品できます。返金は五営業日以内に行います。'],
+  ]),
+  page('/de/versand', 'Versand', 'de', [
+    ['Lieferung', 'Lieferungen innerhalb Deutschlands dauern zwei bis drei Werktage.'],
+  ]),
+];
+
+const pagesOf = (index: KnowledgeIndex, question: Parameters<typeof retrieve>[1]) =>
+  retrieve(index, question).map(({ passage }) => passage.url.slice(site.length));
+
+describe('retrieval', async () => {
+  const index = await buildIndex(PAGES);
+
+  it('finds the page that answers a question, first', () => {
+    expect(pagesOf(index, { latest: 'How many days do I have to return an item?' })[0]).toBe('/returns');
+    expect(pagesOf(index, { latest: 'What does shipping cost?' })[0]).toBe('/shipping');
+    expect(pagesOf(index, { latest: 'Are the spade handles replaceable?' })[0]).toBe('/spades');
+  });
+
+  it('gives a Japanese question the Japanese page', () => {
+    expect(pagesOf(index, { latest: '返品はいつまでできますか？' })).toEqual(['/ja/returns']);
+  });
+
+  it('stems for the visitor’s language', () => {
+    expect(
+      pagesOf(index, { latest: 'Wie viele Werktage dauern Lieferungen nach Deutschland?', language: 'de' }),
+    ).toEqual(['/de/versand']);
+  });
+
+  it('gives off-topic questions no passages at all', () => {
+    for (const latest of [
+      'What is the capital of Australia?',
+      'How do I bake sourdough bread?',
+      'Who won the world cup?',
+    ]) {
+      expect(retrieve(index, { latest })).toEqual([]);
+    }
+  });
+
+  it('also retrieves for the previous question, after the latest one’s passages', () => {
+    expect(retrieve(index, { latest: 'And is that so?' })).toEqual([]);
+    expect(pagesOf(index, { latest: 'And is that so?', previous: 'When does the shop open?' })).toEqual(['/hours']);
+    expect(pagesOf(index, { latest: 'Are spades forged?', previous: 'When does the shop open?' })).toEqual([
+      '/spades',
+      '/hours',
+    ]);
+  });
+
+  it('builds the same index whatever order the pages come in', async () => {
+    const reversed = await buildIndex([...PAGES].reverse());
+    expect(reversed.passages).toEqual(index.passages);
+    expect(retrieve(reversed, { latest: 'refund card days' })).toEqual(retrieve(index, { latest: 'refund card days' }));
+  });
+});
+
+const mostFromOnePage = (found: ReturnType<typeof retrieve>) => {
+  const counts = new Map<string, number>();
+  for (const { passage } of found) counts.set(passage.url, (counts.get(passage.url) ?? 0) + 1);
+  return Math.max(...counts.values());
+};
+
+describe('the budget', async () => {
+  const sentence = 'The garden spade with a forged blade digs clay. ';
+  const spadePage = (n: number): Page =>
+    page(`/spade-${n}`, `Spade ${n}`, 'en', [
+      ['One', sentence.repeat(30)],
+      ['Two', sentence.repeat(30)],
+      ['Three', sentence.repeat(30)],
+      ['Four', sentence.repeat(30)],
+    ]);
+  const index = await buildIndex([...PAGES, spadePage(1), spadePage(2), spadePage(3)]);
+
+  it('gives at most 5 passages, about 1,500 tokens, and at most 3 from one page', () => {
+    const found = retrieve(index, { latest: 'forged spade blade for clay' });
+    expect(found.length).toBeGreaterThan(0);
+    expect(found.length).toBeLessThanOrEqual(RETRIEVAL_LIMITS.maxPassages);
+    expect(found.reduce((sum, { passage }) => sum + passage.tokens, 0)).toBeLessThanOrEqual(RETRIEVAL_LIMITS.maxTokens);
+    expect(mostFromOnePage(found)).toBeLessThanOrEqual(3);
+    const unbudgeted = retrieve(
+      index,
+      { latest: 'forged spade blade for clay' },
+      { ...RETRIEVAL_LIMITS, maxTokens: 10_000 },
+    );
+    expect(unbudgeted).toHaveLength(5);
+    expect(mostFromOnePage(unbudgeted)).toBe(3);
+  });
+});

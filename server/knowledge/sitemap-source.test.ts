@@ -1,0 +1,155 @@
+// @vitest-environment node
+import { afterEach, describe, expect, it } from 'vitest';
+import { type KnowledgeSite, sitemapXml, sitePage, startKnowledgeSite } from '../../testing/knowledge-site.ts';
+import { type CrawlLimits, readSitemap, sitemapLocations } from './sitemap-source.ts';
+
+const LIMITS: CrawlLimits = {
+  userAgent: 'AIAssistantBot',
+  maxPages: 1000,
+  maxPageBytes: 20_000,
+  concurrency: 2,
+  requestTimeoutMs: 10_000,
+  maxRedirects: 3,
+  maxSitemaps: 10,
+};
+
+const article = (heading: string, text: string) =>
+  `<h1>${heading}</h1><p>${text} ${'More words about the subject. '.repeat(20)}</p>`;
+
+let site: KnowledgeSite;
+let other: KnowledgeSite | undefined;
+afterEach(async () => {
+  await site?.close();
+  await other?.close();
+  other = undefined;
+});
+
+describe('a sitemap source', () => {
+  it('fetches the pages of the sitemap’s origin that robots.txt allows, and nothing else', async () => {
+    site = await startKnowledgeSite();
+    other = await startKnowledgeSite({
+      '/docs/foreign': { body: sitePage({ title: 'Foreign', body: article('F', 'Foreign.') }) },
+    });
+    const { origin } = site;
+    const otherOrigin = other.origin;
+    site.set('/robots.txt', {
+      type: 'text/plain',
+      body: 'User-agent: AIAssistantBot\nDisallow: /private/\n\nUser-agent: *\nDisallow: /\n',
+    });
+    site.set('/sitemap.xml', {
+      type: 'application/xml',
+      body: sitemapXml([`${origin}/sitemap-pages.xml`, `${otherOrigin}/sitemap-foreign.xml`], true),
+    });
+    site.set('/sitemap-pages.xml', {
+      type: 'application/xml',
+      body: sitemapXml([
+        `${origin}/docs/returns`,
+        `${origin}/docs/returns#top`,
+        `${origin}/private/secret`,
+        `${origin}/moved`,
+        `${origin}/away`,
+        `${origin}/away-private`,
+        `${otherOrigin}/docs/foreign`,
+        `${origin}/ja/returns`,
+        `${origin}/big`,
+        `${origin}/logo.png`,
+      ]),
+    });
+    site.set('/docs/returns', {
+      body: sitePage({ title: 'Returns', body: article('Returns', 'Thirty days to return.') }),
+    });
+    site.set('/moved', { redirect: '/docs/shipping', status: 301 });
+    site.set('/docs/shipping', {
+      body: sitePage({
+        title: 'Shipping',
+        canonical: '/docs/shipping?ref=canonical',
+        body: article('Shipping', 'Four euros.'),
+      }),
+    });
+    site.set('/away', { redirect: `${otherOrigin}/docs/evil` });
+    site.set('/away-private', { redirect: '/private/hidden' });
+    site.set('/ja/returns', {
+      body: sitePage({ title: '返品について', lang: 'ja', body: article('返品', '三十日以内であれば返品できます。') }),
+    });
+    site.set('/big', { body: sitePage({ title: 'Big', body: article('Big', 'x'.repeat(30_000)) }) });
+    site.set('/logo.png', { type: 'image/png', body: 'PNG' });
+
+    const log: string[] = [];
+    const pages = await readSitemap(`${origin}/sitemap.xml`, 'en', LIMITS, (line) => log.push(line));
+
+    expect(pages.map(({ url, title, language }) => [url, title, language]).sort()).toEqual([
+      [`${origin}/docs/returns`, 'Returns', 'en'],
+      [`${origin}/docs/shipping?ref=canonical`, 'Shipping', 'en'],
+      [`${origin}/ja/returns`, '返品について', 'ja'],
+    ]);
+    expect(
+      pages
+        .find((page) => page.title === 'Returns')
+        ?.sections.map((section) => section.text)
+        .join(' '),
+    ).not.toMatch(/Home|Gardening navigation|Copyright footer/);
+    expect(other.requests).toEqual([]);
+    const fetched = site.requests.map(({ path }) => path);
+    expect(fetched).not.toContain('/private/secret');
+    expect(fetched).not.toContain('/private/hidden');
+    expect(fetched.filter((path) => path === '/docs/returns')).toHaveLength(1);
+    expect(fetched).toEqual(
+      expect.arrayContaining(['/robots.txt', '/sitemap.xml', '/sitemap-pages.xml', '/away', '/moved']),
+    );
+    expect(new Set(site.requests.map((request) => request.userAgent))).toEqual(new Set(['AIAssistantBot']));
+    expect(log).toEqual(
+      expect.arrayContaining([
+        expect.stringContaining(`${origin}/private/secret: robots.txt disallows it`),
+        expect.stringContaining(`${origin}/away: it leads to another origin`),
+        expect.stringContaining(`${origin}/away-private: robots.txt disallows ${origin}/private/hidden`),
+        expect.stringContaining(`${origin}/big: it is larger than 20000 bytes`),
+        expect.stringContaining(`${origin}/logo.png: it is not HTML`),
+        expect.stringContaining('lists 2 addresses outside'),
+      ]),
+    );
+  });
+
+  it('stops at the page cap and fails when the sitemap or robots.txt cannot be read', async () => {
+    site = await startKnowledgeSite();
+    const { origin } = site;
+    const paths = Array.from({ length: 6 }, (_, n) => `/p${n}`);
+    site.set('/sitemap.xml', { type: 'application/xml', body: sitemapXml(paths.map((path) => `${origin}${path}`)) });
+    for (const path of paths) site.set(path, { body: sitePage({ title: path, body: article(path, 'Text.') }) });
+    const pages = await readSitemap(`${origin}/sitemap.xml`, 'en', { ...LIMITS, maxPages: 4 }, () => {});
+    expect(pages).toHaveLength(4);
+    expect(site.requests.filter(({ path }) => paths.includes(path))).toHaveLength(4);
+
+    await expect(readSitemap(`${origin}/missing.xml`, 'en', LIMITS, () => {})).rejects.toThrow(
+      /sitemap .* cannot be read/,
+    );
+    site.set('/robots.txt', { status: 503, type: 'text/plain', body: 'busy' });
+    await expect(readSitemap(`${origin}/sitemap.xml`, 'en', LIMITS, () => {})).rejects.toThrow(
+      /robots\.txt answered 503/,
+    );
+  });
+
+  it('gives up on a request after its time limit', async () => {
+    site = await startKnowledgeSite();
+    const release = site.hold();
+    await expect(
+      readSitemap(`${site.origin}/sitemap.xml`, 'en', { ...LIMITS, requestTimeoutMs: 200 }, () => {}),
+    ).rejects.toThrow();
+    release();
+  });
+});
+
+describe('sitemap XML', () => {
+  it('reads <loc> entries, with entities and CDATA, and tells an index from a list of pages', () => {
+    expect(
+      sitemapLocations(
+        '<urlset><url><loc> https://a.example/?x=1&amp;y=2 </loc></url><url><loc><![CDATA[https://a.example/b]]></loc></url></urlset>',
+      ),
+    ).toEqual({
+      index: false,
+      locations: ['https://a.example/?x=1&y=2', 'https://a.example/b'],
+    });
+    expect(
+      sitemapLocations('<sitemapindex><sitemap><loc>https://a.example/s.xml</loc></sitemap></sitemapindex>').index,
+    ).toBe(true);
+  });
+});
