@@ -1,6 +1,8 @@
 // @vitest-environment node
 // The production server as `npm start` runs it, in a process of its own: signals, client addresses, health and a
 // direct-mode build. Each test starts what it needs on 127.0.0.1 and stops it.
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import type { ProductionServer } from '../testing/production-app.ts';
 import {
@@ -46,6 +48,33 @@ describe('a rolling restart', () => {
     },
     TEST_TIMEOUT_MS,
   );
+});
+
+describe('a supervisor running `npm start`', () => {
+  for (const name of ['SIGTERM', 'SIGINT'] as const) {
+    it(
+      `stops the server with ${name} sent to npm, leaving no process and the port free`,
+      async () => {
+        const npm = await startServer({}, 'npm');
+        const port = Number(new URL(npm.url).port);
+        // npm's child: the start script's shell, which `exec` made the server itself.
+        const serverPid = Number(readFileSync(`/proc/${npm.pid}/task/${npm.pid}/children`, 'utf8').trim());
+        expect((await fetch(`${npm.url}/healthz`)).status).toBe(200);
+
+        expect(await npm.signal(name)).toBe(0);
+
+        expect(npm.output.join('\n')).toContain(`[server] ${name}: finishing the replies in flight`);
+        expect(() => process.kill(serverPid, 0)).toThrow(expect.objectContaining({ code: 'ESRCH' }));
+        const again = createServer();
+        await new Promise<void>((resolve, reject) => {
+          again.once('error', reject);
+          again.listen(port, '127.0.0.1', resolve);
+        });
+        await new Promise((resolve) => again.close(resolve));
+      },
+      TEST_TIMEOUT_MS,
+    );
+  }
 });
 
 describe('client addresses', () => {
