@@ -1,5 +1,6 @@
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import type { LIMIT_ERROR_CODES } from '../contract/llm.ts';
 
 type ErrorCode =
   | 'not_found'
@@ -7,8 +8,7 @@ type ErrorCode =
   | 'unsupported_media_type'
   | 'invalid_body'
   | 'body_too_large'
-  | 'rate_limited'
-  | 'daily_token_limit'
+  | (typeof LIMIT_ERROR_CODES)[keyof typeof LIMIT_ERROR_CODES]
   | 'upstream_error'
   | 'upstream_invalid'
   | 'upstream_unavailable'

@@ -5,6 +5,7 @@ import { parse } from 'yaml';
 import {
   DEFAULT_PAGE_SETTINGS,
   MAX_HISTORY,
+  MAX_LIMIT_MESSAGE_LENGTH,
   MAX_STARTER_LENGTH,
   MAX_STARTERS,
   type PageSettings,
@@ -42,6 +43,7 @@ const configSchema = v.strictObject(
       ),
     ),
     instructions: v.optional(text(MAX_INSTRUCTIONS_LENGTH)),
+    limit_message: v.optional(text(MAX_LIMIT_MESSAGE_LENGTH)),
     accent: v.optional(v.string(`must be ${ACCENT_FORMS}`)),
     language: v.optional(
       v.pipe(
@@ -162,6 +164,7 @@ export function parseAssistantConfig(source: string, file: string, { direct }: {
       ...(values.welcome === undefined ? {} : { welcome: values.welcome }),
       starters: values.starters ?? [],
       history: values.history ?? 0,
+      ...(values.limit_message === undefined ? {} : { limitMessage: values.limit_message.trim() }),
     },
     ...(accent ? { accent } : {}),
     ...(values.language === undefined ? {} : { language: matchLanguage(values.language) }),
