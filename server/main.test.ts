@@ -4,9 +4,8 @@
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import type { ProductionServer } from '../testing/production-app.ts';
+import { awayFromMinuteEdge, type ProductionServer } from '../testing/production-app.ts';
 import {
-  awayFromMinuteEdge,
   chat,
   DIRECT_ORIGIN,
   productionHarness,

@@ -11,6 +11,7 @@ import { loadAssistantConfig } from './settings/assistant-config.ts';
 import { loadDotEnvFiles } from './settings/dot-env-files.ts';
 import { readServerEnv } from './settings/env.ts';
 import { type DirectBuild, describeUpstream } from './settings/env-upstream.ts';
+import { startupFailure } from './settings/startup-failure.ts';
 
 const clientDir = fileURLToPath(new URL('../client', import.meta.url));
 
@@ -69,6 +70,6 @@ async function main(): Promise<void> {
 
 main().catch((error: unknown) => {
   // An EnvError lists every bad variable; nothing in these messages is a secret.
-  console.error(`[server] ${error instanceof Error ? error.message : String(error)}`);
+  console.error(startupFailure(error));
   process.exit(1);
 });

@@ -14,6 +14,7 @@ import { headersForPath, securityHeaders } from './pages/security-headers.ts';
 import { type AssistantConfig, loadAssistantConfig } from './settings/assistant-config.ts';
 import { readServerEnv } from './settings/env.ts';
 import { describeUpstream } from './settings/env-upstream.ts';
+import { exitOnConfigError } from './settings/startup-failure.ts';
 
 /** The token is in `VITE_LLM_API_KEY`, i.e. in the bundle: the spec's direct mode. */
 function directModeBaseURL(config: ResolvedConfig): string | undefined {
@@ -43,9 +44,13 @@ function isPagePath(url: string | undefined): boolean {
  * direct-mode page may not carry `instructions` or `history`.
  */
 function readAssistantConfig(config: ResolvedConfig): AssistantConfig {
-  return loadAssistantConfig(loadEnv(config.mode, config.envDir, ''), config.root, {
-    direct: directModeBaseURL(config) !== undefined,
-  });
+  try {
+    return loadAssistantConfig(loadEnv(config.mode, config.envDir, ''), config.root, {
+      direct: directModeBaseURL(config) !== undefined,
+    });
+  } catch (error) {
+    exitOnConfigError(error);
+  }
 }
 
 /**
@@ -65,7 +70,13 @@ function mountProxy(
   applyToPages: boolean,
 ): void {
   const env = loadEnv(config.mode, config.envDir, '');
-  const { proxy, notices } = readServerEnv(env, { demoFallback: true });
+  let settings: ReturnType<typeof readServerEnv>;
+  try {
+    settings = readServerEnv(env, { demoFallback: true });
+  } catch (error) {
+    exitOnConfigError(error);
+  }
+  const { proxy, notices } = settings;
   const direct = directModeBaseURL(config);
   // A direct-mode page calls its provider itself, so the CSP must let it.
   if (direct) proxy.security.connectSrc = [...proxy.security.connectSrc, new URL(direct).origin];

@@ -143,3 +143,9 @@ async function startServerProcess(
     throw error;
   }
 }
+
+/** Rate-limit windows are whole clock minutes: a test that counts to a limit must not straddle two of them. */
+export async function awayFromMinuteEdge(needsMs = 5_000): Promise<void> {
+  const intoMinute = Date.now() % 60_000;
+  if (intoMinute > 60_000 - needsMs) await new Promise((resolve) => setTimeout(resolve, 60_000 - intoMinute + 100));
+}
