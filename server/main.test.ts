@@ -118,6 +118,19 @@ describe('health and start-up', () => {
   );
 
   it(
+    'names a misspelt setting at start-up, with the setting it was likely meant to be',
+    async () => {
+      const server = await startServer({ FRAME_ANCESTOR: "'self'", LLM_TIMEOUT_MS: '30000' });
+
+      expect(server.output).toContain(
+        '[server] FRAME_ANCESTOR is not a setting of AI Assistant and is ignored: did you mean FRAME_ANCESTORS?',
+      );
+      expect(server.output.join('\n')).toContain("LLM_TIMEOUT_MS (30000 ms) is not below the page's");
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  it(
     'serves a direct-mode build without a server token, allowing its provider and saying the token is in the page',
     async () => {
       const server = await startServer({}, 'direct');

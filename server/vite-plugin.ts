@@ -14,6 +14,7 @@ import { headersForPath, securityHeaders } from './pages/security-headers.ts';
 import { type AssistantConfig, loadAssistantConfig } from './settings/assistant-config.ts';
 import { readServerEnv } from './settings/env.ts';
 import { describeUpstream } from './settings/env-upstream.ts';
+import { settingNotices } from './settings/setting-names.ts';
 import { exitOnConfigError } from './settings/startup-failure.ts';
 
 /** The token is in `VITE_LLM_API_KEY`, i.e. in the bundle: the spec's direct mode. */
@@ -133,6 +134,12 @@ export function llmServer(): Plugin[] {
         config = resolved;
         // Every command checks the configuration, the build too: a direct-mode build refuses what its page would carry.
         if (resolved.mode !== 'test') assistant = readAssistantConfig(resolved);
+        // Once per command: a build's second pass (the server bundle) has nothing new to say.
+        if (resolved.mode !== 'test' && !resolved.build.ssr) {
+          for (const notice of settingNotices(loadEnv(resolved.mode, resolved.envDir, ''))) {
+            resolved.logger.warn(`  [llm-proxy] ${notice}`);
+          }
+        }
         if (resolved.command === 'build' && !resolved.build.ssr && directModeBaseURL(resolved)) {
           resolved.logger.warn(`\n⚠  ${DIRECT_MODE_WARNING}\n`);
         }
