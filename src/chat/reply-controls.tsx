@@ -53,11 +53,12 @@ export function RetryRow() {
 
 /** "Try again in 3 minutes", in the page's language: rounded up, so that a visitor who waits that long is let in. */
 function tryAgain({ retryAfterSeconds }: ReplyLimit): string {
+  const minutes = Math.ceil(retryAfterSeconds / 60);
   const [amount, unit]: [number, Intl.RelativeTimeFormatUnit] =
     retryAfterSeconds < 60
       ? [retryAfterSeconds, 'second']
-      : retryAfterSeconds < 3600
-        ? [Math.ceil(retryAfterSeconds / 60), 'minute']
+      : minutes < 60
+        ? [minutes, 'minute']
         : [Math.ceil(retryAfterSeconds / 3600), 'hour'];
   const when = new Intl.RelativeTimeFormat(document.documentElement.lang || 'en').format(amount, unit);
   return t('tryAgain').replace('{when}', when);
