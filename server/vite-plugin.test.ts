@@ -283,9 +283,16 @@ describe('the site configuration in dev and preview', () => {
     expect(build.output).not.toMatch(/\n\s+at /);
 
     await writeFile(configFile(), 'title: Acme\n');
-    const dev = await runVite(['--port', '0'], { ASSISTANT_CONFIG: configFile(), TRUST_PROXY: '0.0.0.0/0' });
+    const dev = await runVite(['--port', '0'], {
+      ASSISTANT_CONFIG: configFile(),
+      TRUST_PROXY: '0.0.0.0/0',
+      RATE_LIMIT_PER_MINUT: '5',
+    });
     expect(dev.code).toBe(1);
-    expect(dev.output).toMatch(/^\[server\] Invalid server configuration:\n {2}- TRUST_PROXY must be /);
+    // A misspelt setting is said first, as every command says it at start-up.
+    expect(dev.output).toMatch(
+      /^ {2}\[llm-proxy\] RATE_LIMIT_PER_MINUT is not a setting of AI Assistant and is ignored: did you mean RATE_LIMIT_PER_MINUTE\?\n\[server\] Invalid server configuration:\n {2}- TRUST_PROXY must be /,
+    );
     expect(dev.output).not.toMatch(/\n\s+at /);
   });
 });
