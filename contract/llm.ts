@@ -21,8 +21,9 @@ export const DEFAULT_TIMEOUT_MS = 30_000;
 export const DEFAULT_SLOW_MS = 8_000;
 
 /**
- * The `error.code` of the proxy's 429s, by the limit that refused the request: the per-client rate, or the site's
- * daily allowance. The page tells the visitor which by these, never by the message's words.
+ * The `error.code` of the proxy's 429s (server/api-error.ts), by the limit that refused the request: the per-client
+ * rate, or the site's daily allowance. The page tells the visitor which by these, never by the message's words;
+ * src/llm/limit-refusal.test.ts checks them against the real proxy's answers.
  */
 export const LIMIT_ERROR_CODES = { rate: 'rate_limited', daily: 'daily_token_limit' } as const;
 /**

@@ -1,6 +1,5 @@
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import type { LIMIT_ERROR_CODES } from '../contract/llm.ts';
 
 type ErrorCode =
   | 'not_found'
@@ -8,7 +7,8 @@ type ErrorCode =
   | 'unsupported_media_type'
   | 'invalid_body'
   | 'body_too_large'
-  | (typeof LIMIT_ERROR_CODES)[keyof typeof LIMIT_ERROR_CODES]
+  | 'rate_limited'
+  | 'daily_token_limit'
   | 'upstream_error'
   | 'upstream_invalid'
   | 'upstream_unavailable'

@@ -1,6 +1,6 @@
 import { type Context, Hono } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { CHAT_COMPLETIONS_PATH, LIMIT_ERROR_CODES } from '../../contract/llm.ts';
+import { CHAT_COMPLETIONS_PATH } from '../../contract/llm.ts';
 import { apiError } from '../api-error.ts';
 import type { ProxyOptions, ServerEnv, Upstream } from '../hono-env.ts';
 import { DEFAULT_MAX_BODY_BYTES, limitBody } from '../limits/body-limit.ts';
@@ -27,12 +27,7 @@ const NEVER_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN']);
 
 /** The cap's 429: the client's openai library reads it like a provider's rate limit, and waits for `Retry-After`. */
 function capRefusal(c: Context, retryAfter: number): Response {
-  const refusal = apiError(
-    c,
-    429,
-    LIMIT_ERROR_CODES.daily,
-    'The daily usage limit is reached, please come back later.',
-  );
+  const refusal = apiError(c, 429, 'daily_token_limit', 'The daily usage limit is reached, please come back later.');
   refusal.headers.set('Retry-After', String(retryAfter));
   return refusal;
 }

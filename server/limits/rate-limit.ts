@@ -1,7 +1,7 @@
 import { getConnInfo } from '@hono/node-server/conninfo';
 import type { MiddlewareHandler } from 'hono';
 import { rateLimiter, type Store } from 'hono-rate-limiter';
-import { CHAT_COMPLETIONS_PATH, LIMIT_ERROR_CODES } from '../../contract/llm.ts';
+import { CHAT_COMPLETIONS_PATH } from '../../contract/llm.ts';
 import { apiError } from '../api-error.ts';
 import type { ProxyOptions, ServerEnv } from '../hono-env.ts';
 import { clientAddress, clientAddressBehind, clientKey, trustedProxyList } from './client-key.ts';
@@ -77,7 +77,7 @@ export function rateLimit(
     handler: (c) => {
       log(`[llm-proxy] POST ${CHAT_COMPLETIONS_PATH} 429 rate limited`);
       options.metrics?.rateLimited.inc({ reason: 'rate_limit' });
-      return apiError(c, 429, LIMIT_ERROR_CODES.rate, 'Too many requests, please try again later.');
+      return apiError(c, 429, 'rate_limited', 'Too many requests, please try again later.');
     },
   });
   return [warnOnce, limiter];
