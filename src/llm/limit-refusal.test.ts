@@ -48,6 +48,31 @@ describe("the proxy's refusals, as the page reads them", () => {
     expect(provider.requests).toHaveLength(0);
   });
 
+  it('leaves a 429 an ordinary failure in direct mode, where there is no server of the page, whatever its code', async () => {
+    provider.queue({ status: 429, retryAfter: '30', code: 'rate_limited' });
+    const direct = readLlmConfig(
+      {
+        BASE_URL: '/',
+        MODE: 'test',
+        DEV: false,
+        PROD: true,
+        SSR: false,
+        VITE_LLM_API_KEY: 'test-key-not-real',
+        VITE_LLM_BASE_URL: provider.baseURL,
+      },
+      'http://page.example.test',
+    );
+
+    const error = await requestReply('hello', new AbortController().signal, direct).then(
+      () => undefined,
+      (failure: unknown) => failure,
+    );
+
+    expect(error).toBeInstanceOf(RateLimitError);
+    expect(error).toMatchObject({ code: 'rate_limited' });
+    expect(error).not.toBeInstanceOf(ReplyLimitedError);
+  });
+
   it("leaves a provider's own 429, which the proxy passes on, an ordinary failure", async () => {
     const { url } = await start();
     provider.queue({ status: 429, retryAfter: '30' });

@@ -55,7 +55,8 @@ export async function requestReply(
   try {
     return await request(text, signal, config, onDelta, history);
   } catch (error) {
-    throw limitRefusal(error) ?? error;
+    // Only the page's own server has these limits: in direct mode a 429 is the provider's, whatever its code.
+    throw (config.mode === 'proxy' ? limitRefusal(error) : undefined) ?? error;
   }
 }
 
