@@ -57,6 +57,13 @@ export function readSizeReport(buildOutput: string): Map<string, number> {
   return new Map([...lines].map(([, fileName, bytes]) => [fileName, Number(bytes)]));
 }
 
+/**
+ * Said with each report: these figures are gzip at level 9, as the server's precompressed copies are, while the
+ * `gzip:` column Vite prints for the same files comes from its own compressor at a faster setting and reads about 1%
+ * larger (121.30 kB there for 119,881 B here). The budgets are in these figures.
+ */
+const LEVEL_NOTE = "gzip level 9, as served; Vite's own gzip: column uses a faster setting and reads about 1% larger";
+
 const chunkLine = (label: string, bytes: number) => `  ${label.padEnd(44)} ${String(bytes).padStart(8)} B gzip`;
 
 /** A report of the chunks against a budget, and whether it holds. */
@@ -85,14 +92,14 @@ export function sizeBudget(budget = START_UP_BUDGET_BYTES): Plugin {
       const chunks = bundle as Record<string, ChunkLike>;
       const { ok, report } = checkBudget(startUpChunks(chunks), budget);
       if (!ok) this.error(`Start-up JavaScript is over its size budget:\n${report}`);
-      this.info(`start-up JavaScript within budget:\n${report}`);
+      this.info(`start-up JavaScript within budget (${LEVEL_NOTE}):\n${report}`);
       for (const [name, lazyBudget] of Object.entries(LAZY_BUDGETS_BYTES)) {
         const named = namedChunks(chunks, name);
         // A renamed chunk would otherwise pass unmeasured.
         if (named.length === 0) this.error(`No chunk is named ${name}: update LAZY_BUDGETS_BYTES`);
         const lazy = checkBudget(named, lazyBudget, `lazy chunk ${name}`);
         if (!lazy.ok) this.error(`The lazy chunk ${name} is over its size budget:\n${lazy.report}`);
-        this.info(`lazy chunk ${name} within budget:\n${lazy.report}`);
+        this.info(`lazy chunk ${name} within budget (${LEVEL_NOTE}):\n${lazy.report}`);
       }
       const startUp = new Set(startUpChunks(chunks).map((chunk) => chunk.fileName));
       const later = Object.values(chunks)
@@ -100,7 +107,7 @@ export function sizeBudget(budget = START_UP_BUDGET_BYTES): Plugin {
         .map(gzipSize);
       // Not budgeted (each lazy chunk with a budget is above), but printed: the bench reads every size from here.
       this.info(
-        `JavaScript loaded later:\n${later.map((chunk) => chunkLine(chunk.fileName, chunk.gzipBytes)).join('\n')}`,
+        `JavaScript loaded later (${LEVEL_NOTE}):\n${later.map((chunk) => chunkLine(chunk.fileName, chunk.gzipBytes)).join('\n')}`,
       );
     },
   };

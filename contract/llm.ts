@@ -19,6 +19,13 @@ export const DEFAULT_MODEL = 'Qwen/Qwen2.5-7B-Instruct';
 export const DEFAULT_TIMEOUT_MS = 30_000;
 /** How long the page waits for a first piece before telling the visitor that the model is still working. */
 export const DEFAULT_SLOW_MS = 8_000;
+
+/**
+ * The `error.code` of the proxy's 429s (server/api-error.ts), by the limit that refused the request: the per-client
+ * rate, or the site's daily allowance. The page tells the visitor which by these, never by the message's words;
+ * src/llm/limit-refusal.test.ts checks them against the real proxy's answers.
+ */
+export const LIMIT_ERROR_CODES = { rate: 'rate_limited', daily: 'daily_token_limit' } as const;
 /**
  * The proxy's own upstream limit, shorter than the page's: the proxy then gives up first and answers 504 (and says so
  * in its log), rather than the page abandoning the request and leaving the server a closed connection to explain.

@@ -19,6 +19,8 @@ export const ACCENT_VARIABLE = '--ai-accent';
 /** The most starter questions, and the longest one. */
 export const MAX_STARTERS = 4;
 export const MAX_STARTER_LENGTH = 80;
+/** The longest hint a site may give a visitor refused by a limit (`limit_message`). */
+export const MAX_LIMIT_MESSAGE_LENGTH = 200;
 /** The most earlier exchanges that may go with the latest message. */
 export const MAX_HISTORY = 10;
 
@@ -35,6 +37,11 @@ export interface PageSettings {
   starters: string[];
   /** How many earlier exchanges go with the latest message (proxy mode only); 0 is the spec's latest message alone. */
   history: number;
+  /**
+   * The site's own words for a visitor refused by the rate limit or the daily allowance, instead of the language's;
+   * the page adds when to try again.
+   */
+  limitMessage?: string;
 }
 
 /** The settings of a page with no configuration: exactly the spec. */

@@ -8,12 +8,13 @@ import {
   chatMachine,
   ERROR_MESSAGE,
   NO_CONTENT_MESSAGE,
+  ReplyLimitedError,
   ReplyTimeoutError,
 } from './chat-machine';
 
 type ChatActor = Actor<typeof chatMachine>;
 
-function startChat(delays: { slowHint?: number; replyTimeout?: number } = {}, input?: ChatInput) {
+function startChat(delays: { slowHint?: number; replyTimeout?: number; limitWait?: number } = {}, input?: ChatInput) {
   const fake = createControllableFetchReply();
   const actor: ChatActor = createActor(chatMachine.provide({ actors: { fetchReply: fake.logic }, delays }), { input });
   actor.start();
@@ -377,6 +378,67 @@ describe('chat machine', () => {
       } finally {
         vi.useRealTimers();
       }
+    });
+  });
+
+  describe('a refusal by a limit', () => {
+    it('answers with the error message, then holds Retry back for the wait the server asked for', async () => {
+      vi.spyOn(console, 'error').mockImplementation(() => undefined);
+      const { actor, fake } = startChat({ limitWait: 100 });
+      submit(actor, 'Hi');
+      const refusal = new ReplyLimitedError('daily', 5400);
+      fake.latest().reject(refusal);
+      await backToIdle(actor);
+
+      expect(actor.getSnapshot().value).toEqual({ idle: 'limited' });
+      expect(actor.getSnapshot().context.limit).toEqual({ reason: 'daily', retryAfterSeconds: 5400 });
+      expect(actor.getSnapshot().context.messages.at(-1)).toEqual({ text: ERROR, sender: 'bot' });
+      expect(console.error).toHaveBeenCalledWith('Chat request failed:', refusal);
+      expect(actor.getSnapshot().can({ type: 'reply.retry' })).toBe(false);
+      actor.send({ type: 'reply.retry' });
+      expect(fake.calls).toHaveLength(1);
+
+      await waitFor(actor, (snapshot) => snapshot.matches({ idle: 'retryable' }), { timeout: WAIT_MS });
+      expect(actor.getSnapshot().context.limit).toBeUndefined();
+      actor.send({ type: 'reply.retry' });
+      expect(fake.calls.map((call) => call.input.text)).toEqual(['Hi', 'Hi']);
+    });
+
+    it("waits the refusal's own Retry-After by default", async () => {
+      vi.useFakeTimers();
+      try {
+        vi.spyOn(console, 'error').mockImplementation(() => undefined);
+        const { actor, fake } = startChat();
+        submit(actor, 'Hi');
+        fake.latest().reject(new ReplyLimitedError('rate', 42));
+        await vi.advanceTimersByTimeAsync(41_900);
+        expect(actor.getSnapshot().value).toEqual({ idle: 'limited' });
+        await vi.advanceTimersByTimeAsync(200);
+        expect(actor.getSnapshot().value).toEqual({ idle: 'retryable' });
+      } finally {
+        vi.useRealTimers();
+      }
+    });
+
+    it('still takes a new message while it waits', async () => {
+      vi.spyOn(console, 'error').mockImplementation(() => undefined);
+      const { actor, fake } = startChat({ limitWait: 60_000 });
+      submit(actor, 'Hi');
+      fake.latest().reject(new ReplyLimitedError('rate', 60));
+      await backToIdle(actor);
+      submit(actor, 'Later');
+      expect(actor.getSnapshot().matches('sending')).toBe(true);
+      expect(actor.getSnapshot().context.limit).toBeUndefined();
+      expect(fake.latest().input.text).toBe('Later');
+    });
+
+    it('is an ordinary failure when the error is not a limit', async () => {
+      vi.spyOn(console, 'error').mockImplementation(() => undefined);
+      const { actor, fake } = startChat();
+      submit(actor, 'Hi');
+      fake.latest().reject(new Error('429 from the provider itself'));
+      await backToIdle(actor);
+      expect(actor.getSnapshot().value).toEqual({ idle: 'retryable' });
     });
   });
 

@@ -1,5 +1,5 @@
 import { assign, emit, fromPromise, setup } from 'xstate';
-import { DEFAULT_SLOW_MS, DEFAULT_TIMEOUT_MS } from '../contract/llm';
+import { DEFAULT_SLOW_MS, DEFAULT_TIMEOUT_MS, type LIMIT_ERROR_CODES } from '../contract/llm';
 
 /** Who wrote a message. */
 export type Sender = 'user' | 'bot';
@@ -68,6 +68,8 @@ export interface ChatInput {
   starters?: readonly string[];
   /** How many earlier exchanges go with the latest message. */
   history?: number;
+  /** The site's own words for a visitor refused by a limit, instead of the language's. */
+  limitMessage?: string;
 }
 
 export interface ChatContext extends ChatInput {
@@ -76,6 +78,8 @@ export interface ChatContext extends ChatInput {
   /** The reply streamed in so far for the pending request; empty when none has arrived. */
   reply: string;
   statusTexts: StatusTexts;
+  /** While `idle.limited`: which limit refused the last request, and for how long. */
+  limit?: ReplyLimit;
 }
 
 export type ChatEvent =
@@ -92,6 +96,32 @@ export type ChatEvent =
  */
 export type ChatEmitted = { type: 'reply.ended' };
 
+/** Which of the server's limits refused a request: the per-client rate, or the site's daily allowance. */
+export type LimitReason = keyof typeof LIMIT_ERROR_CODES;
+
+/** The wait a limit asks for, and why: plain data, as the inspector shows it. */
+export interface ReplyLimit {
+  reason: LimitReason;
+  /** From the refusal's `Retry-After`. */
+  retryAfterSeconds: number;
+}
+
+/**
+ * What the reply actor rejects with when the server refused the request for one of its limits (HTTP 429 with its
+ * own code): the machine then waits `retryAfterSeconds` before it offers Retry, and the page says why.
+ */
+export class ReplyLimitedError extends Error {
+  readonly limit: ReplyLimit;
+  constructor(reason: LimitReason, retryAfterSeconds: number) {
+    super(`Refused by the ${reason === 'rate' ? 'rate limit' : 'daily limit'}: try again in ${retryAfterSeconds} s`);
+    this.name = 'ReplyLimitedError';
+    this.limit = { reason, retryAfterSeconds };
+  }
+}
+
+/** The longest wait the machine honours: a day, the daily limit's longest (and far below a timer's limit). */
+const MAX_LIMIT_WAIT_SECONDS = 86_400;
+
 /** Why a pending reply ended without one, as logged by `logError`. */
 export class ReplyTimeoutError extends Error {
   constructor(phase: 'first piece' | 'next piece') {
@@ -102,7 +132,8 @@ export class ReplyTimeoutError extends Error {
 
 /**
  * The chat. `idle` accepts a draft and a submit, and in `idle.retryable` (after a failed, timed-out or stopped reply)
- * a retry of the same message. `sending` is a request pending: `waiting` for the first piece (`quiet`, then `slow`
+ * a retry of the same message; after a refusal by one of the server's limits, `idle.limited` first waits out
+ * `limitWait` (the refusal's `Retry-After`). `sending` is a request pending: `waiting` for the first piece (`quiet`, then `slow`
  * once `slowHint` has passed), then `streaming` while pieces arrive. Either can be stopped; `replyTimeout` bounds the
  * wait for the first piece and the gap between two pieces.
  *
@@ -127,10 +158,13 @@ export const chatMachine = setup({
     slowHint: DEFAULT_SLOW_MS,
     /** How long the first piece (or the whole reply, when not streamed) and each later piece may take. */
     replyTimeout: DEFAULT_TIMEOUT_MS,
+    /** How long a refusal by a limit holds Retry back: the wait the server asked for. */
+    limitWait: ({ context }) => Math.min(context.limit?.retryAfterSeconds ?? 0, MAX_LIMIT_WAIT_SECONDS) * 1000,
   },
   guards: {
     hasText: ({ context, event }) => submitted(context, event).trim() !== '',
     hasNoStarters: ({ context }) => !context.starters?.length,
+    isLimited: (_, error: unknown) => error instanceof ReplyLimitedError,
   },
   actions: {
     updateDraft: assign({
@@ -170,6 +204,10 @@ export const chatMachine = setup({
     dropFailedAttempt: assign({
       messages: ({ context }) => context.messages.slice(0, context.messages.findLastIndex(isFromUser) + 1),
     }),
+    rememberLimit: assign({
+      limit: (_, error: unknown) => (error instanceof ReplyLimitedError ? error.limit : undefined),
+    }),
+    forgetLimit: assign({ limit: undefined }),
     announceReplyEnded: emit({ type: 'reply.ended' } as const),
     logError: (_, error: unknown) => {
       console.error('Chat request failed:', error);
@@ -189,6 +227,7 @@ export const chatMachine = setup({
       welcome: settings?.welcome,
       starters: settings?.starters,
       history: settings?.history,
+      limitMessage: settings?.limitMessage,
     };
   },
   initial: 'idle',
@@ -214,6 +253,13 @@ export const chatMachine = setup({
           description: 'The last reply failed, timed out or was stopped: it can be asked for again.',
           on: { 'reply.retry': { target: '#chat.sending', actions: 'dropFailedAttempt' } },
         },
+        limited: {
+          description:
+            'A limit of the server refused the last request: the page says which and when to try again, and Retry ' +
+            'waits until then. A new message may still be sent.',
+          after: { limitWait: 'retryable' },
+          exit: 'forgetLimit',
+        },
       },
     },
     sending: {
@@ -232,13 +278,21 @@ export const chatMachine = setup({
             params: ({ event }: { event: { output: FetchReplyOutput } }) => event.output,
           },
         },
-        onError: {
-          target: 'idle.retryable',
-          actions: [
-            { type: 'logError', params: ({ event }: { event: { error: unknown } }) => event.error },
-            'appendError',
-          ],
-        },
+        onError: [
+          {
+            guard: { type: 'isLimited', params: theFailure },
+            target: 'idle.limited',
+            actions: [
+              { type: 'logError', params: theFailure },
+              'appendError',
+              { type: 'rememberLimit', params: theFailure },
+            ],
+          },
+          {
+            target: 'idle.retryable',
+            actions: [{ type: 'logError', params: theFailure }, 'appendError'],
+          },
+        ],
       },
       on: {
         'reply.stop': { target: 'idle.retryable', actions: 'appendStoppedReply' },
@@ -273,6 +327,11 @@ export const chatMachine = setup({
     },
   },
 });
+
+/** The reply actor's rejection, as the parameter of a guard or an action. */
+function theFailure({ event }: { event: { error: unknown } }): unknown {
+  return event.error;
+}
 
 function isFromUser(message: ChatMessage): boolean {
   return message.sender === 'user';

@@ -22,6 +22,9 @@ import { createTestModel, type TestPath } from 'xstate/graph';
  *   (only with starters, before anything has been sent).
  * - `reply.retry`: the visitor asks again for the reply that failed or was stopped (the Retry button, by mouse or
  *   keyboard), whether or not they have typed a new message meanwhile.
+ * - `reply.limit`: the page's server refuses the request for one of its limits, the per-client rate or the daily
+ *   allowance (HTTP 429 with its code and `Retry-After`; only in proxy mode).
+ * - `limit.pass`: the wait the refusal asked for passes.
  */
 export type VisitorEvent =
   | { type: 'text.type' }
@@ -34,7 +37,9 @@ export type VisitorEvent =
   | { type: 'reply.empty' }
   | { type: 'reply.fail' }
   | { type: 'reply.stop' }
-  | { type: 'reply.retry' };
+  | { type: 'reply.retry' }
+  | { type: 'reply.limit' }
+  | { type: 'limit.pass' };
 
 /**
  * What the visitor sees, one state each. In every state the conversation shows all the messages exchanged so far,
@@ -64,6 +69,8 @@ export type VisitorEvent =
  *   still offered, and so is Send.
  * - `retrying`: the failed message is asked for again while the new message waits in the box: as `waiting`, but the
  *   box (disabled) holds that message. When the reply ends the message is still there, ready to send.
+ * - `limited`: as `failed`, and under the error a hint in the visitor's language says which limit refused it (or the
+ *   site's own `limit_message`) and when to try again; Retry is there but disabled until then.
  */
 export type VisitorState =
   | 'empty'
@@ -77,7 +84,8 @@ export type VisitorState =
   | 'failed'
   | 'stopped'
   | 'redrafted'
-  | 'retrying';
+  | 'retrying'
+  | 'limited';
 
 // Every idle state offers the same three moves. Submitting an empty or whitespace-only box is a self-loop: nothing
 // is sent and nothing appears. It names its own state as target because xstate/graph skips a transition with neither
@@ -105,9 +113,20 @@ const redraft = { ...typing, 'text.type': { target: 'redrafted' } } as const;
  * the same paths can drive the rendered app with a fake reply actor and the built app against a fake provider.
  * Without `streaming` (a build whose replies come whole) no piece arrives on its own, so the model has no
  * `streaming` state. With `starters` (a site that configures them) the visitor can choose one before typing anything.
+ * With `limits` (a page behind its own server's limits) a request can be refused by one, before any piece arrives;
+ * the model does not type while the limit's wait runs (the machine's own tests do).
  */
-export function createVisitorMachine({ streaming, starters = false }: { streaming: boolean; starters?: boolean }) {
+export function createVisitorMachine({
+  streaming,
+  starters = false,
+  limits = false,
+}: {
+  streaming: boolean;
+  starters?: boolean;
+  limits?: boolean;
+}) {
   const firstPiece = streaming ? ({ 'reply.piece': { target: 'streaming' } } as const) : {};
+  const refused = limits ? ({ 'reply.limit': { target: 'limited' } } as const) : {};
   // `empty` is only ever the start: nothing has been sent yet, so the starters are there.
   const chooseStarter = starters ? ({ 'starter.choose': { target: 'waiting' } } as const) : {};
   return setup({
@@ -130,12 +149,26 @@ export function createVisitorMachine({ streaming, starters = false }: { streamin
       },
       waiting: {
         description: "The visitor's message is shown with a typing indicator; the controls are disabled; Stop.",
-        on: { 'reply.slow': { target: 'slow' }, ...firstPiece, ...ending, 'reply.empty': { target: 'unanswered' } },
+        on: {
+          'reply.slow': { target: 'slow' },
+          ...firstPiece,
+          ...ending,
+          ...refused,
+          'reply.empty': { target: 'unanswered' },
+        },
       },
       slow: {
         description: 'Still waiting for a first piece: a status says the model is working and that Stop is there.',
-        on: { ...firstPiece, ...ending, 'reply.empty': { target: 'unanswered' } },
+        on: { ...firstPiece, ...ending, ...refused, 'reply.empty': { target: 'unanswered' } },
       },
+      ...(limits
+        ? {
+            limited: {
+              description: "'Error: Unable to get response', a hint saying why and when to try again; Retry disabled.",
+              on: { ...submitNothing('limited'), 'limit.pass': { target: 'failed' } },
+            },
+          }
+        : {}),
       ...(streaming
         ? {
             streaming: {
@@ -183,7 +216,7 @@ export const visitorMachine = createVisitorMachine({ streaming: true });
 export type VisitorMachine = typeof visitorMachine;
 
 /** A test model: `createVisitorModel({ streaming }).testPath(path, { states, events })`, or `path.test(...)`. */
-export function createVisitorModel(options: { streaming: boolean; starters?: boolean }) {
+export function createVisitorModel(options: { streaming: boolean; starters?: boolean; limits?: boolean }) {
   return createTestModel(createVisitorMachine(options));
 }
 export type VisitorModel = ReturnType<typeof createVisitorModel>;

@@ -54,7 +54,7 @@ describe('npm start with a configuration file', () => {
 
       await expect(starting).rejects.toThrow(/exited \(code 1\)/);
       await expect(starting).rejects.toThrow(
-        new RegExp(`Invalid configuration in .*\\n\\s+- ${key.replace('.', '\\.')}: `),
+        new RegExp(`Invalid configuration in .*\\n\\s+- ${key.replace('.', '\\.')} \\(line 1\\): `),
       );
     },
     TEST_TIMEOUT_MS,
@@ -66,8 +66,8 @@ describe('npm start with a configuration file', () => {
       const file = await configFile('direct.yaml', 'instructions: Be brief.\nhistory: 1\n');
       const starting = startServer({ ASSISTANT_CONFIG: file }, 'direct');
 
-      await expect(starting).rejects.toThrow(/- instructions: not allowed in a direct-mode build/);
-      await expect(starting).rejects.toThrow(/- history: not allowed in a direct-mode build/);
+      await expect(starting).rejects.toThrow(/- instructions \(line 1\): not allowed in a direct-mode build/);
+      await expect(starting).rejects.toThrow(/- history \(line 2\): not allowed in a direct-mode build/);
     },
     TEST_TIMEOUT_MS,
   );

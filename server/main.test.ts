@@ -1,10 +1,11 @@
 // @vitest-environment node
 // The production server as `npm start` runs it, in a process of its own: signals, client addresses, health and a
 // direct-mode build. Each test starts what it needs on 127.0.0.1 and stops it.
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import type { ProductionServer } from '../testing/production-app.ts';
+import { awayFromMinuteEdge, type ProductionServer } from '../testing/production-app.ts';
 import {
-  awayFromMinuteEdge,
   chat,
   DIRECT_ORIGIN,
   productionHarness,
@@ -48,6 +49,33 @@ describe('a rolling restart', () => {
   );
 });
 
+describe('a supervisor running `npm start`', () => {
+  for (const name of ['SIGTERM', 'SIGINT'] as const) {
+    it(
+      `stops the server with ${name} sent to npm, leaving no process and the port free`,
+      async () => {
+        const npm = await startServer({}, 'npm');
+        const port = Number(new URL(npm.url).port);
+        // npm's child: the start script's shell, which `exec` made the server itself.
+        const serverPid = Number(readFileSync(`/proc/${npm.pid}/task/${npm.pid}/children`, 'utf8').trim());
+        expect((await fetch(`${npm.url}/healthz`)).status).toBe(200);
+
+        expect(await npm.signal(name)).toBe(0);
+
+        expect(npm.output.join('\n')).toContain(`[server] ${name}: finishing the replies in flight`);
+        expect(() => process.kill(serverPid, 0)).toThrow(expect.objectContaining({ code: 'ESRCH' }));
+        const again = createServer();
+        await new Promise<void>((resolve, reject) => {
+          again.once('error', reject);
+          again.listen(port, '127.0.0.1', resolve);
+        });
+        await new Promise((resolve) => again.close(resolve));
+      },
+      TEST_TIMEOUT_MS,
+    );
+  }
+});
+
 describe('client addresses', () => {
   it(
     'ignore X-Forwarded-For from a peer that is not a trusted proxy, and use it from one that is',
@@ -85,6 +113,19 @@ describe('health and start-up', () => {
 
       expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
       expect(await readiness(server)).toEqual({ status: 200, redis: 'not used' });
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'names a misspelt setting at start-up, with the setting it was likely meant to be',
+    async () => {
+      const server = await startServer({ FRAME_ANCESTOR: "'self'", LLM_TIMEOUT_MS: '30000' });
+
+      expect(server.output).toContain(
+        '[server] FRAME_ANCESTOR is not a setting of AI Assistant and is ignored: did you mean FRAME_ANCESTORS?',
+      );
+      expect(server.output.join('\n')).toContain("LLM_TIMEOUT_MS (30000 ms) is not below the page's");
     },
     TEST_TIMEOUT_MS,
   );

@@ -11,6 +11,8 @@ import { loadAssistantConfig } from './settings/assistant-config.ts';
 import { loadDotEnvFiles } from './settings/dot-env-files.ts';
 import { readServerEnv } from './settings/env.ts';
 import { type DirectBuild, describeUpstream } from './settings/env-upstream.ts';
+import { settingNotices } from './settings/setting-names.ts';
+import { startupFailure } from './settings/startup-failure.ts';
 
 const clientDir = fileURLToPath(new URL('../client', import.meta.url));
 
@@ -38,7 +40,7 @@ async function main(): Promise<void> {
   const metricsServer =
     config.metrics && metrics ? await serveMetrics(metrics, config.metrics.port, config.metrics.host) : undefined;
 
-  for (const notice of config.notices) console.warn(`[server] ${notice}`);
+  for (const notice of [...settingNotices(process.env), ...config.notices]) console.warn(`[server] ${notice}`);
   if (assistant.file) console.log(`[server] configuration from ${assistant.file}`);
   if (metricsServer && config.metrics) {
     console.log(`[server] metrics on http://${config.metrics.host}:${metricsServer.port}/metrics`);
@@ -69,6 +71,6 @@ async function main(): Promise<void> {
 
 main().catch((error: unknown) => {
   // An EnvError lists every bad variable; nothing in these messages is a secret.
-  console.error(`[server] ${error instanceof Error ? error.message : String(error)}`);
+  console.error(startupFailure(error));
   process.exit(1);
 });

@@ -1,4 +1,5 @@
 // @vitest-environment node
+import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -9,6 +10,7 @@ import { EMBED_ACCENT_SENTINEL } from '../contract/embed.ts';
 import { CHAT_COMPLETIONS_PATH } from '../contract/llm.ts';
 import { CATALOGUES } from '../locales/catalogues.ts';
 import { FAKE_REPLY, type FakeProvider, startFakeProvider } from '../testing/fake-provider.ts';
+import { ROOT_DIR } from '../testing/production-app.ts';
 import { recordingLogger } from '../testing/vite-logger.ts';
 import { llmServer } from './vite-plugin.ts';
 
@@ -52,6 +54,33 @@ afterEach(async () => {
   await rm(join(root, '.env'), { force: true });
   provider.requests.length = 0;
 });
+
+/**
+ * Vite's own command line on the project (`vite build`, or `vite` for the dev server), in a process of its own, with
+ * only `env` and what it needs to run: the exit code and everything it printed.
+ */
+function runVite(args: string[], env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+  const child = spawn(process.execPath, ['node_modules/vite/bin/vite.js', ...args], {
+    cwd: ROOT_DIR,
+    env: { PATH: process.env.PATH, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    output += chunk.toString('utf8');
+  });
+  child.stderr.on('data', (chunk: Buffer) => {
+    output += chunk.toString('utf8');
+  });
+  // A command that does not stop on its own (a dev server that started after all) is stopped, and fails the test.
+  const killer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+  return new Promise((resolve) =>
+    child.once('close', (code) => {
+      clearTimeout(killer);
+      resolve({ code, output });
+    }),
+  );
+}
 
 afterAll(async () => {
   vi.unstubAllEnvs();
@@ -240,12 +269,50 @@ describe('the site configuration in dev and preview', () => {
     expect(german).toContain(CATALOGUES.de.placeholder);
   });
 
-  it('refuses to start on a bad key, and a direct-mode page with instructions', async () => {
-    await writeFile(configFile(), 'history: 99\n');
-    await expect(startDev()).rejects.toThrow(/history: 99 must be a whole number from 0 to 10/);
+  // Run as a developer runs them, in a process: a configuration error ends the command as `npm start` does.
+  it.each([
+    ['build', ['build']],
+    ['dev', ['--port', '0', '--strictPort', 'false']],
+  ])(
+    'ends `vite %s` on a bad key with what npm start prints: the key, the file, the line, no stack',
+    async (_, args) => {
+      await writeFile(configFile(), 'title: Acme\nstarters:\n  - ok\naccent: #15803d\nhistory: 99\n');
 
+      const { code, output } = await runVite(args, { ASSISTANT_CONFIG: configFile() });
+
+      expect(code).toBe(1);
+      expect(output).toBe(
+        `[server] Invalid configuration in ${configFile()}:\n` +
+          '  - accent (line 4): is empty: YAML reads everything after # as a comment. Put the value in quotes: ' +
+          'accent: "#15803d"\n' +
+          '  - history (line 5): 99 must be a whole number from 0 to 10\n',
+      );
+    },
+  );
+
+  it('ends `vite build` on instructions in a direct-mode build, and the dev server on a bad variable', async () => {
     await writeFile(configFile(), 'instructions: Be brief.\n');
-    await writeFile(join(root, '.env'), 'VITE_LLM_API_KEY=direct-key-for-tests\n');
-    await expect(startDev()).rejects.toThrow(/instructions: not allowed in a direct-mode build/);
+    const build = await runVite(['build'], {
+      ASSISTANT_CONFIG: configFile(),
+      VITE_LLM_API_KEY: 'direct-key-for-tests',
+    });
+    expect(build.code).toBe(1);
+    expect(build.output).toMatch(
+      /^\[server\] Invalid configuration in .*\n {2}- instructions \(line 1\): not allowed in a direct-mode build/,
+    );
+    expect(build.output).not.toMatch(/\n\s+at /);
+
+    await writeFile(configFile(), 'title: Acme\n');
+    const dev = await runVite(['--port', '0'], {
+      ASSISTANT_CONFIG: configFile(),
+      TRUST_PROXY: '0.0.0.0/0',
+      RATE_LIMIT_PER_MINUT: '5',
+    });
+    expect(dev.code).toBe(1);
+    // A misspelt setting is said first, as every command says it at start-up.
+    expect(dev.output).toMatch(
+      /^ {2}\[llm-proxy\] RATE_LIMIT_PER_MINUT is not a setting of AI Assistant and is ignored: did you mean RATE_LIMIT_PER_MINUTE\?\n\[server\] Invalid server configuration:\n {2}- TRUST_PROXY must be /,
+    );
+    expect(dev.output).not.toMatch(/\n\s+at /);
   });
 });

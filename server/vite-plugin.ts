@@ -18,6 +18,8 @@ import { PAGE_FILE } from './pages/serve-client.ts';
 import { type AssistantConfig, loadAssistantConfig } from './settings/assistant-config.ts';
 import { readServerEnv } from './settings/env.ts';
 import { describeUpstream } from './settings/env-upstream.ts';
+import { settingNotices } from './settings/setting-names.ts';
+import { exitOnConfigError } from './settings/startup-failure.ts';
 
 /** The token is in `VITE_LLM_API_KEY`, i.e. in the bundle: the spec's direct mode. */
 function directModeBaseURL(config: ResolvedConfig): string | undefined {
@@ -50,9 +52,13 @@ function isPagePath(url: string | undefined): boolean {
  * direct-mode page may not carry `instructions` or `history`.
  */
 function readAssistantConfig(config: ResolvedConfig): AssistantConfig {
-  return loadAssistantConfig(loadEnv(config.mode, config.envDir, ''), config.root, {
-    direct: directModeBaseURL(config) !== undefined,
-  });
+  try {
+    return loadAssistantConfig(loadEnv(config.mode, config.envDir, ''), config.root, {
+      direct: directModeBaseURL(config) !== undefined,
+    });
+  } catch (error) {
+    exitOnConfigError(error);
+  }
 }
 
 /**
@@ -72,7 +78,13 @@ function mountProxy(
   applyToPages: boolean,
 ): void {
   const env = loadEnv(config.mode, config.envDir, '');
-  const { proxy, notices } = readServerEnv(env, { demoFallback: true });
+  let settings: ReturnType<typeof readServerEnv>;
+  try {
+    settings = readServerEnv(env, { demoFallback: true });
+  } catch (error) {
+    exitOnConfigError(error);
+  }
+  const { proxy, notices } = settings;
   const direct = directModeBaseURL(config);
   // A direct-mode page calls its provider itself, so the CSP must let it.
   if (direct) proxy.security.connectSrc = [...proxy.security.connectSrc, new URL(direct).origin];
@@ -148,6 +160,12 @@ export function llmServer(): Plugin[] {
         config = resolved;
         // Every command checks the configuration, the build too: a direct-mode build refuses what its page would carry.
         if (resolved.mode !== 'test') assistant = readAssistantConfig(resolved);
+        // Once per command: a build's second pass (the server bundle) has nothing new to say.
+        if (resolved.mode !== 'test' && !resolved.build.ssr) {
+          for (const notice of settingNotices(loadEnv(resolved.mode, resolved.envDir, ''))) {
+            resolved.logger.warn(`  [llm-proxy] ${notice}`);
+          }
+        }
         if (resolved.command === 'build' && !resolved.build.ssr && directModeBaseURL(resolved)) {
           resolved.logger.warn(`\n⚠  ${DIRECT_MODE_WARNING}\n`);
         }

@@ -2,7 +2,13 @@ import { act, fireEvent, render, screen, waitFor, within } from '@testing-librar
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it, vi } from 'vitest';
 import { DEFAULT_PAGE_SETTINGS, type PageSettings } from '../contract/page-settings';
-import { type ChatMessage, chatMachine, type FetchReplyOutput, type Sender } from '../machines/chat-machine';
+import {
+  type ChatMessage,
+  chatMachine,
+  type FetchReplyOutput,
+  ReplyLimitedError,
+  type Sender,
+} from '../machines/chat-machine';
 import { createVisitorMachine, createVisitorModel } from '../machines/visitor-model';
 import { createControllableFetchReply } from '../testing/controllable-reply';
 import {
@@ -24,20 +30,46 @@ const SENDING_PLACEHOLDER = 'Sending...';
 const NO_CONTENT = 'No response received';
 const ERROR = 'Error: Unable to get response';
 
+/** The wait after a refusal by a limit: held back by `heldLimitClock` until a test lets it pass. */
+const HELD_LIMIT_MS = 86_400_000;
+
 /** Delays short enough for tests to wait for, long enough for a state to be looked at first. */
-const TEST_DELAYS = { slowHint: 150, replyTimeout: 60_000 };
+const TEST_DELAYS = { slowHint: 150, replyTimeout: 60_000, limitWait: HELD_LIMIT_MS };
+
+/** The machine's clock: the real timers, but the limit's wait passes only when `pass()` is called. */
+function heldLimitClock() {
+  const held = new Map<number, () => void>();
+  let nextId = -1;
+  return {
+    setTimeout(callback: () => void, ms: number) {
+      if (ms !== HELD_LIMIT_MS) return setTimeout(callback, ms);
+      held.set(nextId, callback);
+      return nextId--;
+    },
+    clearTimeout(id: unknown) {
+      if (!held.delete(id as number)) clearTimeout(id as ReturnType<typeof setTimeout>);
+    },
+    pass() {
+      const callbacks = [...held.values()];
+      held.clear();
+      for (const callback of callbacks) callback();
+    },
+  };
+}
 
 function renderChat(delays: Partial<typeof TEST_DELAYS> = {}, settings: Partial<PageSettings> = {}) {
   const fake = createControllableFetchReply();
+  const clock = heldLimitClock();
   // No delay between keystrokes: nothing in the app depends on typing speed, and it keeps the suite fast.
   const user = userEvent.setup({ delay: null });
   render(
     <App
       logic={chatMachine.provide({ actors: { fetchReply: fake.logic }, delays: { ...TEST_DELAYS, ...delays } })}
       settings={{ ...DEFAULT_PAGE_SETTINGS, ...settings }}
+      clock={clock}
     />,
   );
-  return { user, fake };
+  return { user, fake, clock };
 }
 
 const ui = {
@@ -50,6 +82,7 @@ const ui = {
   slowHint: () => screen.queryByText(/^Still working on a reply/),
   stoppedNote: () => screen.queryAllByText('Reply stopped'),
   starters: () => screen.queryByRole('group', { name: 'Suggested questions' }),
+  limitHint: () => ui.log().querySelector('[data-limit-hint]'),
 };
 
 /** The bubbles in the conversation, in order, with their text exactly as rendered. */
@@ -81,6 +114,15 @@ const EMPTY_REPLIES: FetchReplyOutput[] = [null, ''];
 // The failures the fake reply actor rejects with: before any piece, and once pieces have arrived.
 const FAILURES = ['provider failure', 'rate limited'];
 const STREAM_BREAKS = ['connection lost mid-stream', 'error event mid-stream'];
+/** The refusals the fake reply actor rejects with for `reply.limit`, in turn, and the hint each shows. */
+const LIMITS = [
+  { error: () => new ReplyLimitedError('rate', 42), hint: 'Too many messages in a short time.', when: 'in 42 seconds' },
+  {
+    error: () => new ReplyLimitedError('daily', 5_400),
+    hint: 'The assistant has reached its limit for today.',
+    when: 'in 2 hours',
+  },
+];
 /** The site's starter questions, for the runs of a site that configures them. */
 const STARTERS = ['What do you sell?', 'Where is your shop? <b>really</b>'];
 const POOLS: Record<PayloadPool, number> = {
@@ -97,10 +139,15 @@ const POOLS: Record<PayloadPool, number> = {
  * Runs one generated path against the rendered app. The model says where the visitor is; this keeps the transcript
  * the visitor should see, and checks the whole screen in every state.
  */
-async function runPath({ path, ...run }: PathRun, pathIndex: number, starters: readonly string[] = []) {
+async function runPath(
+  { path, ...run }: PathRun,
+  pathIndex: number,
+  starters: readonly string[] = [],
+  limitMessage?: string,
+) {
   // Replies show as Markdown from the first: whether the renderer had arrived yet is not what a path is about.
   await loadMarkdown();
-  const { user, fake } = renderChat({}, { starters: [...starters] });
+  const { user, fake, clock } = renderChat({}, { starters: [...starters], limitMessage });
   const payloads = payloadDrawer({ path, ...run });
   // Every console.error must be one of the failures the path caused: React's warnings fail the test too.
   const consoleError = vi.spyOn(console, 'error').mockImplementation(() => undefined);
@@ -112,6 +159,7 @@ async function runPath({ path, ...run }: PathRun, pathIndex: number, starters: r
   let partial = '';
   let lastReply = '';
   let retryable = false;
+  let limit: (typeof LIMITS)[number] | undefined;
   let stoppedLast = false;
   let lastEvent = '';
   // Alternate Enter and the Send button (Stop and Escape, a click and a keypress on Retry), starting differently on
@@ -119,6 +167,7 @@ async function runPath({ path, ...run }: PathRun, pathIndex: number, starters: r
   let submits = pathIndex;
   let stops = pathIndex;
   let retries = pathIndex;
+  let limits = pathIndex;
 
   const replace = async (text: string) => {
     // Typed over the whole box, as a visitor who selects it all first.
@@ -146,7 +195,11 @@ async function runPath({ path, ...run }: PathRun, pathIndex: number, starters: r
     expect(ui.typing()).toBeNull();
     expect(ui.log()).toHaveAttribute('aria-busy', 'false');
     if (retryable) expect(ui.retry()).toBeEnabled();
+    else if (limit) expect(ui.retry()).toBeDisabled();
     else expect(ui.retry()).toBeNull();
+    if (limit)
+      expect(ui.limitHint()).toHaveTextContent(`${limitMessage ?? limit.hint} You can try again ${limit.when}.`);
+    else expect(ui.limitHint()).toBeNull();
   };
 
   const expectReplied = (last: string | null) => {
@@ -185,6 +238,7 @@ async function runPath({ path, ...run }: PathRun, pathIndex: number, starters: r
     transcript.push(...shown);
     partial = '';
     retryable = nowRetryable;
+    limit = undefined;
   };
 
   await path.test({
@@ -232,11 +286,19 @@ async function runPath({ path, ...run }: PathRun, pathIndex: number, starters: r
         expectReplied(ERROR);
         expect(consoleError.mock.lastCall).toContain(failures.at(-1));
       },
+      limited: () => {
+        expectReplied(ERROR);
+        expect(consoleError.mock.lastCall).toContain(failures.at(-1));
+        // The hint is under the error, and Retry under the hint.
+        expect(ui.log().lastElementChild).toContainElement(ui.retry());
+        expect(ui.log().lastElementChild).toContainElement(ui.limitHint() as HTMLElement);
+      },
       stopped: () => {
         expectReplied(null);
-        // The note is on the last reply, which keeps whatever had arrived.
-        const lastRow = ui.log().lastElementChild?.lastElementChild;
-        expect(lastRow).toContainElement(ui.stoppedNote().at(-1) ?? null);
+        // The note is on the last reply, which keeps whatever had arrived, and Retry follows that reply.
+        const lastGroup = ui.retry()?.parentElement?.previousElementSibling;
+        expect(lastGroup?.lastElementChild).toContainElement(ui.stoppedNote().at(-1) ?? null);
+        expect(ui.log().lastElementChild).toContainElement(ui.retry());
       },
     },
     events: {
@@ -310,6 +372,20 @@ async function runPath({ path, ...run }: PathRun, pathIndex: number, starters: r
         await settle(() => fake.latest().reject(failure), [...kept, { text: ERROR, sender: 'bot' }], true);
         lastEvent = 'reply.fail';
       },
+      'reply.limit': async () => {
+        const refusal = LIMITS[limits++ % LIMITS.length];
+        const failure = refusal.error();
+        failures.push(failure);
+        await settle(() => fake.latest().reject(failure), [{ text: ERROR, sender: 'bot' }], false);
+        limit = refusal;
+        lastEvent = 'reply.limit';
+      },
+      'limit.pass': async () => {
+        await act(async () => clock.pass());
+        limit = undefined;
+        retryable = true;
+        lastEvent = 'limit.pass';
+      },
       'reply.stop': async () => {
         const kept: ChatMessage[] = partial ? [{ text: partial.trim(), sender: 'bot' }] : [];
         if (stops++ % 2 === 0) await user.click(ui.stop() as HTMLElement);
@@ -340,14 +416,14 @@ async function runPath({ path, ...run }: PathRun, pathIndex: number, starters: r
 }
 
 describe.each([
-  { streaming: true, starters: false, states: 12, transitions: 46 },
-  { streaming: false, starters: false, states: 11, transitions: 40 },
-  { streaming: true, starters: true, states: 12, transitions: 47 },
+  { streaming: true, starters: false, limits: true, states: 13, transitions: 50 },
+  { streaming: false, starters: false, limits: true, states: 12, transitions: 44, limitMessage: 'We rest a while.' },
+  { streaming: true, starters: true, limits: false, states: 12, transitions: 47 },
 ])(
-  'the chat as a visitor uses it (model-based, streaming: $streaming, starters: $starters)',
-  ({ streaming, starters, states, transitions }) => {
-    const model = createVisitorModel({ streaming, starters });
-    const machine = createVisitorMachine({ streaming, starters });
+  'the chat as a visitor uses it (model-based, streaming: $streaming, starters: $starters, limits: $limits)',
+  ({ streaming, starters, limits, states, transitions, limitMessage }) => {
+    const model = createVisitorModel({ streaming, starters, limits });
+    const machine = createVisitorMachine({ streaming, starters, limits });
     const paths = getVisitorPaths(model);
     const plan = planPayloads(paths, POOLS);
 
@@ -382,7 +458,7 @@ describe.each([
     });
 
     plan.runs.forEach((run, index) => {
-      it(run.name, () => runPath(run, index, starters ? STARTERS : []));
+      it(run.name, () => runPath(run, index, starters ? STARTERS : [], limitMessage));
     });
   },
 );

@@ -1,6 +1,6 @@
 import { ChakraProvider } from '@chakra-ui/react';
 import { type ReactNode, useLayoutEffect } from 'react';
-import type { InspectionEvent, Observer } from 'xstate';
+import type { ActorOptions, InspectionEvent, Observer } from 'xstate';
 import { DEFAULT_PAGE_SETTINGS, type PageSettings } from '../contract/page-settings';
 import type { chatMachine } from '../machines/chat-machine';
 import { ChatActorContext } from './chat/chat-actor-context';
@@ -21,15 +21,29 @@ export interface AppProps {
   served?: ServedCard;
   /** The site's settings (title, welcome, starters, history); the spec's by default. */
   settings?: PageSettings;
+  /** The machine's timers: the browser's by default; a test may hold one back (XState's `clock` option). */
+  clock?: ActorOptions<typeof chatMachine>['clock'];
 }
 
-export function App({ logic, inspect, card = <ChatCard />, served, settings = DEFAULT_PAGE_SETTINGS }: AppProps) {
+export function App({
+  logic,
+  inspect,
+  card = <ChatCard />,
+  served,
+  settings = DEFAULT_PAGE_SETTINGS,
+  clock,
+}: AppProps) {
   return (
     <ChakraProvider value={getSystem()}>
       <PageTitleContext value={settings.title}>
         <ChatActorContext.Provider
           logic={logic}
-          options={{ inspect, input: { ...settings, statusTexts: { noContent: t('noContent'), error: t('error') } } }}
+          options={{
+            inspect,
+            // Only when given: an explicit `undefined` would replace XState's own clock.
+            ...(clock ? { clock } : {}),
+            input: { ...settings, statusTexts: { noContent: t('noContent'), error: t('error') } },
+          }}
         >
           {served ? <CarryOver from={served} /> : null}
           {card}

@@ -1,4 +1,4 @@
-import { render, screen, within } from '@testing-library/react';
+import { act, render, screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_PAGE_SETTINGS, PAGE_SETTINGS_ID, type PageSettings } from '../contract/page-settings';
@@ -25,17 +25,20 @@ describe("the site's settings on the card", () => {
     expect(screen.getByRole('heading', { level: 1 })).toHaveTextContent(/^Acme Help <desk>$/);
   });
 
-  it('shows the welcome first, as Markdown, and never sends it', async () => {
+  it('shows the welcome first, as Markdown with no Copy button (it is no reply), and never sends it', async () => {
     await loadMarkdown();
     const { fake, user } = renderSite({ welcome: '**Hello!** See [our shop](https://shop.example).' });
     const log = screen.getByRole('log', { name: 'Conversation' });
 
     expect(within(log).getByText('Hello!').tagName).toBe('STRONG');
     expect(within(log).getByRole('link', { name: /our shop/ })).toHaveAttribute('href', 'https://shop.example/');
+    expect(within(log).queryByRole('button', { name: 'Copy reply' })).toBeNull();
 
     await user.type(screen.getByRole('textbox', { name: 'Message' }), 'Hi{Enter}');
     expect(fake.latest().input.text).toBe('Hi');
     expect(fake.latest().input).not.toHaveProperty('history');
+    await act(async () => fake.latest().resolve('**Welcome** back'));
+    expect(within(log).getAllByRole('button', { name: 'Copy reply' })).toHaveLength(1);
   });
 
   it('sends a starter chosen with the keyboard, then offers the starters no more', async () => {

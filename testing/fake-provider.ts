@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
  *   `pieceDelayMs` apart.
  * - `json`: this exact JSON body with status 200 (e.g. `{ choices: [] }`); asked for a stream, the same object as
  *   the stream's only chunk.
- * - `status`: an HTTP error with an OpenAI-style error body.
+ * - `status`: an HTTP error with an OpenAI-style error body (with `code`, when given).
  * - `raw`: this text as an `application/json` body (e.g. invalid JSON).
  * - `drop`: the connection is destroyed without an answer.
  * - `hang`: the request is never answered (until the client goes away or the provider closes).
@@ -27,7 +27,7 @@ import type { AddressInfo } from 'node:net';
 export type FakeBehaviour = { delayMs?: number } & (
   | { content: string | null; pieceDelayMs?: number }
   | { json: unknown }
-  | { status: number; retryAfter?: string }
+  | { status: number; retryAfter?: string; code?: string }
   | { raw: string }
   | { drop: true }
   | { hang: true }
@@ -259,7 +259,9 @@ export async function startFakeProvider(
       send(
         res,
         behaviour.status,
-        JSON.stringify({ error: { message: `fake provider error ${behaviour.status}`, type: 'fake' } }),
+        JSON.stringify({
+          error: { message: `fake provider error ${behaviour.status}`, type: 'fake', code: behaviour.code ?? null },
+        }),
         behaviour.retryAfter ? { 'retry-after': behaviour.retryAfter } : {},
       );
     else if ('raw' in behaviour) send(res, 200, behaviour.raw);

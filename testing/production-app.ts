@@ -1,6 +1,6 @@
 import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -61,6 +61,8 @@ export interface ProductionServer {
   output: string[];
   /** Where its metrics are served, when it was given `METRICS_PORT`. */
   metricsUrl?: string;
+  /** The process started: the server's, or npm's for `startWithNpm`. */
+  pid: number;
   /** Sends `signal` and resolves with the exit code once the process has exited. */
   signal(signal: NodeJS.Signals): Promise<number | null>;
   close(): Promise<void>;
@@ -74,12 +76,35 @@ const STARTED = /AI Assistant on (http:\/\/\S+?):? /;
  * Runs a build of the production server (`server/main.ts`, as `npm start` runs `dist/server/main.js`) on a free port
  * of 127.0.0.1, configured only through `env`. It finds its client at `../client` from its own file.
  */
-export async function startProductionServer(entry: string, env: Record<string, string>): Promise<ProductionServer> {
+export function startProductionServer(entry: string, env: Record<string, string>): Promise<ProductionServer> {
+  // Not the project folder: the server reads `.env` files from its working directory, and a developer's must not
+  // change what is measured or tested.
+  return startServerProcess(process.execPath, [entry], dirname(entry), env);
+}
+
+/**
+ * Runs `npm start` in `projectDir` as a supervisor would: the project's own start script, against the build in
+ * `projectDir/dist` (see `buildServerOnly`). `pid` is npm's, and `signal` goes to npm, not to the server.
+ */
+export async function startWithNpm(projectDir: string, env: Record<string, string>): Promise<ProductionServer> {
+  const { scripts } = JSON.parse(await readFile(`${ROOT_DIR}package.json`, 'utf8')) as PackageJson;
+  await writeFile(`${projectDir}/package.json`, JSON.stringify({ name: 'npm-start-test', scripts }));
+  return startServerProcess('npm', ['start'], projectDir, { HOME: process.env.HOME ?? projectDir, ...env });
+}
+
+interface PackageJson {
+  scripts: Record<string, string>;
+}
+
+async function startServerProcess(
+  command: string,
+  args: string[],
+  cwd: string,
+  env: Record<string, string>,
+): Promise<ProductionServer> {
   const output: string[] = [];
-  const child = spawn(process.execPath, [entry], {
-    // Not the project folder: the server reads `.env` files from its working directory, and a developer's must not
-    // change what is measured or tested.
-    cwd: dirname(entry),
+  const child = spawn(command, args, {
+    cwd,
     env: { PATH: process.env.PATH, NODE_ENV: 'production', HOST: '127.0.0.1', PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -112,9 +137,15 @@ export async function startProductionServer(entry: string, env: Record<string, s
       );
     });
     const metricsUrl = output.map((line) => METRICS.exec(line)?.[1]).find(Boolean);
-    return { url, output, metricsUrl, signal, close };
+    return { url, output, metricsUrl, pid: child.pid as number, signal, close };
   } catch (error) {
     await close();
     throw error;
   }
+}
+
+/** Rate-limit windows are whole clock minutes: a test that counts to a limit must not straddle two of them. */
+export async function awayFromMinuteEdge(needsMs = 5_000): Promise<void> {
+  const intoMinute = Date.now() % 60_000;
+  if (intoMinute > 60_000 - needsMs) await new Promise((resolve) => setTimeout(resolve, 60_000 - intoMinute + 100));
 }

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import { BUILD_INFO_FILE, CHAT_COMPLETIONS_PATH, MAX_TOKENS } from '../contract/llm.ts';
 import { type FakeProvider, startFakeProvider } from './fake-provider.ts';
-import { buildServerOnly, type ProductionServer, startProductionServer } from './production-app.ts';
+import { buildServerOnly, type ProductionServer, startProductionServer, startWithNpm } from './production-app.ts';
 
 export const DIRECT_ORIGIN = 'https://direct-provider.example';
 const TOKEN = 'test-upstream-token-scale-7d1e';
@@ -25,7 +25,8 @@ export function productionHarness(name: string, { direct = false } = {}) {
 
   beforeAll(async () => {
     [state.proxyEntry, state.directEntry, state.provider] = await Promise.all([
-      buildServerOnly(`${buildDir}proxy`),
+      // Laid out as `npm run build` lays it out, so that `npm start` in buildDir runs it too.
+      buildServerOnly(`${buildDir}dist`),
       // A direct-mode build as the client build records it: the same server next to a page that calls its provider.
       direct
         ? buildServerOnly(`${buildDir}direct`, {
@@ -45,13 +46,18 @@ export function productionHarness(name: string, { direct = false } = {}) {
   });
 
   const provider = (): FakeProvider => state.provider as FakeProvider;
-  async function startServer(env: Record<string, string>, build: 'proxy' | 'direct' = 'proxy') {
-    const server = await startProductionServer((build === 'proxy' ? state.proxyEntry : state.directEntry) as string, {
-      ...(build === 'proxy' ? { LLM_BASE_URL: provider().baseURL, LLM_API_KEY: TOKEN } : {}),
+  /** `npm` is the proxy build run by `npm start`, as a supervisor runs it. */
+  async function startServer(env: Record<string, string>, build: 'proxy' | 'direct' | 'npm' = 'proxy') {
+    const fullEnv = {
+      ...(build === 'direct' ? {} : { LLM_BASE_URL: provider().baseURL, LLM_API_KEY: TOKEN }),
       LLM_TIMEOUT_MS: '5000',
       RATE_LIMIT_PER_MINUTE: '0',
       ...env,
-    });
+    };
+    const server =
+      build === 'npm'
+        ? await startWithNpm(buildDir, fullEnv)
+        : await startProductionServer((build === 'proxy' ? state.proxyEntry : state.directEntry) as string, fullEnv);
     running.push(server);
     return server;
   }
@@ -97,10 +103,4 @@ export async function until<T>(probe: () => Promise<T>, accept: (value: T) => bo
 export async function readiness(server: ProductionServer): Promise<{ status: number; redis: string }> {
   const response = await fetch(`${server.url}/readyz`);
   return { status: response.status, redis: ((await response.json()) as { redis: string }).redis };
-}
-
-/** Rate-limit windows are whole clock minutes: a test that counts to a limit must not straddle two of them. */
-export async function awayFromMinuteEdge(needsMs = 5_000): Promise<void> {
-  const intoMinute = Date.now() % 60_000;
-  if (intoMinute > 60_000 - needsMs) await new Promise((resolve) => setTimeout(resolve, 60_000 - intoMinute + 100));
 }

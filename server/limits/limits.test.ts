@@ -4,15 +4,8 @@
 import { connect, type Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { CHAT_COMPLETIONS_PATH } from '../../contract/llm.ts';
-import type { ProductionServer } from '../../testing/production-app.ts';
-import {
-  awayFromMinuteEdge,
-  chat,
-  productionHarness,
-  statuses,
-  TEST_TIMEOUT_MS,
-  until,
-} from '../../testing/production-harness.ts';
+import { awayFromMinuteEdge, type ProductionServer } from '../../testing/production-app.ts';
+import { chat, productionHarness, statuses, TEST_TIMEOUT_MS, until } from '../../testing/production-harness.ts';
 
 const { startServer } = productionHarness('limits');
 

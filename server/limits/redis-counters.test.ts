@@ -3,7 +3,7 @@
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_TOKENS } from '../../contract/llm.ts';
-import { awayFromMinuteEdge } from '../../testing/production-harness.ts';
+import { awayFromMinuteEdge } from '../../testing/production-app.ts';
 import { chatBody, parallelBurst, postChat, proxyHarness, until } from '../../testing/proxy-app.ts';
 import { type RedisServer, startRedisServer } from '../../testing/redis-server.ts';
 import { REDIS_KEY_PREFIX, RedisCounters } from './counters.ts';

@@ -4,8 +4,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_TOKENS } from '../../contract/llm.ts';
 import { FAKE_REPLY } from '../../testing/fake-provider.ts';
+import { awayFromMinuteEdge } from '../../testing/production-app.ts';
 import {
-  awayFromMinuteEdge,
   chat,
   PROMPT,
   productionHarness,

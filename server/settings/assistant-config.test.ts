@@ -66,30 +66,37 @@ describe('the configuration file', () => {
   it.each([
     [
       'titel: Acme',
-      /^titel: is not a known key \(the keys are title, welcome, starters, instructions, accent, language, history\)/,
+      /^titel \(line 1\): is not a known key \(the keys are title, welcome, starters, instructions, limit_message, accent, language, history\)/,
     ],
-    ['title: 42', /^title: 42 must be text of 1 to 60 characters/],
-    ['title: "   "', /^title: " {3}" must be text of 1 to 60 characters, not blank/],
-    [`title: ${'x'.repeat(61)}`, /^title: "x+\.\.\. must be text of 1 to 60 characters/],
-    ['welcome: [a, b]', /^welcome: \["a","b"\] must be text of 1 to 2000 characters/],
-    ['starters: [a, b, c, d, e]', /^starters: \["a","b","c","d","e"\] must be a list of up to 4 questions/],
-    [`starters: [ok, ${'q'.repeat(81)}]`, /^starters\.1: "q+\.\.\. must be text of 1 to 80 characters/],
-    ['starters: Where are you?', /^starters: "Where are you\?" must be a list of up to 4 questions/],
-    ['instructions: {a: 1}', /^instructions: \{"a":1\} must be text of 1 to 8000 characters/],
-    ['history: 11', /^history: 11 must be a whole number from 0 to 10/],
-    ['history: -1', /^history: -1 must be a whole number from 0 to 10/],
-    ['history: 1.5', /^history: 1\.5 must be a whole number from 0 to 10/],
-    ['history: "2"', /^history: "2" must be a whole number from 0 to 10/],
-    ['accent: blue', /^accent: "blue" must be a CSS colour written as #rgb, #rrggbb, rgb\(r g b\) or hsl\(h s% l%\)/],
-    ['accent: 12', /^accent: 12 must be a CSS colour/],
+    ['title: 42', /^title \(line 1\): 42 must be text of 1 to 60 characters/],
+    ['title: "   "', /^title \(line 1\): " {3}" must be text of 1 to 60 characters, not blank/],
+    [`title: ${'x'.repeat(61)}`, /^title \(line 1\): "x+\.\.\. is 61 characters long; the limit is 60$/],
+    ['welcome: [a, b]', /^welcome \(line 1\): \["a","b"\] must be text of 1 to 2000 characters/],
+    ['starters: [a, b, c, d, e]', /^starters \(line 1\): \["a","b","c","d","e"\] must be a list of up to 4 questions/],
+    [`starters: [ok, ${'q'.repeat(81)}]`, /^starters\.1 \(line 1\): "q+\.\.\. is 81 characters long; the limit is 80$/],
+    [
+      'accent: #15803d',
+      /^accent \(line 1\): is empty: YAML reads .* as a comment\. Put the value in quotes: accent: "#15803d"$/,
+    ],
+    ['starters: Where are you?', /^starters \(line 1\): "Where are you\?" must be a list of up to 4 questions/],
+    ['instructions: {a: 1}', /^instructions \(line 1\): \{"a":1\} must be text of 1 to 8000 characters/],
+    ['history: 11', /^history \(line 1\): 11 must be a whole number from 0 to 10/],
+    ['history: -1', /^history \(line 1\): -1 must be a whole number from 0 to 10/],
+    ['history: 1.5', /^history \(line 1\): 1\.5 must be a whole number from 0 to 10/],
+    ['history: "2"', /^history \(line 1\): "2" must be a whole number from 0 to 10/],
+    [
+      'accent: blue',
+      /^accent \(line 1\): "blue" must be a CSS colour written as #rgb, #rrggbb, rgb\(r g b\) or hsl\(h s% l%\)/,
+    ],
+    ['accent: 12', /^accent \(line 1\): 12 must be a CSS colour/],
     [
       'accent: "#ffcc00"',
-      /^accent: "#ffcc00" white text on it has a contrast of 1\.\d\d:1; it must be at least 4\.5:1/,
+      /^accent \(line 1\): "#ffcc00" white text on it has a contrast of 1\.\d\d:1; it must be at least 4\.5:1/,
     ],
-    ['accent: rgb(300 0 0)', /^accent: "rgb\(300 0 0\)" must be a CSS colour/],
-    ['language: xx', /^language: "xx" must be one of en, de, fr, es, it, pt-BR, nl, pl, ja, zh-CN, ar, he/],
-    ['language: zh-TW', /^language: "zh-TW" must be one of en, de/],
-    ['language: 7', /^language: 7 must be one of en, de/],
+    ['accent: rgb(300 0 0)', /^accent \(line 1\): "rgb\(300 0 0\)" must be a CSS colour/],
+    ['language: xx', /^language \(line 1\): "xx" must be one of en, de, fr, es, it, pt-BR, nl, pl, ja, zh-CN, ar, he/],
+    ['language: zh-TW', /^language \(line 1\): "zh-TW" must be one of en, de/],
+    ['language: 7', /^language \(line 1\): 7 must be one of en, de/],
     ['- a list', /^\(top level\): must be a mapping of keys/],
     ['title: [unclosed', /^not valid YAML: /],
   ])('refuses %j, naming the key, its value and what is allowed', (source, message) => {
@@ -104,20 +111,35 @@ describe('the configuration file', () => {
     expect(parseAssistantConfig('title: Acme', 'l.yaml', proxy).language).toBeUndefined();
   });
 
-  it('names every problem at once, in the order of the keys', () => {
+  it('names every problem at once, in the order of the keys, each with its line', () => {
     expect(problems('history: 20\ncolour: red\ntitle: ""')).toEqual([
-      expect.stringMatching(/^title: "" /),
-      expect.stringMatching(/^history: 20 /),
-      expect.stringMatching(/^colour: is not a known key/),
+      expect.stringMatching(/^title \(line 3\): "" /),
+      expect.stringMatching(/^history \(line 1\): 20 /),
+      expect.stringMatching(/^colour \(line 2\): is not a known key/),
     ]);
+  });
+
+  it("gives a value's own line deep in the file, and a too-long text's length and the limit", () => {
+    const source = ['title: Acme', 'starters:', '  - ok', `  - ${'q'.repeat(81)}`, `limit_message: ${'m'.repeat(201)}`];
+    expect(problems(source.join('\n'))).toEqual([
+      expect.stringMatching(/^starters\.1 \(line 4\): "q+\.\.\. is 81 characters long; the limit is 80$/),
+      expect.stringMatching(/^limit_message \(line 5\): "m+\.\.\. is 201 characters long; the limit is 200$/),
+    ]);
+  });
+
+  it("gives the site's own limit_message to the page", () => {
+    expect(parseAssistantConfig('limit_message: " Busy, back soon. "', 'l.yaml', proxy).page).toEqual({
+      ...DEFAULT_PAGE_SETTINGS,
+      limitMessage: 'Busy, back soon.',
+    });
   });
 
   it('refuses instructions and history in a direct-mode build, whose page would carry them', () => {
     const found = problems('title: Acme\ninstructions: Be brief.\nhistory: 2', { direct: true });
 
     expect(found).toEqual([
-      expect.stringMatching(/^instructions: not allowed in a direct-mode build/),
-      expect.stringMatching(/^history: not allowed in a direct-mode build/),
+      expect.stringMatching(/^instructions \(line 2\): not allowed in a direct-mode build/),
+      expect.stringMatching(/^history \(line 3\): not allowed in a direct-mode build/),
     ]);
     expect(
       parseAssistantConfig('title: Acme\nstarters: [Hi?]\naccent: "#000"', 'd.yaml', { direct: true }).page.title,

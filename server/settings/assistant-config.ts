@@ -1,10 +1,11 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import * as v from 'valibot';
-import { parse } from 'yaml';
+import { type Document, isMap, isNode, isScalar, LineCounter, parseDocument } from 'yaml';
 import {
   DEFAULT_PAGE_SETTINGS,
   MAX_HISTORY,
+  MAX_LIMIT_MESSAGE_LENGTH,
   MAX_STARTER_LENGTH,
   MAX_STARTERS,
   type PageSettings,
@@ -42,6 +43,7 @@ const configSchema = v.strictObject(
       ),
     ),
     instructions: v.optional(text(MAX_INSTRUCTIONS_LENGTH)),
+    limit_message: v.optional(text(MAX_LIMIT_MESSAGE_LENGTH)),
     accent: v.optional(v.string(`must be ${ACCENT_FORMS}`)),
     language: v.optional(
       v.pipe(
@@ -102,18 +104,74 @@ function shown(value: unknown): string {
   return json.length > 60 ? `${json.slice(0, 57)}...` : json;
 }
 
-function problemsOf(issues: readonly v.BaseIssue<unknown>[]): string[] {
+/** The parsed file, and where each of its values is: every problem names its key and the value's line. */
+class SourceFile {
+  private readonly lines = new LineCounter();
+  readonly document: Document;
+
+  constructor(readonly source: string) {
+    this.document = parseDocument(source, { lineCounter: this.lines });
+  }
+
+  /** The 1-based line of the value at `path` (its key's, for an empty value); undefined when the file has no such key. */
+  lineOf(path: readonly (string | number)[]): number | undefined {
+    const node = this.document.getIn(path, true);
+    let offset = isNode(node) ? node.range?.[0] : undefined;
+    if (offset === undefined) {
+      const parent = path.length > 1 ? this.document.getIn(path.slice(0, -1), true) : this.document.contents;
+      const pair = isMap(parent)
+        ? parent.items.find((item) => isScalar(item.key) && item.key.value === path.at(-1))
+        : undefined;
+      offset = isNode(pair?.key) ? pair.key.range?.[0] : undefined;
+    }
+    return offset === undefined ? undefined : this.lines.linePos(offset).line;
+  }
+
+  /** The problem as the error lists it: the key, the value's line, what is wrong. */
+  problem(path: readonly (string | number)[], text: string): string {
+    const line = this.lineOf(path);
+    return `${path.length > 0 ? path.join('.') : '(top level)'}${line === undefined ? '' : ` (line ${line})`}: ${text}`;
+  }
+
+  /**
+   * A value YAML read as nothing because a `#` starts a comment (`accent: #15803d`): what the line held after the key,
+   * for the hint to quote it.
+   */
+  commentedOut(path: readonly (string | number)[]): string | undefined {
+    const line = this.lineOf(path);
+    if (line === undefined) return undefined;
+    const text = this.source.split(/\r?\n/)[line - 1] ?? '';
+    return /:\s+(#\S*)/.exec(text)?.[1];
+  }
+}
+
+function describeIssue(file: SourceFile, issue: v.BaseIssue<unknown>): string {
+  const path = issue.path?.map((item) => item.key as string | number) ?? [];
+  if (issue.type === 'strict_object') return file.problem(path, `is not a known key (the keys are ${KEYS})`);
+  const commented = issue.input === null ? file.commentedOut(path) : undefined;
+  if (commented) {
+    return file.problem(
+      path,
+      `is empty: YAML reads everything after # as a comment. Put the value in quotes: ${String(path.at(-1))}: "${commented}"`,
+    );
+  }
+  if (issue.type === 'max_length' && typeof issue.input === 'string') {
+    return file.problem(
+      path,
+      `${shown(issue.input)} is ${issue.input.length} characters long; the limit is ${issue.requirement}`,
+    );
+  }
+  return file.problem(path, `${shown(issue.input)} ${issue.message}`);
+}
+
+function problemsOf(file: SourceFile, issues: readonly v.BaseIssue<unknown>[]): string[] {
   const seen = new Set<string>();
   const problems: string[] = [];
   for (const issue of issues) {
     const key = v.getDotPath(issue) ?? '(top level)';
     if (seen.has(key)) continue;
     seen.add(key);
-    problems.push(
-      issue.type === 'strict_object'
-        ? `${key}: is not a known key (the keys are ${KEYS})`
-        : `${key}: ${shown(issue.input)} ${issue.message}`,
-    );
+    problems.push(describeIssue(file, issue));
   }
   return problems;
 }
@@ -123,17 +181,15 @@ function problemsOf(issues: readonly v.BaseIssue<unknown>[]): string[] {
  * itself: it refuses `instructions` and `history`, which the page would then have to carry.
  */
 export function parseAssistantConfig(source: string, file: string, { direct }: { direct: boolean }): AssistantConfig {
-  let data: unknown;
-  try {
-    data = parse(source) ?? {};
-  } catch (error) {
-    throw new AssistantConfigError(file, [`not valid YAML: ${(error as Error).message}`]);
-  }
+  const parsed = new SourceFile(source);
+  const [yamlError] = parsed.document.errors;
+  if (yamlError) throw new AssistantConfigError(file, [`not valid YAML: ${yamlError.message}`]);
+  const data: unknown = parsed.document.toJS() ?? {};
   if (typeof data !== 'object' || data === null || Array.isArray(data)) {
     throw new AssistantConfigError(file, [`(top level): must be a mapping of keys (${KEYS})`]);
   }
   const result = v.safeParse(configSchema, data, { abortEarly: false });
-  const problems = result.success ? [] : problemsOf(result.issues);
+  const problems = result.success ? [] : problemsOf(parsed, result.issues);
   const values: ConfigFile = result.success ? result.output : {};
 
   let accent: AccentShades | undefined;
@@ -141,14 +197,17 @@ export function parseAssistantConfig(source: string, file: string, { direct }: {
   if (typeof accentText === 'string') {
     const read = readAccent(accentText);
     if (read.ok) accent = read.shades;
-    else problems.push(`accent: ${shown(accentText)} ${read.reason}`);
+    else problems.push(parsed.problem(['accent'], `${shown(accentText)} ${read.reason}`));
   }
   if (direct) {
     for (const key of ['instructions', 'history'] as const) {
       if (key in data) {
         problems.push(
-          `${key}: not allowed in a direct-mode build (VITE_LLM_API_KEY set): the page itself would carry it; ` +
-            'use proxy mode (the token in LLM_API_KEY on the server) for it',
+          parsed.problem(
+            [key],
+            'not allowed in a direct-mode build (VITE_LLM_API_KEY set): the page itself would carry it; ' +
+              'use proxy mode (the token in LLM_API_KEY on the server) for it',
+          ),
         );
       }
     }
@@ -162,6 +221,7 @@ export function parseAssistantConfig(source: string, file: string, { direct }: {
       ...(values.welcome === undefined ? {} : { welcome: values.welcome }),
       starters: values.starters ?? [],
       history: values.history ?? 0,
+      ...(values.limit_message === undefined ? {} : { limitMessage: values.limit_message.trim() }),
     },
     ...(accent ? { accent } : {}),
     ...(values.language === undefined ? {} : { language: matchLanguage(values.language) }),

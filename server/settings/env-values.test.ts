@@ -2,15 +2,15 @@
 import { describe, expect, it } from 'vitest';
 import { isLoopback, isLoopbackHost, readFlag, readHost, readInteger, readSourceList } from './env-values.ts';
 
-/** What a reader returns for `NAME=raw`, and the problems it found. */
-function read<T>(reader: (env: { NAME?: string }, problems: string[]) => T, raw: string | undefined) {
+/** What a reader returns for `PORT=raw`, and the problems it found. */
+function read<T>(reader: (env: { PORT?: string }, problems: string[]) => T, raw: string | undefined) {
   const problems: string[] = [];
-  const value = reader({ NAME: raw }, problems);
+  const value = reader({ PORT: raw }, problems);
   return { value, problems };
 }
 
 describe('readInteger', () => {
-  const port = (env: { NAME?: string }, problems: string[]) => readInteger(env, 'NAME', 3000, 1, 65_535, problems);
+  const port = (env: { PORT?: string }, problems: string[]) => readInteger(env, 'PORT', 3000, 1, 65_535, problems);
 
   it('takes the fallback for an unset or blank variable', () => {
     expect(read(port, undefined)).toEqual({ value: 3000, problems: [] });
@@ -25,13 +25,13 @@ describe('readInteger', () => {
   it.each(['0', '65536', '9007199254740993', '+80', '80 80'])('refuses %j with the range, falling back', (raw) => {
     expect(read(port, raw)).toEqual({
       value: 3000,
-      problems: [`NAME must be a whole number from 1 to 65535 (got "${raw.trim()}")`],
+      problems: [`PORT must be a whole number from 1 to 65535 (got "${raw.trim()}")`],
     });
   });
 });
 
 describe('readFlag', () => {
-  const flag = (env: { NAME?: string }, problems: string[]) => readFlag(env, 'NAME', problems);
+  const flag = (env: { PORT?: string }, problems: string[]) => readFlag(env, 'PORT', problems);
 
   it.each(['1', 'true', 'YES', ' on '])('takes %j as on', (raw) => {
     expect(read(flag, raw)).toEqual({ value: true, problems: [] });
@@ -42,12 +42,12 @@ describe('readFlag', () => {
   });
 
   it('refuses anything else as off, quoting it', () => {
-    expect(read(flag, 'y')).toEqual({ value: false, problems: ['NAME must be 1 or 0 (got "y")'] });
+    expect(read(flag, 'y')).toEqual({ value: false, problems: ['PORT must be 1 or 0 (got "y")'] });
   });
 });
 
 describe('readHost', () => {
-  const host = (env: { NAME?: string }, problems: string[]) => readHost(env, 'NAME', '0.0.0.0', problems);
+  const host = (env: { PORT?: string }, problems: string[]) => readHost(env, 'PORT', '0.0.0.0', problems);
 
   it.each(['127.0.0.1', '::', '::1', 'localhost', 'app-1.internal', 'A.EXAMPLE'])('takes %s', (raw) => {
     expect(read(host, raw)).toEqual({ value: raw, problems: [] });
@@ -58,7 +58,7 @@ describe('readHost', () => {
     (raw) => {
       expect(read(host, raw)).toEqual({
         value: '0.0.0.0',
-        problems: [`NAME must be an IP address or a host name such as 127.0.0.1 (got "${raw}")`],
+        problems: [`PORT must be an IP address or a host name such as 127.0.0.1 (got "${raw}")`],
       });
     },
   );
@@ -69,7 +69,7 @@ describe('readHost', () => {
 });
 
 describe('readSourceList', () => {
-  const list = (env: { NAME?: string }, problems: string[]) => readSourceList(env, 'NAME', ["'none'"], problems);
+  const list = (env: { PORT?: string }, problems: string[]) => readSourceList(env, 'PORT', ["'none'"], problems);
 
   it('reads a source list, or the fallback when blank', () => {
     expect(read(list, 'self https://www.example.com')).toEqual({
@@ -83,7 +83,7 @@ describe('readSourceList', () => {
     const { value, problems } = read(list, "https://ok.example; script-src 'unsafe-eval'");
 
     expect(value).toEqual(["'none'"]);
-    expect(problems).toEqual([expect.stringMatching(/^NAME\b/)]);
+    expect(problems).toEqual([expect.stringMatching(/^PORT\b/)]);
   });
 });
 

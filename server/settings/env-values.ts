@@ -1,14 +1,17 @@
 import { isIP } from 'node:net';
+import type { SettingName } from '../../contract/settings.ts';
 import { parseSourceList } from '../pages/security-headers.ts';
 
-/** Variables as read from `process.env` or Vite's `loadEnv`. */
-export type Env = Record<string, string | undefined>;
+/**
+ * Variables as read from `process.env` or Vite's `loadEnv`: only the names on the product's list can be read.
+ */
+export type Env = Partial<Record<SettingName, string>>;
 
 // Each reader below returns `fallback` for an unset or blank variable. A bad value is added to `problems` (named, and
 // quoted as given) and `fallback` is returned, so the caller can go on and report every bad variable at once.
 
 /** A switch: `1`, `true`, `yes`, `on` or `0`, `false`, `no`, `off` (unset is off). */
-export function readFlag(env: Env, name: string, problems: string[]): boolean {
+export function readFlag(env: Env, name: SettingName, problems: string[]): boolean {
   const value = env[name]?.trim().toLowerCase() ?? '';
   if (['', '0', 'false', 'no', 'off'].includes(value)) return false;
   if (['1', 'true', 'yes', 'on'].includes(value)) return true;
@@ -19,7 +22,7 @@ export function readFlag(env: Env, name: string, problems: string[]): boolean {
 /** A whole number from `min` to `max`. */
 export function readInteger(
   env: Env,
-  name: string,
+  name: SettingName,
   fallback: number,
   min: number,
   max: number,
@@ -37,7 +40,7 @@ export function readInteger(
 }
 
 /** A CSP source list, as `FRAME_ANCESTORS` and `CSP_CONNECT_SRC` take it. */
-export function readSourceList(env: Env, name: string, fallback: string[], problems: string[]): string[] {
+export function readSourceList(env: Env, name: SettingName, fallback: string[], problems: string[]): string[] {
   const raw = env[name]?.trim();
   if (!raw) return fallback;
   try {
@@ -52,7 +55,7 @@ export function readSourceList(env: Env, name: string, fallback: string[], probl
 const HOST_PATTERN = /^(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*$/i;
 
 /** An address to listen on: an IP address or a host name, without scheme or port. */
-export function readHost(env: Env, name: string, fallback: string, problems: string[]): string {
+export function readHost(env: Env, name: SettingName, fallback: string, problems: string[]): string {
   const raw = env[name]?.trim();
   if (!raw) return fallback;
   if (isIP(raw) === 0 && !HOST_PATTERN.test(raw)) {

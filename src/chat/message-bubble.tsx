@@ -7,16 +7,24 @@ import { t } from '../text';
 export interface MessageBubbleProps extends ChatMessage {
   /** The reply is still streaming in. */
   streaming?: boolean;
+  /** The site's welcome: shown as Markdown, but no reply, so nothing to copy. */
+  welcome?: boolean;
 }
 
 /**
  * One message. Memoised: messages never change once appended, so a new one re-renders only itself (a reply that is
  * streaming in re-renders as it grows).
  * A visitor's message, and any message until the Markdown renderer has loaded, is a React text node: markup in it is
- * shown, never interpreted. A bot reply then renders as safe Markdown, with a Copy button once complete; the spec's
- * two status texts stay plain.
+ * shown, never interpreted. A bot reply then renders as safe Markdown, with a Copy button once complete (the welcome
+ * has none); the spec's two status texts stay plain.
  */
-export const MessageBubble = memo(function MessageBubble({ text, sender, stopped, streaming }: MessageBubbleProps) {
+export const MessageBubble = memo(function MessageBubble({
+  text,
+  sender,
+  stopped,
+  streaming,
+  welcome,
+}: MessageBubbleProps) {
   const fromUser = sender === 'user';
   const markdown = useMarkdown();
   const rich = markdown && !fromUser && text !== t('noContent') && text !== t('error');
@@ -43,7 +51,7 @@ export const MessageBubble = memo(function MessageBubble({ text, sender, stopped
           {rich ? <markdown.RichReply text={text} partial={streaming || stopped} /> : text}
         </Box>
       )}
-      {rich && !streaming && text !== '' && <markdown.CopyButton text={text} />}
+      {rich && !streaming && !welcome && text !== '' && <markdown.CopyButton text={text} />}
       {stopped && (
         <Box as="p" data-stopped fontSize="sm" fontStyle="italic" color="fg.muted">
           {t('stopped')}

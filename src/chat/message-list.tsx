@@ -26,7 +26,7 @@ function isAtEnd(list: HTMLElement): boolean {
 /**
  * The conversation: a polite live region that follows the newest text while the visitor is at the end of it. A
  * visitor who scrolls back stays where they are, with a "Jump to latest" button, until they return to the end or send.
- * Over its bottom edge sit that button and the reply's Stop or Retry.
+ * Over its bottom edge sit that button and the reply's Stop; Retry follows the reply it asks for again.
  */
 export function MessageList({
   h = '80vh',
@@ -121,7 +121,7 @@ export function MessageList({
         h={h}
         overflowY="auto"
         p="3"
-        // Room below the newest message for the buttons over the list's bottom edge (Stop, Retry, Jump to latest),
+        // Room below the newest message for the buttons over the list's bottom edge (Stop, Jump to latest),
         // always kept so that nothing in the list moves when they come and go.
         pb="14"
         rounded="md"
@@ -129,13 +129,14 @@ export function MessageList({
         onScroll={onScroll}
       >
         {/* The site's welcome: first in every conversation, but no message of it (never sent to the model). */}
-        {welcome !== undefined && <MessageBubble text={welcome} sender="bot" />}
+        {welcome !== undefined && <MessageBubble text={welcome} sender="bot" welcome />}
         <Starters />
         {groups.map((start) => (
           // The list only ever grows at its end, so a group's first index is a stable identity.
           <MessageGroup key={start} messages={rows} start={start} end={Math.min(start + GROUP_SIZE, rows.length)} />
         ))}
         {replyStatus && <replyStatus.TypingIndicator />}
+        {replyStatus && <replyStatus.RetryRow />}
       </Flex>
       <Flex
         position="absolute"
@@ -152,7 +153,7 @@ export function MessageList({
             {t('jumpToLatest')}
           </RecipeButton>
         )}
-        {replyStatus && <replyStatus.ReplyControls />}
+        {replyStatus && <replyStatus.StopButton />}
       </Flex>
     </Box>
   );

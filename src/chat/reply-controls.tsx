@@ -1,34 +1,65 @@
+import { Box, Flex } from '@chakra-ui/react';
+import type { ReplyLimit } from '../../machines/chat-machine';
 import { t } from '../text';
 import { ChatActorContext } from './chat-actor-context';
 import { RecipeButton } from './controls';
 
 /**
- * Stop while a reply is pending (Escape does the same: see escape-key.ts), Retry after one failed, timed out or was
- * stopped. They sit over the bottom of the conversation rather than beside Send, so that nothing in the composer
- * moves when they come and go: a second click on Send lands on the disabled Send, never on Stop.
+ * Stop while a reply is pending (Escape does the same: see escape-key.ts). It sits over the bottom of the
+ * conversation rather than beside Send, so that nothing in the composer moves when it comes and goes: a second click
+ * on Send lands on the disabled Send, never on Stop.
  */
-export function ReplyControls() {
+export function StopButton() {
   const actorRef = ChatActorContext.useActorRef();
   const sending = ChatActorContext.useSelector((snapshot) => snapshot.matches('sending'));
-  const retryable = ChatActorContext.useSelector((snapshot) => snapshot.matches({ idle: 'retryable' }));
-
-  const action = sending
-    ? ({ label: t('stop'), event: 'reply.stop' } as const)
-    : retryable
-      ? ({ label: t('retry'), event: 'reply.retry' } as const)
-      : null;
-  if (!action) return null;
+  if (!sending) return null;
   return (
-    <RecipeButton
-      // Two elements (keys), not one relabelled: a Stop that is pressed goes away, and so the focus returns to the box.
-      key={action.event}
-      size="sm"
-      variant="outline"
-      bg="bg"
-      shadow="sm"
-      onClick={() => actorRef.send({ type: action.event })}
-    >
-      {action.label}
+    <RecipeButton size="sm" variant="outline" bg="bg" shadow="sm" onClick={() => actorRef.send({ type: 'reply.stop' })}>
+      {t('stop')}
     </RecipeButton>
   );
+}
+
+/**
+ * Retry, under the reply that failed, timed out or was stopped: the last message, which it asks for again. After a
+ * refusal by one of the server's limits, a hint says why and when to try again, and Retry stays disabled until then
+ * (the machine's `idle.limited`).
+ */
+export function RetryRow() {
+  const actorRef = ChatActorContext.useActorRef();
+  const retryable = ChatActorContext.useSelector((snapshot) => snapshot.matches({ idle: 'retryable' }));
+  const limit = ChatActorContext.useSelector((snapshot) => snapshot.context.limit);
+  const ownMessage = ChatActorContext.useSelector((snapshot) => snapshot.context.limitMessage);
+  if (!retryable && !limit) return null;
+  return (
+    <Flex direction="column" align="flex-start" gap="1">
+      {limit && (
+        <Box as="p" data-limit-hint fontSize="sm" color="fg.muted">
+          {`${ownMessage ?? t(limit.reason === 'rate' ? 'limitRate' : 'limitDaily')} ${tryAgain(limit)}`}
+        </Box>
+      )}
+      <RecipeButton
+        size="sm"
+        variant="outline"
+        bg="bg"
+        disabled={!retryable}
+        onClick={() => actorRef.send({ type: 'reply.retry' })}
+      >
+        {t('retry')}
+      </RecipeButton>
+    </Flex>
+  );
+}
+
+/** "Try again in 3 minutes", in the page's language: rounded up, so that a visitor who waits that long is let in. */
+function tryAgain({ retryAfterSeconds }: ReplyLimit): string {
+  const minutes = Math.ceil(retryAfterSeconds / 60);
+  const [amount, unit]: [number, Intl.RelativeTimeFormatUnit] =
+    retryAfterSeconds < 60
+      ? [retryAfterSeconds, 'second']
+      : minutes < 60
+        ? [minutes, 'minute']
+        : [Math.ceil(retryAfterSeconds / 3600), 'hour'];
+  const when = new Intl.RelativeTimeFormat(document.documentElement.lang || 'en').format(amount, unit);
+  return t('tryAgain').replace('{when}', when);
 }

@@ -1,3 +1,3 @@
 // The lazy chunk of `reply-status.ts`: what the conversation shows while a reply is pending, and after one that failed.
-export { ReplyControls } from './reply-controls';
+export { RetryRow, StopButton } from './reply-controls';
 export { TypingIndicator } from './typing-indicator';

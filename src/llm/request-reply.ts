@@ -1,9 +1,11 @@
-import { OpenAI } from 'openai';
-import type { Exchange, FetchReplyOutput } from '../../machines/chat-machine';
+import { APIError, OpenAI } from 'openai';
+import { LIMIT_ERROR_CODES } from '../../contract/llm';
+import { type Exchange, type FetchReplyOutput, type LimitReason, ReplyLimitedError } from '../../machines/chat-machine';
 import type { LlmConfig } from './llm-config';
 
-// This module and the openai client form one chunk that loads after the first paint (see fetch-reply.ts). It imports
-// nothing else of the app's at run time, so that nothing is split off into a third chunk.
+// This module and the openai client form one chunk that loads after the first paint (see fetch-reply.ts). Of the app's
+// own code it imports at run time only what the entry chunk holds already (the machine, the contract), so that
+// nothing is split off into a third chunk.
 
 // The client's telemetry headers are not in most providers' CORS allow-lists, and tell a site's visitors nothing.
 const STAINLESS_HEADERS = [
@@ -49,6 +51,36 @@ export async function requestReply(
   config: LlmConfig,
   onDelta: (text: string) => void = () => undefined,
   history: readonly Exchange[] = [],
+): Promise<FetchReplyOutput> {
+  try {
+    return await request(text, signal, config, onDelta, history);
+  } catch (error) {
+    // Only the page's own server has these limits: in direct mode a 429 is the provider's, whatever its code.
+    throw (config.mode === 'proxy' ? limitRefusal(error) : undefined) ?? error;
+  }
+}
+
+const LIMIT_REASONS = Object.keys(LIMIT_ERROR_CODES) as LimitReason[];
+
+/**
+ * A 429 that the page's own server sent for one of its limits (known by its code, not its words), as the machine's
+ * `ReplyLimitedError`; a provider's 429 (direct mode, or passed on by the proxy) stays an ordinary failure.
+ */
+function limitRefusal(error: unknown): ReplyLimitedError | undefined {
+  if (!(error instanceof APIError) || error.status !== 429) return undefined;
+  const reason = LIMIT_REASONS.find((name) => LIMIT_ERROR_CODES[name] === error.code);
+  if (!reason) return undefined;
+  const retryAfter = Number(error.headers?.get('retry-after'));
+  // Without a usable Retry-After, a minute: the rate limit's window.
+  return new ReplyLimitedError(reason, Number.isSafeInteger(retryAfter) && retryAfter > 0 ? retryAfter : 60);
+}
+
+async function request(
+  text: string,
+  signal: AbortSignal,
+  config: LlmConfig,
+  onDelta: (text: string) => void,
+  history: readonly Exchange[],
 ): Promise<FetchReplyOutput> {
   const body = {
     model: config.model,

@@ -1,0 +1,101 @@
+import { fileURLToPath } from 'node:url';
+import { FAKE_REPLY } from '../testing/fake-provider';
+import { awayFromMinuteEdge, type ProductionServer } from '../testing/production-app';
+import { startAppServer } from './app-server';
+import { expectNoAxeViolations } from './axe-check';
+import { ERROR, expect, test } from './fixtures';
+
+// A visitor refused by the server's own limits (proxy mode: in direct mode the page has no server of its own to
+// refuse it). Each test runs a server of its own with a limit set, and moves the page's clock past the wait the
+// refusal asked for, so that the test never waits it out.
+test.skip(({ mode }) => mode !== 'proxy', 'the limits are the proxy’s');
+
+let server: ProductionServer | undefined;
+test.afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+test('over the rate limit, the visitor is told so and when to try again; Retry waits until then', async ({
+  chat,
+  fake,
+}) => {
+  // Up to 20 s of it waiting for a fresh clock minute.
+  test.setTimeout(60_000);
+  server = await startAppServer('proxy', fake.baseURL, { RATE_LIMIT_PER_MINUTE: '1' });
+  await chat.page.clock.install();
+  await chat.open(server.url);
+  // The limit counts per clock minute: both messages must fall in one, and the wait must be long enough to see.
+  await awayFromMinuteEdge(20_000);
+  await chat.sendWithEnter('First');
+  await chat.expectTranscript([
+    { sender: 'user', text: 'First' },
+    { sender: 'bot', text: FAKE_REPLY },
+  ]);
+
+  await chat.sendWithEnter('Second');
+
+  await chat.expectTranscript([
+    { sender: 'user', text: 'First' },
+    { sender: 'bot', text: FAKE_REPLY },
+    { sender: 'user', text: 'Second' },
+    { sender: 'bot', text: ERROR },
+  ]);
+  // From here the page's time moves only as the test moves it.
+  await chat.page.clock.pauseAt(await chat.page.evaluate(() => Date.now()));
+  const hint = chat.log.locator('[data-limit-hint]');
+  await expect(hint).toHaveText(/^Too many messages in a short time\. You can try again in (\d+ seconds?|1 minute)\.$/);
+  const text = (await hint.textContent()) ?? '';
+  const seconds = text.includes('1 minute') ? 60 : Number(/in (\d+) second/.exec(text)?.[1]);
+  expect(seconds).toBeGreaterThan(10);
+  await expect(chat.retryButton).toBeDisabled();
+  expect(fake.requests).toHaveLength(1);
+
+  await chat.page.clock.fastForward(1000);
+  await expect(chat.retryButton).toBeDisabled();
+  await chat.page.clock.fastForward(seconds * 1000);
+  await expect(chat.retryButton).toBeEnabled();
+  await expect(hint).toHaveCount(0);
+  expect(server.output.join('\n')).toContain('429');
+});
+
+test('past the daily allowance, a French visitor is told so in French, and Retry waits for the next day', async ({
+  chat,
+  fake,
+}) => {
+  // 10 tokens: less than any request's reservation, so the first message is refused.
+  server = await startAppServer('proxy', fake.baseURL, { LLM_DAILY_TOKEN_LIMIT: '10' });
+  await chat.page.clock.install();
+  await chat.page.goto(`${server.url}/?lang=fr`);
+  await expect(chat.page.locator('html')).toHaveAttribute('lang', 'fr');
+
+  await chat.input.fill('Bonjour');
+  await chat.input.press('Enter');
+
+  const hint = chat.log.locator('[data-limit-hint]');
+  await expect(hint).toHaveText(
+    // Until the next UTC midnight: hours, or minutes or seconds late in the day.
+    /^L’assistant a atteint sa limite pour aujourd’hui\. Vous pourrez réessayer dans \d+ (heures?|minutes?|secondes?)\.$/,
+  );
+  const retry = chat.page.getByRole('button', { name: 'Réessayer' });
+  await expect(retry).toBeDisabled();
+  expect(fake.requests).toHaveLength(0);
+  // The wait lasts until midnight UTC: whether axe outlasts it does not matter, Retry was disabled before.
+  await expectNoAxeViolations(chat.page, 'with the limit hint and the disabled Retry');
+
+  // Retry-After is the time to the next UTC midnight: at most a day.
+  await chat.page.clock.fastForward(24 * 3600 * 1000);
+  await expect(retry).toBeEnabled();
+});
+
+test("a site's own limit_message replaces the reason, and the time to wait follows it", async ({ chat, fake }) => {
+  server = await startAppServer('proxy', fake.baseURL, {
+    LLM_DAILY_TOKEN_LIMIT: '10',
+    ASSISTANT_CONFIG: fileURLToPath(new URL('./site-config.yaml', import.meta.url)),
+  });
+  await chat.open(server.url);
+  await chat.sendWithEnter('Hello');
+  await expect(chat.log.locator('[data-limit-hint]')).toHaveText(
+    /^Our helpers are resting; the shop is open as usual\. You can try again in \d+ (hours?|minutes?|seconds?)\.$/,
+  );
+});

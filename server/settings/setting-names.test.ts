@@ -1,0 +1,48 @@
+// @vitest-environment node
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { SETTING_NAMES, SETTING_PREFIXES } from '../../contract/settings.ts';
+import { settingNotices } from './setting-names.ts';
+
+describe('the names in the environment', () => {
+  it('names a misspelt setting and the one it was likely meant to be', () => {
+    expect(settingNotices({ FRAME_ANCESTOR: 'self', RATE_LIMIT_PER_MINUT: '5', vite_llm_model: 'x' })).toEqual([
+      'FRAME_ANCESTOR is not a setting of AI Assistant and is ignored: did you mean FRAME_ANCESTORS?',
+      'RATE_LIMIT_PER_MINUT is not a setting of AI Assistant and is ignored: did you mean RATE_LIMIT_PER_MINUTE?',
+      'vite_llm_model is not a setting of AI Assistant and is ignored: did you mean VITE_LLM_MODEL?',
+    ]);
+  });
+
+  it('names a variable with one of its prefixes that is like no setting, and leaves every other variable alone', () => {
+    expect(
+      settingNotices({ LLM_PROVIDER_REGION: 'eu', PATH: '/bin', NODE_ENV: 'production', npm_lifecycle_event: 'start' }),
+    ).toEqual([
+      'LLM_PROVIDER_REGION is not a setting of AI Assistant and is ignored (every setting is in .env.example).',
+    ]);
+  });
+
+  it('says nothing about the settings themselves', () => {
+    const every = Object.fromEntries(SETTING_NAMES.map((name) => [name, '1']));
+    expect(settingNotices({ ...every, VITE_LLM_TIMEOUT_MS: '2' })).toEqual([]);
+  });
+
+  it("says when the server's deadline is not below the page's, the defaults included", () => {
+    expect(settingNotices({ LLM_TIMEOUT_MS: '30000' })).toEqual([
+      expect.stringMatching(/^LLM_TIMEOUT_MS \(30000 ms\) is not below the page's VITE_LLM_TIMEOUT_MS \(30000 ms\)/),
+    ]);
+    expect(settingNotices({ VITE_LLM_TIMEOUT_MS: '20000' })).toHaveLength(1);
+    expect(settingNotices({ LLM_TIMEOUT_MS: '25000', VITE_LLM_TIMEOUT_MS: '25001' })).toEqual([]);
+    expect(settingNotices({})).toEqual([]);
+  });
+
+  it('has every setting documented in .env.example, and every prefix used by a setting', () => {
+    const example = readFileSync(new URL('../../.env.example', import.meta.url), 'utf8');
+    for (const name of SETTING_NAMES) expect(example, name).toMatch(new RegExp(`^# ${name}=`, 'm'));
+    for (const prefix of SETTING_PREFIXES) {
+      expect(
+        SETTING_NAMES.some((name) => name.startsWith(prefix)),
+        prefix,
+      ).toBe(true);
+    }
+  });
+});
