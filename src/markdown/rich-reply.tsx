@@ -1,7 +1,7 @@
 import { Box, type SystemStyleObject } from '@chakra-ui/react';
 import { memo, type ReactNode, useState } from 'react';
 import { renderMarkdown } from './render-markdown';
-import { healPartialBlock, splitBlocks } from './stream-blocks';
+import { healPartialBlock, type ReplyBlocks, splitBlocks } from './stream-blocks';
 
 // The lazily loaded part of the card: everything a reply needs to show as Markdown, and its Copy buttons.
 export { CopyButton } from './copy-button';
@@ -24,8 +24,8 @@ const FinishedBlock = memo(function FinishedBlock({ source }: { source: string }
   return renderFinished(source);
 });
 
-function PartialBlock({ source }: { source: string }) {
-  const healed = healPartialBlock(source);
+function PartialBlock({ blocks }: { blocks: ReplyBlocks }) {
+  const healed = healPartialBlock(blocks);
   return healed.trim() === '' ? null : renderMarkdown(healed, true);
 }
 
@@ -94,7 +94,7 @@ export function RichReply({ text, partial = false }: RichReplyProps) {
         // biome-ignore lint/suspicious/noArrayIndexKey: a reply only grows, so a block's index is its identity.
         <FinishedBlock key={index} source={source} />
       ))}
-      {partial ? <PartialBlock source={tail} /> : <FinishedBlock source={tail} />}
+      {partial ? <PartialBlock blocks={blocks} /> : <FinishedBlock source={tail} />}
     </Box>
   );
 }
