@@ -58,19 +58,27 @@ interface RenderContext {
  */
 export function renderMarkdown(source: string, partial = false): ReactNode {
   const limited = limitNesting(source);
+  if (limited === undefined) {
+    return (
+      <p data-source="" key="text">
+        {withoutBidiControls(source)}
+      </p>
+    );
+  }
   return renderChildren(fromMarkdown(limited, parseOptions), { source: limited, partial }, 0);
 }
 
 const BLOCK_PARENTS = new Set(['root', 'blockquote', 'listItem']);
 
-/** Renders `parent`'s children, which sit `depth` levels deep: past the limit, as their source text. */
+/**
+ * Renders `parent`'s children, which sit `depth` levels deep (a list and its items are one level). Past the limit they
+ * show as their text, without structure.
+ */
 function renderChildren(parent: Parents, context: RenderContext, depth: number, tight = false): ReactNode[] {
-  if (depth > MAX_NESTING && parent.children.length > 0) {
-    const first = parent.children[0]?.position?.start.offset;
-    const last = parent.children.at(-1)?.position?.end.offset;
+  if (depth > MAX_NESTING) {
     return [
-      <span key="source" data-source>
-        {withoutBidiControls(context.source.slice(first, last))}
+      <span key="text" data-source>
+        {withoutBidiControls(textOf(parent, true))}
       </span>,
     ];
   }
@@ -82,12 +90,15 @@ function sourceText(node: Nodes, context: RenderContext): string {
   return withoutBidiControls(context.source.slice(node.position?.start.offset, node.position?.end.offset));
 }
 
-/** A node's text as a reader sees it, without its emphasis or code marks. Without recursion: it may nest deep. */
-function textOf(node: Nodes): string {
+/**
+ * A node's text as a reader sees it, without its emphasis or code marks; with `literals`, raw HTML and code too.
+ * Without recursion: it may nest deep.
+ */
+function textOf(node: Nodes, literals = false): string {
   let text = '';
   const pending: Nodes[] = [node];
   for (let next = pending.pop(); next; next = pending.pop()) {
-    if (next.type === 'text' || next.type === 'inlineCode') text += next.value;
+    if (next.type === 'text' || next.type === 'inlineCode' || (literals && 'value' in next)) text += next.value;
     else if ('children' in next) pending.push(...next.children.toReversed());
   }
   return text;
@@ -132,7 +143,7 @@ function renderNode(
     case 'blockquote':
       return <blockquote key={key}>{children(node)}</blockquote>;
     case 'list': {
-      const items = node.children.map((item, index) => renderNode(item, index, context, depth + 1, !node.spread));
+      const items = node.children.map((item, index) => renderNode(item, index, context, depth, !node.spread));
       return node.ordered ? (
         <ol key={key} start={node.start ?? undefined}>
           {items}
