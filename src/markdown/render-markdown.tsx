@@ -99,7 +99,9 @@ function textOf(node: Nodes, literals = false): string {
   const pending: Nodes[] = [node];
   for (let next = pending.pop(); next; next = pending.pop()) {
     if (next.type === 'text' || next.type === 'inlineCode' || (literals && 'value' in next)) text += next.value;
-    else if ('children' in next) pending.push(...next.children.toReversed());
+    else if ('children' in next) {
+      for (let index = next.children.length - 1; index >= 0; index -= 1) pending.push(next.children[index]);
+    }
   }
   return text;
 }
