@@ -53,17 +53,14 @@ interface RenderContext {
  * Renders Markdown (CommonMark, GitHub tables, strikethrough, task lists and bare URLs) to React elements chosen here,
  * never to HTML: every element and attribute in the output is one this function creates, and the reply contributes
  * only text and checked link targets. Raw HTML, reference links and definitions are shown as their source text.
- * Structure nested deeper than `MAX_NESTING` shows as its source text, and bidirectional embedding, override and
- * isolate controls are left out of the text: a reply cannot reorder what the card shows around them.
+ * Structure nested deeper than `MAX_NESTING` shows as its text, a block with more inline markers than the parser can
+ * take in reasonable time as its source (`limit-nesting.ts`), and bidirectional embedding, override and isolate
+ * controls are left out of the text: a reply cannot reorder what the card shows around them.
  */
 export function renderMarkdown(source: string, partial = false): ReactNode {
   const limited = limitNesting(source);
   if (limited === undefined) {
-    return (
-      <p data-source="" key="text">
-        {withoutBidiControls(source)}
-      </p>
-    );
+    return <p data-source>{withoutBidiControls(source)}</p>;
   }
   return renderChildren(fromMarkdown(limited, parseOptions), { source: limited, partial }, 0);
 }
