@@ -68,15 +68,20 @@ describe('a fault while showing one message', () => {
     expect(bubbles().at(-1)?.textContent).toBe(faulty);
     expect(screen.getByRole('button', { name: 'Retry' })).toBeEnabled();
 
+    // Retried, the next reply is rendered again.
     await user.click(screen.getByRole('button', { name: 'Retry' }));
-    await act(async () => fake.latest().resolve(faulty));
-    expect(bubbles().at(-1)?.textContent).toBe(faulty);
-    expect(log().querySelector('strong')).toBeNull();
+    await act(async () => fake.latest().resolve('A **fine** retry.'));
+    expect(within(bubbles().at(-1) as HTMLElement).getByText('fine').tagName).toBe('STRONG');
 
+    // A faulty reply that arrives whole, then a fine one after it.
     await user.type(screen.getByRole('textbox', { name: 'Message' }), 'Second');
     await user.click(screen.getByRole('button', { name: 'Send' }));
-    await act(async () => fake.latest().resolve('A **fine** reply.'));
-    expect(within(bubbles().at(-1) as HTMLElement).getByText('fine').tagName).toBe('STRONG');
+    await act(async () => fake.latest().resolve(faulty));
+    expect(bubbles().at(-1)?.textContent).toBe(faulty);
+    await user.type(screen.getByRole('textbox', { name: 'Message' }), 'Third{Enter}');
+    await act(async () => fake.latest().resolve('Another **good** one.'));
+    expect(within(bubbles().at(-1) as HTMLElement).getByText('good').tagName).toBe('STRONG');
+    expect(bubbles().map((bubble) => bubble.textContent)).toEqual(['A fine retry.', faulty, 'Another good one.']);
     expect(screen.getByRole('textbox', { name: 'Message' })).toBeEnabled();
     expect(logged).toHaveBeenCalledWith(
       'A message could not be shown as rendered',
