@@ -5,7 +5,7 @@ import { fromMarkdown } from 'mdast-util-from-markdown';
 import { describe, expect, it, vi } from 'vitest';
 import { getSystem } from '../system';
 import { safeHref } from './render-markdown';
-import { CopyButton, RichReply } from './rich-reply';
+import { CopyButton, PARTIAL_PARSE_LIMIT, RichReply } from './rich-reply';
 
 // The real parser, watched: which sources it is given shows what is parsed again as a reply grows.
 vi.mock('mdast-util-from-markdown', async (importOriginal) => {
@@ -157,6 +157,26 @@ describe('RichReply', () => {
     expect(view.container.querySelector('a')).toHaveAttribute('href', 'https://example.com/');
     // The finished first block was not parsed again.
     expect(parsed.mock.calls.map(([source]) => source)).toEqual(['Bare https://example.com and more']);
+  });
+
+  it('shows a block still being written past the parse limit as plain text, and parses it once complete', () => {
+    const parsed = vi.mocked(fromMarkdown);
+    const line = 'const value = compute(a, b); // **not bold**\n';
+    const code = line.repeat(Math.ceil(PARTIAL_PARSE_LIMIT / line.length) + 100);
+    const view = renderReply('Intro.\n\n```ts\n', true);
+    parsed.mockClear();
+    for (let end = 0; end < code.length; end += 1000) view.grow(`Intro.\n\n\`\`\`ts\n${code.slice(0, end)}`);
+    // Parsed for the pieces under the limit only.
+    const parsedLengths = parsed.mock.calls.map(([source]) => String(source).length);
+    expect(Math.max(...parsedLengths)).toBeLessThanOrEqual(PARTIAL_PARSE_LIMIT);
+    expect(view.container.querySelector('[data-source]')?.textContent).toMatch(/^```ts\nconst value/);
+    view.rerender(
+      <ChakraProvider value={getSystem()}>
+        <RichReply text={`Intro.\n\n\`\`\`ts\n${code}\`\`\``} />
+      </ChakraProvider>,
+    );
+    expect(view.container.querySelector('pre code')?.textContent).toBe(code.slice(0, -1));
+    expect(view.container.querySelector('[data-source]')).toBeNull();
   });
 
   it('shows an open code fence as code while it streams', () => {

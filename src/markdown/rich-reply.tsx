@@ -1,5 +1,6 @@
 import { Box, type SystemStyleObject } from '@chakra-ui/react';
 import { memo, type ReactNode, useState } from 'react';
+import { withoutBidiControls } from './bidi-controls';
 import { renderMarkdown } from './render-markdown';
 import { healPartialBlock, type ReplyBlocks, splitBlocks } from './stream-blocks';
 
@@ -24,7 +25,15 @@ const FinishedBlock = memo(function FinishedBlock({ source }: { source: string }
   return renderFinished(source);
 });
 
+/**
+ * A block still being written that is longer than this shows as plain text until it is complete: parsed again for each
+ * piece, one huge block (a hostile reply with no blank line in it) would cost the square of its length. An answer's
+ * blocks are a few hundred characters.
+ */
+export const PARTIAL_PARSE_LIMIT = 16_384;
+
 function PartialBlock({ blocks }: { blocks: ReplyBlocks }) {
+  if (blocks.tail.length > PARTIAL_PARSE_LIMIT) return <p data-source>{withoutBidiControls(blocks.tail)}</p>;
   const healed = healPartialBlock(blocks);
   return healed.trim() === '' ? null : renderMarkdown(healed, true);
 }
