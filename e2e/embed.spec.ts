@@ -214,6 +214,35 @@ test('keyboard only: open, chat through the proxy, Escape, reopen with the conve
   await expect(button).toBeFocused();
 });
 
+test('after replies nested 2,000 quotes and 800 lists deep, the frame keeps its card, its close button and the chat', async ({
+  page,
+  site,
+  embedApp,
+  provider,
+}) => {
+  await openHostPage(page, site, { appOrigin: embedApp.origin });
+  await launcher(page).click();
+  await expect(messageBox(page)).toBeFocused();
+  const log = chatFrame(page).getByRole('log', { name: 'Conversation' });
+  provider.queue({ content: `${'>'.repeat(2000)} deep` }, { content: `${'- '.repeat(800)}deep` });
+  for (const [index, message] of ['Quote yourself', 'List yourself'].entries()) {
+    await page.keyboard.type(message);
+    await page.keyboard.press('Enter');
+    await expect(log.locator('[data-sender="bot"]').nth(index)).toContainText('deep');
+    await expect(messageBox(page)).toBeEnabled();
+  }
+  await expect(log.locator('[data-sender="bot"]').first().locator('blockquote')).toHaveCount(20);
+
+  await chatFrame(page).getByRole('button', { name: 'Close chat' }).click();
+  await expect(page.locator('iframe')).toBeHidden();
+  await launcher(page).click();
+  await expect(messageBox(page)).toBeFocused();
+  await page.keyboard.type('Still there?');
+  await page.keyboard.press('Enter');
+  await expect(log.locator('[data-sender="bot"]')).toHaveCount(3);
+  await expect(log.locator('[data-sender="bot"]').last()).toHaveText(FAKE_REPLY);
+});
+
 test('in the frame, Escape stops a pending reply and leaves the panel open; the next Escape closes it', async ({
   page,
   site,

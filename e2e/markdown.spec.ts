@@ -332,6 +332,63 @@ test('a reply with a javascript: link, an <img onerror> and a tracking image ren
   await expect(bubble).toHaveScreenshot('inert-reply.png');
 });
 
+test('replies nested 2,000 quotes and 800 lists deep leave the card working and the conversation going', async ({
+  chat,
+  fake,
+}) => {
+  await chat.markdownLoaded();
+  fake.queue({ content: `${'>'.repeat(2000)} the deepest quote` });
+  const quotes = await exchange(chat, 'Quote yourself');
+  // Twenty levels as quotes; the rest of the markers as text.
+  await expect(quotes.locator('blockquote')).toHaveCount(20);
+  await expect(quotes.locator('blockquote').nth(19)).toHaveText(`${'>'.repeat(1980)} the deepest quote`);
+
+  // Streamed word by word, as the provider does: every state of the growing list renders too.
+  fake.queue({ content: `${'- '.repeat(800)}the deepest item` });
+  const lists = await exchange(chat, 'List yourself');
+  await expect(lists.locator('ul')).toHaveCount(20);
+  await expect(lists.locator('ul').nth(19)).toHaveText(`${'- '.repeat(780)}the deepest item`);
+
+  fake.queue({ content: 'Still **here**.' });
+  const next = await exchange(chat, 'Still there?');
+  await expect(next.locator('strong')).toHaveText('here');
+  await expect(chat.bubbles('user')).toHaveText(['Quote yourself', 'List yourself', 'Still there?']);
+  await expect(chat.log.getByRole('button', { name: 'Copy reply' })).toHaveCount(3);
+  expect(chat.pageErrors).toEqual([]);
+});
+
+test('a link whose text reads as another host through invisible or look-alike characters is text; an honest one a link', async ({
+  chat,
+  fake,
+}) => {
+  await chat.markdownLoaded();
+  const lookAlikes = [
+    'ba\u200Bnk.example',
+    '\u202Eelpmaxe.knab',
+    'bank.example\u00AD',
+    'bank\u3002example',
+    'bank\uFF0Eexample',
+  ];
+  fake.queue({
+    content: [
+      ...lookAlikes.map((text, index) => `${index + 1}. [${text}](https://evil.example/)`),
+      '',
+      'The real one: [bank.example](https://bank.example/).',
+    ].join('\n'),
+  });
+  const bubble = await exchange(chat, 'Where do I log in?');
+  await expect(bubble.locator('ol > li')).toHaveText(
+    // The override is not rendered: the text reads as it was written, backwards.
+    lookAlikes.map((text) => `${text.replace('\u202E', '')} (https://evil.example/)`),
+  );
+  await expect(bubble.getByRole('link')).toHaveCount(1);
+  await expect(bubble.getByRole('link', { name: 'bank.example' })).toHaveAttribute('href', 'https://bank.example/');
+  // No bidirectional override reached the page to reorder what follows it.
+  expect(await bubble.evaluate((element) => /[\u202A-\u202E\u2066-\u2069]/.test(element.textContent ?? ''))).toBe(
+    false,
+  );
+});
+
 test('axe finds no WCAG 2.1 A/AA violations in a conversation with rich replies', async ({ chat, fake, page }) => {
   await chat.markdownLoaded();
   fake.queue({ content: RICH_REPLY }, { content: 'A second reply with a [link](https://example.com) and `code`.' });

@@ -149,6 +149,32 @@ export const XSS_CORPUS: HostileReply[] = [
   ),
   lying('backslash before userinfo', 'http://good.example\\@evil.example', 'http://good.example\\@evil.example'),
   lying('userinfo in a bare URL', 'https://user:pass@evil.example/', 'https://user:pass@evil.example/'),
+  // Link texts that read as another host only to a reader: invisible characters, look-alike full stops, an override
+  lying(
+    'zero-width space in the text',
+    '[ba\u200Bnk.example](https://evil.example/)',
+    'ba\u200Bnk.example (https://evil.example/)',
+  ),
+  lying(
+    'right-to-left override in the text',
+    '[\u202Eelpmaxe.knab](https://evil.example/)',
+    'elpmaxe.knab (https://evil.example/)',
+  ),
+  lying(
+    'soft hyphen in the text',
+    '[bank.example\u00AD](https://evil.example/)',
+    'bank.example\u00AD (https://evil.example/)',
+  ),
+  lying(
+    'ideographic full stop in the text',
+    '[bank\u3002example](https://evil.example/)',
+    'bank\u3002example (https://evil.example/)',
+  ),
+  lying(
+    'full-width full stop in the text',
+    '[bank\uFF0Eexample](https://evil.example/)',
+    'bank\uFF0Eexample (https://evil.example/)',
+  ),
   // Tricks that work only part-way through a stream
   streamed('javascript: completed by a later piece', ['[click me](javas', 'cript:__xss())']),
   streamed('entity completed by a later piece', ['[a](&#106;', 'avascript:__xss())']),

@@ -1,8 +1,10 @@
 import { Box, Flex } from '@chakra-ui/react';
 import { memo } from 'react';
 import type { ChatMessage } from '../../machines/chat-machine';
+import { withoutBidiControls } from '../markdown/bidi-controls';
 import { useMarkdown } from '../markdown/load-markdown';
 import { t } from '../text';
+import { FaultBoundary } from './fault-boundary';
 
 export interface MessageBubbleProps extends ChatMessage {
   /** The reply is still streaming in. */
@@ -16,7 +18,8 @@ export interface MessageBubbleProps extends ChatMessage {
  * streaming in re-renders as it grows).
  * A visitor's message, and any message until the Markdown renderer has loaded, is a React text node: markup in it is
  * shown, never interpreted. A bot reply then renders as safe Markdown, with a Copy button once complete (the welcome
- * has none); the spec's two status texts stay plain.
+ * has none); the spec's two status texts stay plain. A reply's bidirectional controls are never rendered, and a reply
+ * whose rendering fails shows as plain text.
  */
 export const MessageBubble = memo(function MessageBubble({
   text,
@@ -28,6 +31,7 @@ export const MessageBubble = memo(function MessageBubble({
   const fromUser = sender === 'user';
   const markdown = useMarkdown();
   const rich = markdown && !fromUser && text !== t('noContent') && text !== t('error');
+  const plain = fromUser ? text : withoutBidiControls(text);
   return (
     <Flex direction="column" align={fromUser ? 'flex-end' : 'flex-start'} gap="1">
       <Box as="span" srOnly>
@@ -48,10 +52,20 @@ export const MessageBubble = memo(function MessageBubble({
           whiteSpace="pre-wrap"
           overflowWrap="anywhere"
         >
-          {rich ? <markdown.RichReply text={text} partial={streaming || stopped} /> : text}
+          {rich ? (
+            <FaultBoundary fallback={plain}>
+              <markdown.RichReply text={text} partial={streaming || stopped} />
+            </FaultBoundary>
+          ) : (
+            plain
+          )}
         </Box>
       )}
-      {rich && !streaming && !welcome && text !== '' && <markdown.CopyButton text={text} />}
+      {rich && !streaming && !welcome && text !== '' && (
+        <FaultBoundary fallback={null}>
+          <markdown.CopyButton text={text} />
+        </FaultBoundary>
+      )}
       {stopped && (
         <Box as="p" data-stopped fontSize="sm" fontStyle="italic" color="fg.muted">
           {t('stopped')}

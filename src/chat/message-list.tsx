@@ -1,9 +1,11 @@
 import { Box, Flex } from '@chakra-ui/react';
 import { shallowEqual } from '@xstate/react';
 import { memo, useDeferredValue, useEffect, useLayoutEffect, useRef, useState } from 'react';
+import { withoutBidiControls } from '../markdown/bidi-controls';
 import { t } from '../text';
 import { ChatActorContext } from './chat-actor-context';
 import { RecipeButton } from './controls';
+import { FaultBoundary } from './fault-boundary';
 import { MessageBubble, type MessageBubbleProps } from './message-bubble';
 import { useReplyStatus } from './reply-status';
 import { Starters } from './starters';
@@ -179,15 +181,17 @@ const MessageGroup = memo(function MessageGroup({ messages, start, end }: Messag
   const bubbles = [];
   for (let index = start; index < end; index += 1) {
     const message = messages[index];
-    // Append-only between retries (a retry drops only the last messages), so an index is a stable identity.
+    // Append-only between retries (a retry drops only the last messages), so an index is a stable identity. A fault in
+    // one message leaves that message as plain text and the rest of the card working.
     bubbles.push(
-      <MessageBubble
-        key={index}
-        text={message.text}
-        sender={message.sender}
-        stopped={message.stopped}
-        streaming={message.streaming}
-      />,
+      <FaultBoundary key={index} fallback={<PlainMessage text={message.text} sender={message.sender} />}>
+        <MessageBubble
+          text={message.text}
+          sender={message.sender}
+          stopped={message.stopped}
+          streaming={message.streaming}
+        />
+      </FaultBoundary>,
     );
   }
   return (
@@ -196,3 +200,12 @@ const MessageGroup = memo(function MessageGroup({ messages, start, end }: Messag
     </Flex>
   );
 }, sameGroup);
+
+/** A message that could not be shown otherwise: its text, as text. */
+function PlainMessage({ text, sender }: Pick<MessageBubbleProps, 'text' | 'sender'>) {
+  return (
+    <Box data-sender={sender} dir="auto" whiteSpace="pre-wrap" overflowWrap="anywhere">
+      {sender === 'user' ? text : withoutBidiControls(text)}
+    </Box>
+  );
+}

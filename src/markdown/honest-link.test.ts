@@ -53,3 +53,31 @@ describe('misleads', () => {
     expect(check(link)).toBe(true);
   });
 });
+
+describe('misleads, reading link text as a reader sees it', () => {
+  it.each<[string, string]>([
+    ['ba\u200Bnk.example', 'https://evil.example/'],
+    ['bank.example\u00AD', 'https://evil.example/'],
+    ['bank\u2060.example', 'https://evil.example/'],
+    ['bank\u3002example', 'https://evil.example/'],
+    ['bank\uFF0Eexample', 'https://evil.example/'],
+    ['bank\uFF61example', 'https://evil.example/'],
+    ['ｂａｎｋ.example', 'https://evil.example/'],
+    // Any bidirectional control makes the text misleading, whatever it says and wherever the link goes.
+    ['\u202Eelpmaxe.knab', 'https://evil.example/'],
+    ['\u2066bank.example\u2069', 'https://bank.example/'],
+    ['click\u200F here', 'https://bank.example/'],
+    ['\u061Chere', 'https://bank.example/'],
+  ])('catches [%s](%s)', (...link) => {
+    expect(check(link)).toBe(true);
+  });
+
+  it.each<[string, string]>([
+    ['bank\u3002example', 'https://bank.example/'],
+    ['ba\u200Bnk.example', 'https://bank.example/'],
+    ['ｂａｎｋ.example', 'https://bank.example/'],
+    ['the bank\u00AD', 'https://evil.example/'],
+  ])('lets honest text stay a link: [%s](%s)', (...link) => {
+    expect(check(link)).toBe(false);
+  });
+});

@@ -12,9 +12,20 @@ const USERINFO = /^https?:[\\/]*[^/?#]*@/i;
 const URL_TEXT = /^[a-z][a-z\d+.-]*:\/\//i;
 const DOMAIN_TEXT = /^(?:[\p{L}\p{N}_-]+\.)+(?:\p{L}{2,}|xn--[a-z\d-]+)\.?(?:[:/?#]\S*)?$/iu;
 
+// Characters a reader does not see: default-ignorable code points and format characters (zero-width spaces and
+// joiners, the soft hyphen, word joiners, tags, variation selectors). `ba\u200Bnk.example` reads "bank.example".
+const INVISIBLE = /[\p{Default_Ignorable_Code_Point}\p{Cf}]/gu;
+// Full stops that read as `.`: ideographic, full-width and half-width.
+const FULL_STOPS = /[\u3002\uFF0E\uFF61]/g;
+// Any bidirectional control, marks included: text that needs them to read as a host was written to mislead.
+const BIDI = /[\u202A-\u202E\u2066-\u2069\u200E\u200F\u061C]/;
+
+/** A link's text as a reader sees it: without invisible characters, compatibility forms folded (NFKC). */
+const asSeen = (text: string) => text.replace(INVISIBLE, '').normalize('NFKC').replace(FULL_STOPS, '.');
+
 /** The host a link's text names, as the URL parser spells it (lower case, IDN as punycode), or `undefined`. */
 function namedHost(text: string): string | undefined {
-  const trimmed = text.trim();
+  const trimmed = asSeen(text).trim();
   const url = URL_TEXT.test(trimmed) ? trimmed : DOMAIN_TEXT.test(trimmed) ? `http://${trimmed}` : undefined;
   if (!url) return undefined;
   try {
@@ -28,12 +39,13 @@ function namedHost(text: string): string | undefined {
 const sameSite = (host: string) => host.replace(/\.$/, '').replace(/^www\./, '');
 
 /**
- * Whether a link must not be made: its URL carries userinfo (`user@host`), or its text is a URL or domain naming
- * another host than the one it goes to. `url` is the target as written, `href` the same after `safeHref`.
+ * Whether a link must not be made: its URL carries userinfo (`user@host`), its text holds a bidirectional control, or
+ * its text, as a reader sees it, is a URL or domain naming another host than the one it goes to. `url` is the target
+ * as written, `href` the same after `safeHref`.
  */
 export function misleads(url: string, href: string, text: string): boolean {
   const target = new URL(href);
-  if (target.username || target.password || USERINFO.test(url.trim())) return true;
+  if (target.username || target.password || USERINFO.test(url.trim()) || BIDI.test(text)) return true;
   const named = namedHost(text);
   return named !== undefined && sameSite(named) !== sameSite(target.hostname);
 }

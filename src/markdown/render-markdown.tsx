@@ -10,8 +10,10 @@ import { gfmTable } from 'micromark-extension-gfm-table';
 import { gfmTaskListItem } from 'micromark-extension-gfm-task-list-item';
 import type { ReactNode } from 'react';
 import { t } from '../text';
+import { withoutBidiControls } from './bidi-controls';
 import { CodeBlock } from './code-block';
 import { misleads } from './honest-link';
+import { limitNesting, MAX_NESTING } from './limit-nesting';
 
 const ALLOWED_PROTOCOLS = new Set(['https:', 'http:', 'mailto:']);
 
@@ -41,6 +43,7 @@ const parseOptions = {
 };
 
 interface RenderContext {
+  /** The source as parsed: with its nesting limited. */
   source: string;
   /** The source is the block still being written: a bare URL at its very end may not have fully arrived. */
   partial: boolean;
@@ -50,58 +53,96 @@ interface RenderContext {
  * Renders Markdown (CommonMark, GitHub tables, strikethrough, task lists and bare URLs) to React elements chosen here,
  * never to HTML: every element and attribute in the output is one this function creates, and the reply contributes
  * only text and checked link targets. Raw HTML, reference links and definitions are shown as their source text.
+ * Structure nested deeper than `MAX_NESTING` shows as its text, a block with more inline markers than the parser can
+ * take in reasonable time as its source (`limit-nesting.ts`), and bidirectional embedding, override and isolate
+ * controls are left out of the text: a reply cannot reorder what the card shows around them.
  */
 export function renderMarkdown(source: string, partial = false): ReactNode {
-  return renderChildren(fromMarkdown(source, parseOptions), { source, partial });
+  const limited = limitNesting(source);
+  if (limited === undefined) {
+    return <p data-source>{withoutBidiControls(source)}</p>;
+  }
+  return renderChildren(fromMarkdown(limited, parseOptions), { source: limited, partial }, 0);
 }
 
 const BLOCK_PARENTS = new Set(['root', 'blockquote', 'listItem']);
 
-function renderChildren(parent: Parents, context: RenderContext, tight = false): ReactNode[] {
+/**
+ * Renders `parent`'s children, which sit `depth` levels deep (a list and its items are one level). Past the limit they
+ * show as their text, without structure.
+ */
+function renderChildren(parent: Parents, context: RenderContext, depth: number, tight = false): ReactNode[] {
+  if (depth > MAX_NESTING) {
+    return [
+      <span key="text" data-source>
+        {withoutBidiControls(textOf(parent, true))}
+      </span>,
+    ];
+  }
   const block = BLOCK_PARENTS.has(parent.type);
-  return parent.children.map((child, index) => renderNode(child, index, context, tight, block));
+  return parent.children.map((child, index) => renderNode(child, index, context, depth, tight, block));
 }
 
 function sourceText(node: Nodes, context: RenderContext): string {
-  return context.source.slice(node.position?.start.offset, node.position?.end.offset);
+  return withoutBidiControls(context.source.slice(node.position?.start.offset, node.position?.end.offset));
 }
 
-/** A node's text as a reader sees it, without its emphasis or code marks. */
-function textOf(node: Nodes): string {
-  if (node.type === 'text' || node.type === 'inlineCode') return node.value;
-  return 'children' in node ? node.children.map(textOf).join('') : '';
+/**
+ * A node's text as a reader sees it, without its emphasis or code marks; with `literals`, raw HTML and code too.
+ * Without recursion: it may nest deep.
+ */
+function textOf(node: Nodes, literals = false): string {
+  let text = '';
+  const pending: Nodes[] = [node];
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    if (next.type === 'text' || next.type === 'inlineCode' || (literals && 'value' in next)) text += next.value;
+    else if ('children' in next) {
+      for (let index = next.children.length - 1; index >= 0; index -= 1) pending.push(next.children[index]);
+    }
+  }
+  return text;
 }
 
-function renderNode(node: Nodes, key: number, context: RenderContext, tight: boolean, block = false): ReactNode {
+function renderNode(
+  node: Nodes,
+  key: number,
+  context: RenderContext,
+  depth: number,
+  tight: boolean,
+  block = false,
+): ReactNode {
+  // Each case renders its children one level deeper.
+  const children = (parent: Parents, childrenTight = false) =>
+    renderChildren(parent, context, depth + 1, childrenTight);
   switch (node.type) {
     case 'text':
-      return node.value;
+      return withoutBidiControls(node.value);
     case 'paragraph':
       // A tight list's items hold their text without paragraph spacing, as CommonMark renders them.
-      return tight ? renderChildren(node, context) : <p key={key}>{renderChildren(node, context)}</p>;
+      return tight ? children(node) : <p key={key}>{children(node)}</p>;
     case 'heading':
       // As strong text, not headings: a reply's headings would enter the page's outline among the card's own.
       return (
         <p key={key} data-heading={node.depth}>
-          <strong>{renderChildren(node, context)}</strong>
+          <strong>{children(node)}</strong>
         </p>
       );
     case 'emphasis':
-      return <em key={key}>{renderChildren(node, context)}</em>;
+      return <em key={key}>{children(node)}</em>;
     case 'strong':
-      return <strong key={key}>{renderChildren(node, context)}</strong>;
+      return <strong key={key}>{children(node)}</strong>;
     case 'delete':
-      return <del key={key}>{renderChildren(node, context)}</del>;
+      return <del key={key}>{children(node)}</del>;
     case 'inlineCode':
-      return <code key={key}>{node.value}</code>;
+      return <code key={key}>{withoutBidiControls(node.value)}</code>;
     case 'break':
       return <br key={key} />;
     case 'thematicBreak':
       return <hr key={key} />;
     case 'blockquote':
-      return <blockquote key={key}>{renderChildren(node, context)}</blockquote>;
+      return <blockquote key={key}>{children(node)}</blockquote>;
     case 'list': {
-      const items = node.children.map((item, index) => renderNode(item, index, context, !node.spread));
+      const items = node.children.map((item, index) => renderNode(item, index, context, depth, !node.spread));
       return node.ordered ? (
         <ol key={key} start={node.start ?? undefined}>
           {items}
@@ -119,20 +160,26 @@ function renderNode(node: Nodes, key: number, context: RenderContext, tight: boo
               {node.checked ? '☑' : '☐'}
             </span>
           )}
-          {renderChildren(node, context, tight && !node.spread)}
+          {children(node, tight && !node.spread)}
         </li>
       );
     case 'code':
-      return <CodeBlock key={key} code={node.value} language={node.lang ?? undefined} />;
+      return (
+        <CodeBlock
+          key={key}
+          code={withoutBidiControls(node.value)}
+          language={node.lang ? withoutBidiControls(node.lang) : undefined}
+        />
+      );
     case 'table':
       return (
         // Focusable so that a wide table can be scrolled sideways from the keyboard.
         // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must be reachable by keyboard (WCAG 2.1.1).
         <div key={key} data-scroll tabIndex={0}>
           <table>
-            <thead>{renderRow(node.children[0], 0, context, 'th', node.align)}</thead>
+            <thead>{renderRow(node.children[0], 0, context, depth + 1, 'th', node.align)}</thead>
             <tbody>
-              {node.children.slice(1).map((row, index) => renderRow(row, index, context, 'td', node.align))}
+              {node.children.slice(1).map((row, index) => renderRow(row, index, context, depth + 1, 'td', node.align))}
             </tbody>
           </table>
         </div>
@@ -142,19 +189,19 @@ function renderNode(node: Nodes, key: number, context: RenderContext, tight: boo
       const start = context.source[node.position?.start.offset ?? 0];
       const bareUrlStillArriving =
         context.partial && node.position?.end.offset === context.source.length && start !== '[' && start !== '<';
-      if (!href || bareUrlStillArriving) return <span key={key}>{renderChildren(node, context)}</span>;
+      if (!href || bareUrlStillArriving) return <span key={key}>{children(node)}</span>;
       if (misleads(node.url, href, textOf(node))) {
         // As text, followed by where it would have gone, unless the text is that address already (an autolink).
         return (
           <span key={key}>
-            {renderChildren(node, context)}
+            {children(node)}
             {start === '[' && ` (${href})`}
           </span>
         );
       }
       return (
         <a key={key} href={href} target="_blank" rel="noopener noreferrer nofollow">
-          {renderChildren(node, context)}
+          {children(node)}
         </a>
       );
     }
@@ -163,7 +210,7 @@ function renderNode(node: Nodes, key: number, context: RenderContext, tight: boo
       const href = safeHref(node.url);
       return (
         <span key={key} data-image>
-          {`Image: ${node.alt || 'no description'}`}
+          {`Image: ${withoutBidiControls(node.alt || 'no description')}`}
           {href && (
             <>
               {' ('}
@@ -185,10 +232,10 @@ function renderNode(node: Nodes, key: number, context: RenderContext, tight: boo
       // Escaped by React like any text: shown as written, never interpreted.
       return block ? (
         <p key={key} data-source>
-          {node.value}
+          {withoutBidiControls(node.value)}
         </p>
       ) : (
-        node.value
+        withoutBidiControls(node.value)
       );
     default:
       // Reference links, images and definitions (a definition could otherwise smuggle an unchecked target in) and
@@ -201,6 +248,7 @@ function renderRow(
   row: Parents | undefined,
   key: number,
   context: RenderContext,
+  depth: number,
   cell: 'th' | 'td',
   align: (string | null)[] | null | undefined,
 ): ReactNode {
@@ -211,7 +259,7 @@ function renderRow(
       {row.children.map((child, index) => (
         // biome-ignore lint/suspicious/noArrayIndexKey: a parsed table never reorders its cells.
         <Cell key={index} data-align={align?.[index] ?? undefined}>
-          {child.type === 'tableCell' ? renderChildren(child, context) : null}
+          {child.type === 'tableCell' ? renderChildren(child, context, depth + 1) : null}
         </Cell>
       ))}
     </tr>

@@ -5,7 +5,7 @@ import { fromMarkdown } from 'mdast-util-from-markdown';
 import { describe, expect, it, vi } from 'vitest';
 import { getSystem } from '../system';
 import { safeHref } from './render-markdown';
-import { CopyButton, RichReply } from './rich-reply';
+import { CopyButton, PARTIAL_PARSE_LIMIT, RichReply } from './rich-reply';
 
 // The real parser, watched: which sources it is given shows what is parsed again as a reply grows.
 vi.mock('mdast-util-from-markdown', async (importOriginal) => {
@@ -159,6 +159,26 @@ describe('RichReply', () => {
     expect(parsed.mock.calls.map(([source]) => source)).toEqual(['Bare https://example.com and more']);
   });
 
+  it('shows a block still being written past the parse limit as plain text, and parses it once complete', () => {
+    const parsed = vi.mocked(fromMarkdown);
+    const line = 'const value = compute(a, b); // **not bold**\n';
+    const code = line.repeat(Math.ceil(PARTIAL_PARSE_LIMIT / line.length) + 100);
+    const view = renderReply('Intro.\n\n```ts\n', true);
+    parsed.mockClear();
+    for (let end = 0; end < code.length; end += 1000) view.grow(`Intro.\n\n\`\`\`ts\n${code.slice(0, end)}`);
+    // Parsed for the pieces under the limit only.
+    const parsedLengths = parsed.mock.calls.map(([source]) => String(source).length);
+    expect(Math.max(...parsedLengths)).toBeLessThanOrEqual(PARTIAL_PARSE_LIMIT);
+    expect(view.container.querySelector('[data-source]')?.textContent).toMatch(/^```ts\nconst value/);
+    view.rerender(
+      <ChakraProvider value={getSystem()}>
+        <RichReply text={`Intro.\n\n\`\`\`ts\n${code}\`\`\``} />
+      </ChakraProvider>,
+    );
+    expect(view.container.querySelector('pre code')?.textContent).toBe(code.slice(0, -1));
+    expect(view.container.querySelector('[data-source]')).toBeNull();
+  });
+
   it('shows an open code fence as code while it streams', () => {
     const view = renderReply('```py\nprint("hi")\n', true);
     expect(view.container.querySelector('pre code')?.textContent).toBe('print("hi")');
@@ -178,5 +198,115 @@ describe('CopyButton', () => {
     await user.click(screen.getByRole('button', { name: 'Copy reply' }));
     expect(await navigator.clipboard.readText()).toBe('**Markdown** source');
     expect(await screen.findByRole('status')).toHaveTextContent('Copied');
+  });
+});
+
+describe('RichReply against hostile nesting', () => {
+  /** How deep `selector` elements nest in `container`. */
+  const nesting = (container: HTMLElement, selector: string) => {
+    let deepest = 0;
+    for (const element of container.querySelectorAll(selector)) {
+      let depth = 0;
+      for (let at: Element | null = element; at && at !== container; at = at.parentElement) {
+        if (at.matches(selector)) depth += 1;
+      }
+      deepest = Math.max(deepest, depth);
+    }
+    return deepest;
+  };
+
+  it.each([
+    ['2,000 quotes', `${'>'.repeat(2000)} deep`, 'blockquote'],
+    ['20,000 quotes (the parser alone overflows its stack)', `${'>'.repeat(20_000)} deep`, 'blockquote'],
+    ['800 lists', `${'- '.repeat(800)}deep`, 'ul'],
+    ['800 ordered lists', `${'1. '.repeat(800)}deep`, 'ol'],
+    ['quotes and lists', `${'> - '.repeat(800)}deep`, 'blockquote, ul'],
+    [
+      'lists nested by indentation too',
+      Array.from({ length: 60 }, (_, i) => `${'  '.repeat(i)}- ${'- '.repeat(10)}deep`).join('\n'),
+      'ul',
+    ],
+    ['emphasis', `${'*a '.repeat(200)}deep${' a*'.repeat(200)}`, 'em'],
+  ])('limits %s to 20 levels, the rest shown as text', (_name, source, selector) => {
+    const { container } = renderReply(source);
+    const depth = nesting(container, selector);
+    // Lists nested by indentation reach the limit in fewer lines; each line's markers are limited on their own.
+    expect(depth).toBeLessThanOrEqual(20);
+    expect(depth).toBeGreaterThanOrEqual(selector === 'ul' && source.includes('\n') ? 15 : 20);
+    expect(container.textContent).toContain('deep');
+  });
+
+  it.each([
+    ['20,000 closing stars', 'a* '.repeat(20_000)],
+    ['2,000 nested emphases', `${'*a '.repeat(2000)}x${' a*'.repeat(2000)}`],
+    ['20,000 link openings', '[a]('.repeat(20_000)],
+    ['20,000 escapes', 'a\\* '.repeat(20_000)],
+  ])('shows a block of %s, which the parser would take seconds over, as plain text', (_name, source) => {
+    const parsed = vi.mocked(fromMarkdown);
+    parsed.mockClear();
+    const { container } = renderReply(`Before.\n\n${source}\n\n*After*.`);
+    expect(container.querySelector('[data-source]')?.textContent).toBe(`${source}\n\n`);
+    expect(container.querySelector('em')?.textContent).toBe('After');
+    // Not given to the parser at all.
+    expect(
+      parsed.mock.calls.map(([text]) => String(text)).filter((text) => text.includes(source.slice(0, 100))),
+    ).toEqual([]);
+  });
+
+  it('parses a block with a few hundred markers, and code with any number', () => {
+    const { container } = renderReply(`${'*a* '.repeat(120)}\n\n\`\`\`\n${'*'.repeat(5000)}\n\`\`\``);
+    expect(container.querySelectorAll('em')).toHaveLength(120);
+    expect(container.querySelector('pre code')?.textContent).toBe('*'.repeat(5000));
+  });
+
+  it('keeps ordinary nesting, thematic breaks and code as they were', () => {
+    const { container } = renderReply(`> > quoted twice\n\n- - -\n\n\`\`\`\n${'> '.repeat(30)}code\n\`\`\``);
+    expect(nesting(container, 'blockquote')).toBe(2);
+    expect(container.querySelector('hr')).not.toBeNull();
+    expect(container.querySelector('pre code')?.textContent).toBe(`${'> '.repeat(30)}code`);
+  });
+
+  it('while streaming, a deep reply renders piece by piece without throwing', () => {
+    const view = renderReply('>', true);
+    for (let end = 100; end <= 2000; end += 100) view.grow(`${'>'.repeat(end)} deep`);
+    expect(nesting(view.container, 'blockquote')).toBe(20);
+  });
+});
+
+describe('RichReply and links that lie through characters a reader cannot see', () => {
+  it.each([
+    ['a zero-width space', 'ba\u200Bnk.example', 'ba\u200Bnk.example'],
+    ['a right-to-left override', '\u202Eelpmaxe.knab', 'elpmaxe.knab'],
+    ['a soft hyphen', 'bank.example\u00AD', 'bank.example\u00AD'],
+    ['an ideographic full stop', 'bank\u3002example', 'bank\u3002example'],
+    ['a full-width full stop', 'bank\uFF0Eexample', 'bank\uFF0Eexample'],
+    ['a half-width ideographic full stop', 'bank\uFF61example', 'bank\uFF61example'],
+    ['full-width letters', 'ｂａｎｋ.example', 'ｂａｎｋ.example'],
+    ['a left-to-right mark', 'evil.example\u200E', 'evil.example\u200E'],
+    ['an isolate around honest-looking text', '\u2067click here\u2069', 'click here'],
+  ])('shows a link with %s as text and its address', (_name, text, shown) => {
+    const { container } = renderReply(`Log in at [${text}](https://evil.example/) now.`);
+    expect(container.querySelector('a')).toBeNull();
+    expect(container.textContent).toBe(`Log in at ${shown} (https://evil.example/) now.`);
+  });
+
+  it('keeps an honest link a link, also when its text needs folding to read as its host', () => {
+    const { container } = renderReply(
+      '[bank.example](https://bank.example/) [bank\u3002example](https://bank.example/a) [the bank](https://bank.example/b)',
+    );
+    expect(Array.from(container.querySelectorAll('a'), (a) => a.getAttribute('href'))).toEqual([
+      'https://bank.example/',
+      'https://bank.example/a',
+      'https://bank.example/b',
+    ]);
+  });
+
+  it("drops a reply's bidirectional embedding, override and isolate controls, and keeps its marks", () => {
+    const { container } = renderReply(
+      'a \u202Ereversed\u202C b \u2066isolated\u2069 `co\u202Ede` \u200Fmark\n\n```\nx = "\u202E" // y\n```',
+    );
+    expect(container.textContent).not.toMatch(/[\u202A-\u202E\u2066-\u2069]/);
+    expect(container.textContent).toContain('a reversed b isolated code \u200Fmark');
+    expect(container.querySelector('pre code')?.textContent).toBe('x = "" // y');
   });
 });

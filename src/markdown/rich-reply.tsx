@@ -1,7 +1,8 @@
 import { Box, type SystemStyleObject } from '@chakra-ui/react';
 import { memo, type ReactNode, useState } from 'react';
+import { withoutBidiControls } from './bidi-controls';
 import { renderMarkdown } from './render-markdown';
-import { healPartialBlock, splitBlocks } from './stream-blocks';
+import { healPartialBlock, type ReplyBlocks, splitBlocks } from './stream-blocks';
 
 // The lazily loaded part of the card: everything a reply needs to show as Markdown, and its Copy buttons.
 export { CopyButton } from './copy-button';
@@ -24,8 +25,16 @@ const FinishedBlock = memo(function FinishedBlock({ source }: { source: string }
   return renderFinished(source);
 });
 
-function PartialBlock({ source }: { source: string }) {
-  const healed = healPartialBlock(source);
+/**
+ * A block still being written that is longer than this shows as plain text until it is complete: parsed again for each
+ * piece, one huge block (a hostile reply with no blank line in it) would cost the square of its length. An answer's
+ * blocks are a few hundred characters.
+ */
+export const PARTIAL_PARSE_LIMIT = 16_384;
+
+function PartialBlock({ blocks }: { blocks: ReplyBlocks }) {
+  if (blocks.tail.length > PARTIAL_PARSE_LIMIT) return <p data-source>{withoutBidiControls(blocks.tail)}</p>;
+  const healed = healPartialBlock(blocks);
   return healed.trim() === '' ? null : renderMarkdown(healed, true);
 }
 
@@ -94,7 +103,7 @@ export function RichReply({ text, partial = false }: RichReplyProps) {
         // biome-ignore lint/suspicious/noArrayIndexKey: a reply only grows, so a block's index is its identity.
         <FinishedBlock key={index} source={source} />
       ))}
-      {partial ? <PartialBlock source={tail} /> : <FinishedBlock source={tail} />}
+      {partial ? <PartialBlock blocks={blocks} /> : <FinishedBlock source={tail} />}
     </Box>
   );
 }

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { healPartialBlock, splitBlocks } from './stream-blocks';
+import { healPartialBlock, type ReplyBlocks, splitBlocks } from './stream-blocks';
 
 describe('splitBlocks', () => {
   it('cuts at a blank line followed by an unindented line', () => {
     const text = 'First paragraph\nstill first.\n\n- a list\n- item\n\nLast';
-    expect(splitBlocks(text)).toEqual({
+    expect(splitBlocks(text)).toMatchObject({
       source: text,
       finished: ['First paragraph\nstill first.\n\n', '- a list\n- item\n\n'],
       tail: 'Last',
@@ -38,7 +38,8 @@ describe('splitBlocks', () => {
       blocks = next;
       seen.push(blocks.finished);
     }
-    expect(splitBlocks(text, blocks)).toEqual(splitBlocks(text));
+    const { scanned: _, ...whole } = splitBlocks(text);
+    expect(splitBlocks(text, blocks)).toMatchObject(whole);
     expect(seen.at(-1)?.length).toBe(3);
   });
 
@@ -46,7 +47,31 @@ describe('splitBlocks', () => {
     const first = splitBlocks('One\n\nTwo');
     expect(splitBlocks('Other\n\nThree', first)).toEqual(splitBlocks('Other\n\nThree'));
   });
+
+  it('reads only the new piece and the line it continues, however long the reply already is', () => {
+    // A long code block (one block: the tail grows with it), then paragraphs with a table: every piece of every kind.
+    const line = 'const value = compute(a, b); // a line of code\n';
+    const text = `Intro.\n\n\`\`\`ts\n${line.repeat(400)}\`\`\`\n\n${'Some *text* here.\n'.repeat(200)}\n| a | b |\n| - | - |\n${'| 1 | 2 |\n'.repeat(200)}`;
+    const piece = 7;
+    const longestLine = Math.max(...text.split('\n').map((each) => each.length + 1));
+    let blocks = splitBlocks('');
+    let scanned = 0;
+    for (let end = piece; end < text.length + piece; end += piece) {
+      blocks = splitBlocks(text.slice(0, end), blocks);
+      // Per piece: at most the piece and the line it continues; never the block or the reply so far.
+      expect(blocks.scanned).toBeLessThanOrEqual(piece + longestLine);
+      scanned += blocks.scanned;
+      // Healing reads what the scan left: its result is the same as healing the block from scratch.
+      expect(heal(blocks)).toBe(heal(splitBlocks(blocks.source)));
+    }
+    // In all, each character was read about once: the work grows with the reply, not with its square.
+    expect(scanned).toBeLessThan(text.length * 2 + (text.length / piece) * longestLine);
+    expect(text.length).toBeGreaterThan(20_000);
+  });
 });
+
+/** A streamed text as it shows: its finished blocks, then its last block made presentable. */
+const heal = (blocks: ReplyBlocks) => blocks.finished.join('') + healPartialBlock(blocks);
 
 describe('healPartialBlock', () => {
   it.each([
@@ -68,11 +93,13 @@ describe('healPartialBlock', () => {
     ['snake_case is not emphasis', 'call my_function', 'call my_function'],
     ['an open code fence runs to the end', '```ts\nconst a = **', '```ts\nconst a = **'],
     ['the start of a closing fence', '```ts\nconst a = 1;\n``', '```ts\nconst a = 1;\n'],
-    ['a table before its delimiter row', 'Compare:\n\n| a | b |', 'Compare:\n'],
+    ['a table before its delimiter row', 'Compare:\n\n| a | b |', 'Compare:\n\n'],
+    ['a table right under a line', 'Compare:\n| a | b |', 'Compare:'],
+    ['a table after a line that is not one', '| a | b |\nnot a row', '| a | b |\nnot a row'],
     ['a table with its delimiter row', '| a | b |\n| - | - |\n| 1', '| a | b |\n| - | - |\n| 1'],
-    ['a table with half its delimiter row', 'Compare:\n\n| a | b |\n| -', 'Compare:\n'],
+    ['a table with half its delimiter row', 'Compare:\n\n| a | b |\n| -', 'Compare:\n\n'],
     ['a fence being opened', 'Code:\n```j', 'Code:\n```j'],
   ])('%s', (_name, partial, healed) => {
-    expect(healPartialBlock(partial)).toBe(healed);
+    expect(heal(splitBlocks(partial))).toBe(healed);
   });
 });

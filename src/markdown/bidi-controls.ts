@@ -1,0 +1,8 @@
+// Bidirectional embedding, override and isolate controls (LRE, RLE, PDF, LRO, RLO; LRI, RLI, FSI, PDI). In a reply
+// they reorder what a reader sees (`\u202Eelpmaxe.knab` reads "bank.example") and can run on past the reply's own
+// text. The card isolates each message's direction itself (`dir="auto"`); a reply's own controls are not rendered.
+// Kept apart from the renderer: a reply shown as plain text, before the renderer has loaded, drops them too.
+const BIDI_CONTROLS = /[\u202A-\u202E\u2066-\u2069]/g;
+
+/** `text` without bidirectional embedding, override and isolate controls. */
+export const withoutBidiControls = (text: string) => text.replace(BIDI_CONTROLS, '');
