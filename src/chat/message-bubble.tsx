@@ -5,6 +5,7 @@ import { withoutBidiControls } from '../markdown/bidi-controls';
 import { useMarkdown } from '../markdown/load-markdown';
 import { t } from '../text';
 import { FaultBoundary } from './fault-boundary';
+import { SourceList } from './source-list';
 
 export interface MessageBubbleProps extends ChatMessage {
   /** The reply is still streaming in. */
@@ -27,6 +28,7 @@ export const MessageBubble = memo(function MessageBubble({
   stopped,
   streaming,
   welcome,
+  sources,
 }: MessageBubbleProps) {
   const fromUser = sender === 'user';
   const markdown = useMarkdown();
@@ -54,13 +56,14 @@ export const MessageBubble = memo(function MessageBubble({
         >
           {rich ? (
             <FaultBoundary fallback={plain}>
-              <markdown.RichReply text={text} partial={streaming || stopped} />
+              <markdown.RichReply text={text} partial={streaming || stopped} sources={sources} />
             </FaultBoundary>
           ) : (
             plain
           )}
         </Box>
       )}
+      {!fromUser && text !== '' && sources && sources.length > 0 && <SourceList sources={sources} />}
       {rich && !streaming && !welcome && text !== '' && (
         <FaultBoundary fallback={null}>
           <markdown.CopyButton text={text} />
