@@ -5,7 +5,6 @@ import { withoutBidiControls } from '../markdown/bidi-controls';
 import { useMarkdown } from '../markdown/load-markdown';
 import { t } from '../text';
 import { FaultBoundary } from './fault-boundary';
-import { SourceList } from './source-list';
 
 export interface MessageBubbleProps extends ChatMessage {
   /** The reply is still streaming in. */
@@ -63,7 +62,11 @@ export const MessageBubble = memo(function MessageBubble({
           )}
         </Box>
       )}
-      {!fromUser && text !== '' && sources && sources.length > 0 && <SourceList sources={sources} />}
+      {rich && text !== '' && sources && sources.length > 0 && (
+        <FaultBoundary fallback={null}>
+          <markdown.SourceList sources={sources} />
+        </FaultBoundary>
+      )}
       {rich && !streaming && !welcome && text !== '' && (
         <FaultBoundary fallback={null}>
           <markdown.CopyButton text={text} />

@@ -1,7 +1,7 @@
 import { Box } from '@chakra-ui/react';
 import type { ReplySource } from '../../contract/llm';
-import { withoutBidiControls } from '../markdown/bidi-controls';
 import { t } from '../text';
+import { withoutBidiControls } from './bidi-controls';
 
 /** The host a source's address names, for the visitor to see where a link goes; nothing when it is no web address. */
 function hostOf(url: string): string | undefined {
@@ -15,7 +15,8 @@ function hostOf(url: string): string | undefined {
 
 /**
  * The site's pages given to the model for a reply, under it: a numbered list (the numbers the reply cites as `[n]`),
- * each its title (text, never markup) and host, opening in a new tab.
+ * each its title (text, never markup) and host, opening in a new tab. In the lazily loaded chunk with the Markdown
+ * renderer: a reply's links show once it is in.
  */
 export function SourceList({ sources }: { sources: readonly ReplySource[] }) {
   const linked = sources.filter(({ url }) => hostOf(url) !== undefined);
