@@ -191,6 +191,7 @@ const MessageGroup = memo(function MessageGroup({ messages, start, end }: Messag
           sender={message.sender}
           stopped={message.stopped}
           streaming={message.streaming}
+          sources={message.sources}
         />
       </FaultBoundary>,
     );
