@@ -1,5 +1,6 @@
 import { ChakraProvider } from '@chakra-ui/react';
 import { render, screen } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_MESSAGE, NO_CONTENT_MESSAGE } from '../../machines/chat-machine';
 import { loadMarkdown } from '../markdown/load-markdown';
@@ -71,6 +72,19 @@ describe('MessageBubble', () => {
       ]);
       expect(reply?.textContent).toContain('[3]');
       expect(reply?.textContent).toContain('the form (https://evil.example/steal)');
+    });
+
+    it('copies a reply with its sources after it', async () => {
+      const user = userEvent.setup();
+      renderBubble({
+        text: 'Thirty days [1].',
+        sender: 'bot',
+        sources: [{ n: 1, title: 'Returns', url: 'https://www.example.com/help/returns' }],
+      });
+      await user.click(screen.getByRole('button', { name: 'Copy reply' }));
+      expect(await navigator.clipboard.readText()).toBe(
+        'Thirty days [1].\n\nSources:\n[1] Returns — https://www.example.com/help/returns',
+      );
     });
 
     it('shows no Sources list for a reply without sources', () => {
