@@ -53,8 +53,10 @@ export async function requestReply(
   history: readonly Exchange[] = [],
   onSources: (sources: ReplySource[]) => void = () => undefined,
 ): Promise<FetchReplyOutput> {
+  // Only the page's own server gives sources: in direct mode the provider's answer could name any address.
+  const sourcesFrom = config.mode === 'proxy' ? onSources : () => undefined;
   try {
-    return await request(text, signal, config, { onDelta, onSources }, history);
+    return await request(text, signal, config, { onDelta, onSources: sourcesFrom }, history);
   } catch (error) {
     // Only the page's own server has these limits: in direct mode a 429 is the provider's, whatever its code.
     throw (config.mode === 'proxy' ? limitRefusal(error) : undefined) ?? error;
