@@ -108,6 +108,7 @@ test('gives the model the page a question is about, and shows its source under t
   const question = 'How many days do I have to return a garden tool?';
   await chat.sendWithEnter(question);
   await chat.markdownLoaded();
+  await expect(chat.bubbles('bot').last()).toContainText('Within thirty days');
 
   const sent = lastSent(fake).messages;
   expect(sent.at(-1)).toEqual({ role: 'user', content: question });
