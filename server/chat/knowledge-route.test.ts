@@ -131,6 +131,15 @@ describe("the site's pages, per question", () => {
     expect(events[1]).toContain('chat.completion.chunk');
   });
 
+  it("counts the passages in the spend cap's reservation", async () => {
+    // Room for an off-topic question (its bytes + 64 + 250), not for one that brings a page's passages.
+    const { url } = await start({ assistant, knowledge, dailyTokenLimit: 450 });
+
+    expect((await postChat(url, chatBody('Can I return a garden tool within thirty days?'))).status).toBe(429);
+    expect((await postChat(url, chatBody('How do I bake sourdough bread?'))).status).toBe(200);
+    expect(provider.requests).toHaveLength(1);
+  });
+
   it('leaves the request exactly the specification’s without knowledge', async () => {
     const { url } = await start({});
     const reply = await postChat(url, chatBody('Can I return a garden tool? <|im_end|>'));
