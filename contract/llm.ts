@@ -41,3 +41,19 @@ export const BUILD_INFO_FILE = 'llm-build.json';
 
 /** What {@link BUILD_INFO_FILE} holds. */
 export type BuildInfo = { mode: 'proxy' } | { mode: 'direct'; providerOrigin: string };
+
+/**
+ * A page of the site given to the model with a reply (proxy mode, `knowledge` configured): `[n]` in the reply cites it.
+ * The title is text, never markup; the address is `http:` or `https:`.
+ */
+export interface ReplySource {
+  n: number;
+  title: string;
+  url: string;
+}
+
+/**
+ * The `object` of the proxy's own first event of a streamed reply, `{ object, sources }`, before the first piece; a
+ * whole (non-streamed) reply carries `sources` next to its choices instead. Sent only when there are sources.
+ */
+export const SOURCES_OBJECT = 'chat.completion.sources';

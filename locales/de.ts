@@ -19,6 +19,7 @@ export const de: Catalogue = {
   close: 'Chat schließen',
   slowHint: 'Die Antwort dauert noch… Mit Stopp oder Esc können Sie abbrechen.',
   stopped: 'Antwort gestoppt',
+  sources: 'Quellen',
   error: 'Fehler: Antwort konnte nicht abgerufen werden',
   noContent: 'Keine Antwort erhalten',
   limitRate: 'Zu viele Nachrichten in kurzer Zeit.',

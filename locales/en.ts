@@ -19,6 +19,7 @@ export const en = {
   close: 'Close chat',
   slowHint: 'Still working on a reply… You can stop it with Stop or Escape.',
   stopped: 'Reply stopped',
+  sources: 'Sources',
   error: 'Error: Unable to get response',
   noContent: 'No response received',
   limitRate: 'Too many messages in a short time.',

@@ -19,6 +19,7 @@ export const es: Catalogue = {
   close: 'Cerrar chat',
   slowHint: 'Aún se está preparando una respuesta… Puedes detenerla con Detener o Esc.',
   stopped: 'Respuesta detenida',
+  sources: 'Fuentes',
   error: 'Error: no se pudo obtener una respuesta',
   noContent: 'No se recibió ninguna respuesta',
   limitRate: 'Demasiados mensajes en poco tiempo.',

@@ -19,6 +19,7 @@ export const fr: Catalogue = {
   close: 'Fermer le chat',
   slowHint: 'Réponse en préparation… Vous pouvez l’interrompre avec Arrêter ou Échap.',
   stopped: 'Réponse interrompue',
+  sources: 'Sources',
   error: 'Erreur\u00a0: impossible d’obtenir une réponse',
   noContent: 'Aucune réponse reçue',
   limitRate: 'Trop de messages en peu de temps.',

@@ -19,6 +19,7 @@ export const it: Catalogue = {
   close: 'Chiudi la chat',
   slowHint: 'Sto ancora preparando una risposta… Puoi interromperla con Interrompi o Esc.',
   stopped: 'Risposta interrotta',
+  sources: 'Fonti',
   error: 'Errore: impossibile ottenere una risposta',
   noContent: 'Nessuna risposta ricevuta',
   limitRate: 'Troppi messaggi in poco tempo.',

@@ -19,6 +19,7 @@ export const nl: Catalogue = {
   close: 'Chat sluiten',
   slowHint: 'Nog bezig met een antwoord… Je kunt het stoppen met Stoppen of Esc.',
   stopped: 'Antwoord gestopt',
+  sources: 'Bronnen',
   error: 'Fout: kan geen antwoord ophalen',
   noContent: 'Geen antwoord ontvangen',
   limitRate: 'Te veel berichten in korte tijd.',

@@ -19,6 +19,7 @@ export const pl: Catalogue = {
   close: 'Zamknij czat',
   slowHint: 'Odpowiedź wciąż się przygotowuje… Możesz ją przerwać przyciskiem Zatrzymaj lub klawiszem Esc.',
   stopped: 'Odpowiedź zatrzymana',
+  sources: 'Źródła',
   error: 'Błąd: nie udało się uzyskać odpowiedzi',
   noContent: 'Nie otrzymano odpowiedzi',
   limitRate: 'Zbyt wiele wiadomości w krótkim czasie.',

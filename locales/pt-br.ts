@@ -19,6 +19,7 @@ export const ptBR: Catalogue = {
   close: 'Fechar chat',
   slowHint: 'Ainda preparando uma resposta… Você pode interrompê-la com Parar ou Esc.',
   stopped: 'Resposta interrompida',
+  sources: 'Fontes',
   error: 'Erro: não foi possível obter uma resposta',
   noContent: 'Nenhuma resposta recebida',
   limitRate: 'Muitas mensagens em pouco tempo.',

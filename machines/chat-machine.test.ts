@@ -35,6 +35,59 @@ const backToIdle = (actor: ChatActor) => waitFor(actor, (snapshot) => snapshot.m
 const NO_CONTENT = 'No response received';
 const ERROR = 'Error: Unable to get response';
 
+const SOURCES = [
+  { n: 1, title: 'Returns', url: 'https://www.example.com/help/returns' },
+  { n: 2, title: 'Hours', url: 'https://www.example.com/hours' },
+];
+
+describe("the site's sources", () => {
+  it('holds them on the reply they came with, whether it arrives whole, streams in or is stopped', async () => {
+    const { actor, fake } = startChat();
+    submit(actor, 'Can I return it?');
+    fake.latest().sources(SOURCES);
+    expect(actor.getSnapshot().matches({ sending: 'waiting' })).toBe(true);
+    fake.latest().resolve('Within thirty days [1].');
+    await backToIdle(actor);
+
+    submit(actor, 'And the hours?');
+    fake.latest().sources(SOURCES.slice(1));
+    fake.latest().delta('Nine to five [1]');
+    expect(actor.getSnapshot().context.sources).toEqual(SOURCES.slice(1));
+    actor.send({ type: 'reply.stop' });
+
+    submit(actor, 'Anything about sourdough?');
+    fake.latest().resolve('The pages do not say.');
+    await backToIdle(actor);
+
+    expect(actor.getSnapshot().context.messages.filter((m) => m.sender === 'bot')).toEqual([
+      { text: 'Within thirty days [1].', sender: 'bot', sources: SOURCES },
+      { text: 'Nine to five [1]', sender: 'bot', stopped: true, sources: SOURCES.slice(1) },
+      { text: 'The pages do not say.', sender: 'bot' },
+    ]);
+    expect(actor.getSnapshot().context.sources).toBeUndefined();
+  });
+
+  it('gives none to a reply without content, and keeps them on what streamed in before a failure', async () => {
+    vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    const { actor, fake } = startChat();
+    submit(actor, 'Returns?');
+    fake.latest().sources(SOURCES);
+    fake.latest().resolve('  ');
+    await backToIdle(actor);
+    submit(actor, 'Returns again?');
+    fake.latest().sources(SOURCES);
+    fake.latest().delta('Thirty days');
+    fake.latest().reject(new Error('down'));
+    await backToIdle(actor);
+
+    expect(actor.getSnapshot().context.messages.filter((m) => m.sender === 'bot')).toEqual([
+      { text: NO_CONTENT, sender: 'bot' },
+      { text: 'Thirty days', sender: 'bot', sources: SOURCES },
+      { text: ERROR, sender: 'bot' },
+    ]);
+  });
+});
+
 describe('chat machine', () => {
   it('starts idle with an empty conversation and an empty draft', () => {
     const { actor } = startChat();

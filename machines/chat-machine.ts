@@ -1,5 +1,5 @@
 import { assign, emit, fromPromise, setup } from 'xstate';
-import { DEFAULT_SLOW_MS, DEFAULT_TIMEOUT_MS, type LIMIT_ERROR_CODES } from '../contract/llm';
+import { DEFAULT_SLOW_MS, DEFAULT_TIMEOUT_MS, type LIMIT_ERROR_CODES, type ReplySource } from '../contract/llm';
 
 /** Who wrote a message. */
 export type Sender = 'user' | 'bot';
@@ -10,6 +10,8 @@ export interface ChatMessage {
   sender: Sender;
   /** A bot reply the visitor stopped: `text` is what had arrived by then (maybe nothing). */
   stopped?: true;
+  /** A bot reply's pages of the site, as given to the model: its `[n]` cite them, and the page lists them under it. */
+  sources?: ReplySource[];
 }
 
 /** The bot message shown when the provider answers without content. */
@@ -30,6 +32,12 @@ export interface ReplyDeltaEvent {
   text: string;
 }
 
+/** The site's pages given to the model for the pending reply, sent by the reply actor before the reply itself. */
+export interface ReplySourcesEvent {
+  type: 'reply.sources';
+  sources: ReplySource[];
+}
+
 /** An earlier message and the reply the visitor saw to it, sent as history with a later message. */
 export interface Exchange {
   question: string;
@@ -44,8 +52,11 @@ export interface FetchReplyInput {
   text: string;
   /** Oldest first; never a failed, empty or stopped reply. Absent with no `history`: the spec's latest message alone. */
   history?: Exchange[];
-  /** The invoking machine: a streaming actor sends it each piece as a `reply.delta` event. */
-  parent: { send: (event: ReplyDeltaEvent) => void };
+  /**
+   * The invoking machine: a streaming actor sends it each piece as a `reply.delta` event; any actor sends the reply's
+   * sources, when the server gives some, as a `reply.sources` event before the reply.
+   */
+  parent: { send: (event: ReplyDeltaEvent | ReplySourcesEvent) => void };
 }
 
 /**
@@ -77,6 +88,8 @@ export interface ChatContext extends ChatInput {
   draft: string;
   /** The reply streamed in so far for the pending request; empty when none has arrived. */
   reply: string;
+  /** The pending reply's sources, when the server gave some. */
+  sources?: ReplySource[];
   statusTexts: StatusTexts;
   /** While `idle.limited`: which limit refused the last request, and for how long. */
   limit?: ReplyLimit;
@@ -88,7 +101,8 @@ export type ChatEvent =
   | { type: 'message.submit'; text?: string }
   | { type: 'reply.stop' }
   | { type: 'reply.retry' }
-  | ReplyDeltaEvent;
+  | ReplyDeltaEvent
+  | ReplySourcesEvent;
 
 /**
  * What the machine tells its observers (`actor.on(type, handler)`): `reply.ended` when a pending reply ends, whichever
@@ -179,26 +193,37 @@ export const chatMachine = setup({
     appendDelta: assign({
       reply: ({ context, event }) => context.reply + (event.type === 'reply.delta' ? event.text : ''),
     }),
+    rememberSources: assign({
+      sources: ({ event }) => (event.type === 'reply.sources' ? event.sources : undefined),
+    }),
     appendReply: assign({
       messages: ({ context }, reply: FetchReplyOutput) => [
         ...context.messages,
         // A reply of only white space would be an empty bubble: to the visitor that is no content either.
-        { text: reply?.trim() ? reply : context.statusTexts.noContent, sender: 'bot' },
+        reply?.trim()
+          ? { text: reply, sender: 'bot', ...sourcesOf(context) }
+          : { text: context.statusTexts.noContent, sender: 'bot' },
       ],
       reply: '',
+      sources: undefined,
     }),
-    // What had streamed in stays, as its own message; the error follows it as another.
+    // What had streamed in stays, as its own message (with the sources it may cite); the error follows it as another.
     appendError: assign({
       messages: ({ context }) => [
         ...context.messages,
-        ...(context.reply ? [{ text: context.reply, sender: 'bot' as const }] : []),
+        ...(context.reply ? [{ text: context.reply, sender: 'bot' as const, ...sourcesOf(context) }] : []),
         { text: context.statusTexts.error, sender: 'bot' },
       ],
       reply: '',
+      sources: undefined,
     }),
     appendStoppedReply: assign({
-      messages: ({ context }) => [...context.messages, { text: context.reply, sender: 'bot', stopped: true }],
+      messages: ({ context }) => [
+        ...context.messages,
+        { text: context.reply, sender: 'bot', stopped: true, ...(context.reply ? sourcesOf(context) : {}) },
+      ],
       reply: '',
+      sources: undefined,
     }),
     // The failed attempt's messages (everything after the visitor's last message) give way to the new reply.
     dropFailedAttempt: assign({
@@ -296,6 +321,8 @@ export const chatMachine = setup({
       },
       on: {
         'reply.stop': { target: 'idle.retryable', actions: 'appendStoppedReply' },
+        // Before the first piece, and no piece itself: the wait for the reply goes on.
+        'reply.sources': { actions: 'rememberSources' },
       },
       initial: 'waiting',
       states: {
@@ -327,6 +354,11 @@ export const chatMachine = setup({
     },
   },
 });
+
+/** The pending reply's sources as a message's field, when there are any. */
+function sourcesOf(context: ChatContext): { sources?: ReplySource[] } {
+  return context.sources?.length ? { sources: context.sources } : {};
+}
 
 /** The reply actor's rejection, as the parameter of a guard or an action. */
 function theFailure({ event }: { event: { error: unknown } }): unknown {

@@ -43,12 +43,22 @@ export function createApp(options: ProxyOptions): Hono<ServerEnv> {
   });
 
   // Liveness: the process answers. Readiness: it can serve chat as configured (Redis reachable when it is set; without
-  // it chat still works on per-process limits, but a balancer should prefer a replica that shares them).
+  // it chat still works on per-process limits, but a balancer should prefer a replica that shares them; the site's
+  // pages indexed when it has them, since until then every answer would go without them).
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
   app.get('/readyz', (c) => {
     const redis = counters instanceof RedisCounters ? (counters.reachable ? 'reachable' : 'unreachable') : 'not used';
-    const ready = redis !== 'unreachable';
-    return c.json({ status: ready ? 'ready' : 'not ready', upstream: options.upstream.kind, redis }, ready ? 200 : 503);
+    const knowledge = options.knowledge ? (options.knowledge.isReady() ? 'indexed' : 'indexing') : undefined;
+    const ready = redis !== 'unreachable' && knowledge !== 'indexing';
+    return c.json(
+      {
+        status: ready ? 'ready' : 'not ready',
+        upstream: options.upstream.kind,
+        redis,
+        ...(knowledge ? { knowledge } : {}),
+      },
+      ready ? 200 : 503,
+    );
   });
 
   app.use(`${PROXY_BASE_PATH}/*`, async (c, next) => {

@@ -1,4 +1,5 @@
 import type { HttpBindings } from '@hono/node-server';
+import type { Knowledge } from './knowledge/knowledge.ts';
 import type { Counters } from './limits/counters.ts';
 import type { Metrics } from './metrics.ts';
 import type { SecurityOptions } from './pages/security-headers.ts';
@@ -44,6 +45,11 @@ export interface ProxyOptions {
   security: SecurityOptions;
   /** The site's configuration (assistant.config.yaml): the page's settings and the model's instructions. */
   assistant?: AssistantConfig;
+  /**
+   * The site's pages, started from `assistant.knowledge` (see `startSiteKnowledge`): each question's passages go to the
+   * model, and `/readyz` waits for the first index.
+   */
+  knowledge?: Knowledge;
   /** The built client (`dist/client`) to serve next to the proxy; left out in Vite's dev and preview servers. */
   clientDir?: string;
   /** Largest accepted request body in bytes. */

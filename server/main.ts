@@ -4,6 +4,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { BUILD_INFO_FILE, type BuildInfo } from '../contract/llm.ts';
 import { createApp } from './app.ts';
+import { startKnowledge } from './knowledge/knowledge.ts';
 import { RedisCounters } from './limits/counters.ts';
 import { listen } from './listen.ts';
 import { createMetrics, serveMetrics } from './metrics.ts';
@@ -35,7 +36,9 @@ async function main(): Promise<void> {
   const log = (line: string) => console.log(line);
   const counters = config.redisUrl ? new RedisCounters(config.redisUrl, log) : undefined;
   const metrics = config.metrics ? createMetrics() : undefined;
-  const app = createApp({ ...config.proxy, assistant, clientDir, counters, metrics, log });
+  // Read in the background: the server answers at once, and `/readyz` says 503 until the pages are indexed.
+  const knowledge = assistant.knowledge && startKnowledge(assistant.knowledge, { log });
+  const app = createApp({ ...config.proxy, assistant, knowledge, clientDir, counters, metrics, log });
   const running = await listen(app, { port: config.port, host: config.host, limits: config.connections, log });
   const metricsServer =
     config.metrics && metrics ? await serveMetrics(metrics, config.metrics.port, config.metrics.host) : undefined;
@@ -57,6 +60,7 @@ async function main(): Promise<void> {
     stopping = true;
     console.log(`[server] ${signal}: finishing the replies in flight (up to ${config.proxy.timeoutMs} ms)`);
     metricsServer?.server.close();
+    knowledge?.stop();
     void running
       .drain(config.proxy.timeoutMs)
       .then(async (cut) => {

@@ -9,6 +9,9 @@ export interface Metrics {
   upstreamDuration: Histogram;
   tokens: Counter<'kind'>;
   rateLimited: Counter<'reason'>;
+  /** Answers given with the site's pages configured, by whether the pages covered the question; never its text. */
+  knowledgeAnswers: Counter<'sources'>;
+  knowledgePassages: Counter;
 }
 
 export function createMetrics(): Metrics {
@@ -38,6 +41,17 @@ export function createMetrics(): Metrics {
       name: 'ai_assistant_rate_limited_total',
       help: 'Chat requests refused with 429, by reason (rate_limit or spend_cap).',
       labelNames: ['reason'],
+      registers: [registry],
+    }),
+    knowledgeAnswers: new Counter({
+      name: 'ai_assistant_knowledge_answers_total',
+      help: "Answers with the site's pages configured, by sources: with (passages given) or without (not covered).",
+      labelNames: ['sources'],
+      registers: [registry],
+    }),
+    knowledgePassages: new Counter({
+      name: 'ai_assistant_knowledge_passages_total',
+      help: "Passages of the site's pages given to the model.",
       registers: [registry],
     }),
   };

@@ -128,6 +128,15 @@ const ask = (url: string, content = 'hello') =>
     body: JSON.stringify({ model: 'any', messages: [{ role: 'user', content }], max_tokens: 250, temperature: 0.7 }),
   });
 
+/** Polls `condition` (every 20 ms) until it holds, for at most 10 s. */
+async function until(condition: () => Promise<boolean>, what: string): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 describe('the dev server (npm run dev)', () => {
   it('answers with the demo responder when nothing is configured, and says so at start-up', async () => {
     const { url, lines } = await startDev();
@@ -237,6 +246,23 @@ describe('the site configuration in dev and preview', () => {
     }
     expect(previewed).toContain('built');
     expect(preview.headers.get('content-security-policy')).toContain("script-src 'self'");
+  });
+
+  it("reads the site's pages in dev: /readyz waits for them, and the demo reply says which a question found", async () => {
+    await mkdir(join(root, 'site-docs'), { recursive: true });
+    await writeFile(join(root, 'site-docs', 'returns.md'), '# Returns\n\nReturn any garden tool within thirty days.\n');
+    await writeFile(configFile(), 'knowledge:\n  - path: ./site-docs\n    url: https://www.example.com/docs/\n');
+    const { url } = await startDev();
+
+    await until(async () => (await fetch(`${url}/readyz`)).status === 200, 'the first index');
+    const reply = (await (await ask(url, 'Can I return a garden tool?')).json()) as {
+      choices: { message: { content: string } }[];
+      sources: unknown;
+    };
+
+    expect(reply.choices[0].message.content).toContain("Your site's pages gave passages from [1].");
+    expect(reply.sources).toEqual([{ n: 1, title: 'Returns', url: 'https://www.example.com/docs/returns' }]);
+    await rm(join(root, 'site-docs'), { recursive: true, force: true });
   });
 
   it("serves /embed.js with the site's title, accent and language in dev and preview, as npm start does", async () => {

@@ -9,6 +9,7 @@ import { BUILD_INFO_FILE, type BuildInfo, DEFAULT_BASE_URL, PROXY_BASE_PATH } fr
 import { CATALOGUES } from '../locales/catalogues.ts';
 import { LANGUAGES, pageFileName, pickLanguage } from '../locales/languages.ts';
 import { createApp } from './app.ts';
+import { startKnowledge } from './knowledge/knowledge.ts';
 import { refusedFrameNotice } from './pages/frame-ancestors.ts';
 import { fillPageHtml, fillPages, localizeLoader, readPageTemplates } from './pages/page-html.ts';
 import { pageLanguage } from './pages/page-language.ts';
@@ -93,6 +94,8 @@ function mountProxy(
   const app = createApp({
     ...proxy,
     assistant,
+    // Read in the background: the server answers at once, and `/readyz` says when the pages are indexed.
+    knowledge: assistant.knowledge && startKnowledge(assistant.knowledge, { log }),
     clientDir: applyToPages ? resolve(config.root, config.build.outDir) : undefined,
     log,
   });

@@ -1,4 +1,5 @@
 import { fromPromise } from 'xstate';
+import type { ReplySource } from '../contract/llm';
 import type { FetchReplyInput, FetchReplyOutput } from '../machines/chat-machine';
 
 /** One call of the fake reply actor, settled by the test. */
@@ -7,6 +8,8 @@ export interface ReplyCall {
   signal: AbortSignal;
   /** Hands the machine a streamed piece of the reply, as the real actor does. */
   delta: (text: string) => void;
+  /** Hands the machine the reply's sources, as the real actor does before the reply. */
+  sources: (sources: ReplySource[]) => void;
   resolve: (output: FetchReplyOutput) => void;
   reject: (error: unknown) => void;
 }
@@ -24,6 +27,7 @@ export function createControllableFetchReply() {
           input,
           signal,
           delta: (text) => input.parent.send({ type: 'reply.delta', text }),
+          sources: (sources) => input.parent.send({ type: 'reply.sources', sources }),
           resolve,
           reject,
         });

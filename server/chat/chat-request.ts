@@ -1,4 +1,5 @@
 import { MAX_TOKENS, TEMPERATURE } from '../../contract/llm.ts';
+import type { KnowledgeSourceLink, Material } from '../knowledge/knowledge.ts';
 
 /** A message of the conversation sent upstream. */
 export interface UpstreamMessage {
@@ -27,6 +28,11 @@ export interface ConversationRules {
   instructions?: string;
   /** How many earlier exchanges (a user message and its reply) may come before the latest message. */
   history: number;
+  /**
+   * The site's pages (server/knowledge/): the material found for the latest message and the previous question, each
+   * as the visitor typed it. Given, the visitor's text is guarded as with instructions, whether or not anything is found.
+   */
+  lookUp?: (latest: string, previous: string | undefined) => Material;
 }
 
 const SPEC_RULES: ConversationRules = { history: 0 };
@@ -99,7 +105,9 @@ function readMessages(messages: unknown, history: number): UpstreamMessage[] | s
 }
 
 /** The outcome of {@link parseChatRequest}: the request to send upstream, or why the body was refused. */
-export type ParsedChatRequest = { ok: true; request: ChatRequest } | { ok: false; reason: string };
+export type ParsedChatRequest =
+  | { ok: true; request: ChatRequest; sources: KnowledgeSourceLink[] }
+  | { ok: false; reason: string };
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -122,7 +130,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 export function parseChatRequest(
   body: unknown,
   model: string,
-  { instructions, history }: ConversationRules = SPEC_RULES,
+  { instructions, history, lookUp }: ConversationRules = SPEC_RULES,
 ): ParsedChatRequest {
   if (!isRecord(body)) return { ok: false, reason: 'The body must be a JSON object.' };
   const { messages, max_tokens: maxTokens, temperature, stream } = body;
@@ -142,16 +150,19 @@ export function parseChatRequest(
     return { ok: false, reason: '`stream` must be a boolean.' };
   }
 
-  // Whenever the site gives the model something a visitor must not override (today its instructions; the site's
-  // passages and the page's context join this condition as they come), no message from the page may open a turn of
-  // its own. Without it, the message goes as typed: the spec's request.
-  const siteSpeaks = Boolean(instructions);
+  // The latest message and, with history, the question before it (the conversation alternates user and assistant).
+  const material = lookUp?.(conversation[conversation.length - 1].content, conversation.at(-3)?.content);
+  const system = [instructions, material?.text].filter(Boolean).join('\n\n');
+  // Whenever the site gives the model something a visitor must not override (its instructions, its pages' passages;
+  // the page's context joins this condition as it comes), no message from the page may open a turn of its own.
+  // Without it, the message goes as typed: the spec's request.
+  const siteSpeaks = Boolean(instructions) || lookUp !== undefined;
   const guarded = siteSpeaks
     ? conversation.map((message) => ({ ...message, content: breakControlSequences(message.content) }))
     : conversation;
   const request: ChatRequest = {
     model,
-    messages: instructions ? [{ role: 'system', content: instructions }, ...guarded] : guarded,
+    messages: system ? [{ role: 'system', content: system }, ...guarded] : guarded,
     max_tokens: Math.min((maxTokens as number | undefined) ?? MAX_TOKENS, MAX_TOKENS),
     temperature: (temperature as number | undefined) ?? TEMPERATURE,
   };
@@ -159,5 +170,5 @@ export function parseChatRequest(
     request.stream = true;
     request.stream_options = { include_usage: true };
   }
-  return { ok: true, request };
+  return { ok: true, request, sources: material?.sources ?? [] };
 }

@@ -3,11 +3,12 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { CHAT_COMPLETIONS_PATH } from '../../contract/llm.ts';
 import { apiError, type RefusalCode, refusalLine } from '../api-error.ts';
 import type { ProxyOptions, ServerEnv, Upstream } from '../hono-env.ts';
+import { formatMaterial } from '../knowledge/knowledge.ts';
 import { DEFAULT_MAX_BODY_BYTES, limitBody } from '../limits/body-limit.ts';
 import type { Counters } from '../limits/counters.ts';
 import { rateLimit } from '../limits/rate-limit.ts';
 import { type Reservation, readUsage, reservationFor, type SpendCap, type TokenUsage } from '../limits/spend-cap.ts';
-import { parseChatRequest } from './chat-request.ts';
+import { breakControlSequences, parseChatRequest } from './chat-request.ts';
 import { DEMO_MODEL } from './demo-responder.ts';
 import { Exchange } from './exchange.ts';
 import { describeProviderError, rebuildCompletion } from './reply-rebuild.ts';
@@ -83,12 +84,32 @@ async function forwardChat(
   } catch {
     return refuse(400, 'invalid_body', 'The body is not valid JSON.');
   }
+  // The site's pages: the passages found for the question (none before the first index, none when not covered).
+  const { knowledge } = options;
+  let passages = 0;
+  const lookUp =
+    knowledge &&
+    ((latest: string, previous: string | undefined) => {
+      const found = knowledge.retrieve({ latest, previous, language: options.assistant?.language });
+      passages = found.length;
+      return formatMaterial(
+        found.map((f) => f.passage),
+        breakControlSequences,
+      );
+    });
   const parsed = parseChatRequest(body, upstream.kind === 'demo' ? DEMO_MODEL : upstream.model, {
     instructions: options.assistant?.instructions,
     history: options.assistant?.page.history ?? 0,
+    lookUp,
   });
   if (!parsed.ok) return refuse(400, 'invalid_body', parsed.reason);
-  const request = parsed.request;
+  const { request, sources } = parsed;
+  // Counted once the provider answers: what site owners learn of their pages' coverage, never the question.
+  const countAnswer = () => {
+    if (!knowledge) return;
+    metrics?.knowledgeAnswers.inc({ sources: sources.length > 0 ? 'with' : 'without' });
+    metrics?.knowledgePassages.inc(passages);
+  };
 
   // The demo costs nothing. A provider's call is paid for before it is made, so that no burst can outrun the cap.
   let reservation: Reservation | undefined;
@@ -126,7 +147,7 @@ async function forwardChat(
 
   let answer: UpstreamAnswer;
   try {
-    answer = await callUpstream(upstream, request, exchange.signal);
+    answer = await callUpstream(upstream, request, exchange.signal, knowledge && sources);
   } catch (error) {
     // Nothing was sent to a provider that could not be connected to: it cost nothing.
     if (NEVER_SENT.has((error as NodeJS.ErrnoException).code ?? '')) await reservation?.settle(0);
@@ -163,13 +184,18 @@ async function forwardChat(
     }
     // Passed through chunk by chunk as it arrives (no buffering), under the same abort signal and a deadline that
     // each chunk restarts.
-    const relayed = relayStream(answer.chunks(), {
-      onChunk: () => exchange.stillComing(),
-      onUsage: recordUsage,
-      onEnd: () => exchange.end(),
-      visitorLeft: () => exchange.stopped === 'visitor-left',
-      log,
-    });
+    const relayed = relayStream(
+      answer.chunks(),
+      {
+        onChunk: () => exchange.stillComing(),
+        onUsage: recordUsage,
+        onEnd: () => exchange.end(),
+        visitorLeft: () => exchange.stopped === 'visitor-left',
+        log,
+      },
+      sources,
+    );
+    countAnswer();
     const headers = { 'Content-Type': 'text/event-stream', 'X-Accel-Buffering': 'no' };
     // X-Accel-Buffering tells nginx-style reverse proxies not to buffer the stream either.
     return done(new Response(relayed, { status: 200, headers }), 'stream');
@@ -203,7 +229,8 @@ async function forwardChat(
   }
   const usage = readUsage((completion as { usage?: unknown } | null)?.usage);
   if (usage) await recordUsage(usage);
-  return done(c.json(rebuildCompletion(completion), 200), 'ok');
+  countAnswer();
+  return done(c.json(rebuildCompletion(completion, sources), 200), 'ok');
 }
 
 /** For the log line of a provider's refusal: its error's `type` and `code` (never its message), when it gives them. */

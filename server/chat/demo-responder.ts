@@ -1,3 +1,4 @@
+import type { ReplySource } from '../../contract/llm.ts';
 import type { ChatRequest } from './chat-request.ts';
 
 /** The model name the demo responder reports, so a demo reply can never be mistaken for a real model's. */
@@ -7,13 +8,26 @@ const QUOTE_LIMIT = 80;
 /** The pause between two words of a streamed demo reply. */
 export const DEMO_PIECE_MS = 40;
 
-/** The demo's reply: says plainly that no model answered, and how to configure one. */
-export function demoReplyText(userText: string): string {
+/**
+ * What the site's pages gave the question, for a site owner checking them before paying for a token: the pages found
+ * (cited as [n], so the sources show under the reply as usual), or that none covers it.
+ */
+function foundText(sources: readonly ReplySource[]): string {
+  if (sources.length === 0) return " Your site's pages hold no passage that covers this question.";
+  return ` Your site's pages gave passages from ${sources.map(({ n }) => `[${n}]`).join(', ')}.`;
+}
+
+/**
+ * The demo's reply: says plainly that no model answered, and how to configure one; with the site's pages configured
+ * (`sources` given), which of them the question found.
+ */
+export function demoReplyText(userText: string, sources?: readonly ReplySource[]): string {
   const oneLine = userText.replace(/\s+/g, ' ').trim();
   const quoted = oneLine.length > QUOTE_LIMIT ? `${oneLine.slice(0, QUOTE_LIMIT)}…` : oneLine;
   return (
-    `This is a demo reply: no language model is configured, so nobody read “${quoted}”. ` +
-    'To chat with a real model, put LLM_API_KEY (and optionally LLM_BASE_URL and LLM_MODEL) in a .env file ' +
+    `This is a demo reply: no language model is configured, so nobody read “${quoted}”.` +
+    (sources ? foundText(sources) : '') +
+    ' To chat with a real model, put LLM_API_KEY (and optionally LLM_BASE_URL and LLM_MODEL) in a .env file ' +
     'and restart the server. The README explains the settings.'
   );
 }
@@ -27,8 +41,8 @@ function completionChunk(fields: Record<string, unknown>) {
  * provider: a JSON completion, or a server-sent-events stream of word deltas when `stream` is set. The proxy calls
  * it in place of the provider, so validation, limits and headers are exactly those of real traffic.
  */
-export function demoResponse(request: ChatRequest): Response {
-  const text = demoReplyText(request.messages.at(-1)?.content ?? '');
+export function demoResponse(request: ChatRequest, sources?: readonly ReplySource[]): Response {
+  const text = demoReplyText(request.messages.at(-1)?.content ?? '', sources);
   if (!request.stream) {
     return Response.json(
       completionChunk({

@@ -1,3 +1,5 @@
+import type { ReplySource } from '../../contract/llm.ts';
+
 /**
  * A provider's reply, rebuilt from the few fields the page reads: each choice's role, content and finish reason, and
  * the usage. Everything else a provider adds (`system_fingerprint`, vendor account fields, its own ids) stays here.
@@ -63,8 +65,11 @@ export function rebuildChunk(chunk: object): object | undefined {
   };
 }
 
-/** A whole (non-streamed) completion rebuilt: its choices' messages as the assistant's, and its usage. */
-export function rebuildCompletion(completion: unknown): object {
+/**
+ * A whole (non-streamed) completion rebuilt: its choices' messages as the assistant's, and its usage; `sources` (the
+ * site's pages given to the model) are the proxy's own, added when there are some.
+ */
+export function rebuildCompletion(completion: unknown, sources: readonly ReplySource[] = []): object {
   const record = isRecord(completion) ? completion : {};
   const usage = usageOf(record.usage);
   return {
@@ -75,6 +80,7 @@ export function rebuildCompletion(completion: unknown): object {
       finish_reason: finishReason(choice.finish_reason),
     })),
     ...(usage ? { usage } : {}),
+    ...(sources.length > 0 ? { sources } : {}),
   };
 }
 

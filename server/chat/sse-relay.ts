@@ -1,3 +1,4 @@
+import { type ReplySource, SOURCES_OBJECT } from '../../contract/llm.ts';
 import { readUsage, type TokenUsage } from '../limits/spend-cap.ts';
 import { describeProviderError, rebuildChunk } from './reply-rebuild.ts';
 
@@ -129,8 +130,13 @@ export interface RelayHooks {
  * One event past `MAX_EVENT_BYTES`, or a reply past `MAX_REPLY_BYTES`, ends it as a broken stream; its reservation
  * under the spend cap then stands, as for any reply cut short. When the visitor leaves, the abort has already
  * cancelled the upstream request; the stream then just ends, rather than surfacing as an error nobody can receive.
+ * `sources` (the site's pages given to the model) go first, as the project's own event.
  */
-export function relayStream(body: AsyncIterator<Uint8Array>, hooks: RelayHooks): ReadableStream<Uint8Array> {
+export function relayStream(
+  body: AsyncIterator<Uint8Array>,
+  hooks: RelayHooks,
+  sources: readonly ReplySource[] = [],
+): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
   const reader = new EventReader();
   let received = 0;
@@ -148,6 +154,12 @@ export function relayStream(body: AsyncIterator<Uint8Array>, hooks: RelayHooks):
     controller.close();
   };
   return new ReadableStream<Uint8Array>({
+    // The project's own event, not the provider's: the pages given to the model, before its first piece.
+    start(controller) {
+      if (sources.length > 0) {
+        controller.enqueue(encoder.encode(`data: ${JSON.stringify({ object: SOURCES_OBJECT, sources })}\n\n`));
+      }
+    },
     async pull(controller) {
       try {
         // Until a complete event arrives there is nothing to pass on; a pull must enqueue or close to be called again.

@@ -1,4 +1,5 @@
 import { Agent, request as sendRequest } from 'undici';
+import type { ReplySource } from '../../contract/llm.ts';
 import type { Upstream } from '../hono-env.ts';
 import type { ChatRequest } from './chat-request.ts';
 import { demoResponse } from './demo-responder.ts';
@@ -22,14 +23,18 @@ export function upstreamLabel(upstream: ChatUpstream): string {
   return upstream.kind === 'provider' ? new URL(upstream.baseURL).host : upstream.kind;
 }
 
-/** Sends a checked chat request to the provider, or has the demo responder answer it in its place. */
+/**
+ * Sends a checked chat request to the provider, or has the demo responder answer it in its place (saying which of the
+ * site's pages were found, when `sources` are given: the site has `knowledge`).
+ */
 export function callUpstream(
   upstream: ChatUpstream,
   request: ChatRequest,
   signal: AbortSignal,
+  sources?: readonly ReplySource[],
 ): Promise<UpstreamAnswer> {
   return upstream.kind === 'demo'
-    ? Promise.resolve(answerOf(demoResponse(request)))
+    ? Promise.resolve(answerOf(demoResponse(request, sources)))
     : callProvider(upstream, request, signal);
 }
 

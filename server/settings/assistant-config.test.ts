@@ -66,7 +66,7 @@ describe('the configuration file', () => {
   it.each([
     [
       'titel: Acme',
-      /^titel \(line 1\): is not a known key \(the keys are title, welcome, starters, instructions, limit_message, accent, language, history\)/,
+      /^titel \(line 1\): is not a known key \(the keys are title, welcome, starters, instructions, limit_message, accent, language, knowledge, history\)/,
     ],
     ['title: 42', /^title \(line 1\): 42 must be text of 1 to 60 characters/],
     ['title: "   "', /^title \(line 1\): " {3}" must be text of 1 to 60 characters, not blank/],
@@ -134,16 +134,51 @@ describe('the configuration file', () => {
     });
   });
 
-  it('refuses instructions and history in a direct-mode build, whose page would carry them', () => {
-    const found = problems('title: Acme\ninstructions: Be brief.\nhistory: 2', { direct: true });
+  it('refuses instructions, history and knowledge in a direct-mode build, whose page would carry them', () => {
+    const found = problems(
+      'title: Acme\ninstructions: Be brief.\nhistory: 2\nknowledge:\n  - sitemap: https://a.example/sitemap.xml',
+      { direct: true },
+    );
 
     expect(found).toEqual([
       expect.stringMatching(/^instructions \(line 2\): not allowed in a direct-mode build/),
       expect.stringMatching(/^history \(line 3\): not allowed in a direct-mode build/),
+      expect.stringMatching(/^knowledge \(line 5\): not allowed in a direct-mode build/),
     ]);
     expect(
       parseAssistantConfig('title: Acme\nstarters: [Hi?]\naccent: "#000"', 'd.yaml', { direct: true }).page.title,
     ).toBe('Acme');
+  });
+});
+
+describe('knowledge', () => {
+  it("reads folders against the file's own folder, and sitemaps as given", () => {
+    const config = parseAssistantConfig(
+      'knowledge:\n  - path: ./site-docs\n    url: https://www.example.com/docs/\n  - sitemap: https://www.example.com/sitemap.xml',
+      '/srv/site/assistant.config.yaml',
+      proxy,
+    );
+
+    expect(config.knowledge).toEqual([
+      { path: '/srv/site/site-docs', url: 'https://www.example.com/docs/' },
+      { sitemap: 'https://www.example.com/sitemap.xml' },
+    ]);
+  });
+
+  it.each([
+    ['knowledge: []', /^knowledge \(line 1\): \[\] must be a list of up to 20 sources/],
+    ['knowledge: ./docs', /^knowledge \(line 1\): "\.\/docs" must be a list of up to 20 sources/],
+    [
+      'knowledge:\n  - path: ./docs\n    url: ftp://a.example/',
+      /^knowledge\.0\.url \(line 3\): "ftp:\/\/a\.example\/" must be an http: or https: address/,
+    ],
+    [
+      'knowledge:\n  - sitemap: javascript:alert(1)',
+      /^knowledge\.0\.sitemap \(line 2\): "javascript:alert\(1\)" must be an http: or https: address/,
+    ],
+    ['knowledge:\n  - path: ./docs', /^knowledge\.0 \(line 2\): .* must be a folder and its address/],
+  ])('refuses %j, naming the key and its line', (source, message) => {
+    expect(problems(source)).toEqual([expect.stringMatching(message)]);
   });
 });
 

@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import * as v from 'valibot';
 import { type Document, isMap, isNode, isScalar, LineCounter, parseDocument } from 'yaml';
 import {
@@ -20,6 +20,29 @@ export const DEFAULT_CONFIG_FILE = 'assistant.config.yaml';
 const MAX_TITLE_LENGTH = 60;
 const MAX_WELCOME_LENGTH = 2000;
 const MAX_INSTRUCTIONS_LENGTH = 8000;
+
+const MAX_KNOWLEDGE_SOURCES = 20;
+
+/** A source's address: the library links only to web pages, so anything but `http:` and `https:` is refused here. */
+const webAddress = v.pipe(
+  v.string('must be an http: or https: address'),
+  v.check((value) => {
+    try {
+      return ['http:', 'https:'].includes(new URL(value).protocol);
+    } catch {
+      return false;
+    }
+  }, 'must be an http: or https: address'),
+);
+
+/** One `knowledge:` entry: a folder published at `url`, or a sitemap (server/knowledge/knowledge.ts reads both). */
+const knowledgeSource = v.union(
+  [
+    v.strictObject({ path: v.pipe(v.string('must be a folder'), v.nonEmpty('must be a folder')), url: webAddress }),
+    v.strictObject({ sitemap: webAddress }),
+  ],
+  'must be a folder and its address ({ path, url }) or a sitemap ({ sitemap })',
+);
 
 const text = (max: number) =>
   v.pipe(
@@ -54,6 +77,13 @@ const configSchema = v.strictObject(
         ),
       ),
     ),
+    knowledge: v.optional(
+      v.pipe(
+        v.array(knowledgeSource, `must be a list of up to ${MAX_KNOWLEDGE_SOURCES} sources`),
+        v.minLength(1, `must be a list of up to ${MAX_KNOWLEDGE_SOURCES} sources`),
+        v.maxLength(MAX_KNOWLEDGE_SOURCES, `must be a list of up to ${MAX_KNOWLEDGE_SOURCES} sources`),
+      ),
+    ),
     history: v.optional(
       v.pipe(
         v.number(`must be a whole number from 0 to ${MAX_HISTORY}`),
@@ -82,6 +112,8 @@ export interface AssistantConfig {
   language?: Language;
   /** Sent to the model as a `system` message before the visitor's; never to the page. */
   instructions?: string;
+  /** The site's pages the model answers from (proxy mode); a folder's `path` is absolute, resolved against the file's. */
+  knowledge?: v.InferOutput<typeof knowledgeSource>[];
 }
 
 /** The configuration of a site with no file: exactly the spec. */
@@ -178,7 +210,7 @@ function problemsOf(file: SourceFile, issues: readonly v.BaseIssue<unknown>[]): 
 
 /**
  * Checks the text of a configuration file (YAML; JSON is YAML too). `direct` is a build whose page calls the provider
- * itself: it refuses `instructions` and `history`, which the page would then have to carry.
+ * itself: it refuses `instructions`, `history` and `knowledge`, which the page would then have to carry.
  */
 export function parseAssistantConfig(source: string, file: string, { direct }: { direct: boolean }): AssistantConfig {
   const parsed = new SourceFile(source);
@@ -200,7 +232,7 @@ export function parseAssistantConfig(source: string, file: string, { direct }: {
     else problems.push(parsed.problem(['accent'], `${shown(accentText)} ${read.reason}`));
   }
   if (direct) {
-    for (const key of ['instructions', 'history'] as const) {
+    for (const key of ['instructions', 'history', 'knowledge'] as const) {
       if (key in data) {
         problems.push(
           parsed.problem(
@@ -226,6 +258,13 @@ export function parseAssistantConfig(source: string, file: string, { direct }: {
     ...(accent ? { accent } : {}),
     ...(values.language === undefined ? {} : { language: matchLanguage(values.language) }),
     ...(values.instructions === undefined ? {} : { instructions: values.instructions }),
+    ...(values.knowledge === undefined
+      ? {}
+      : {
+          knowledge: values.knowledge.map((source) =>
+            'path' in source ? { path: resolve(dirname(file), source.path), url: source.url } : source,
+          ),
+        }),
   };
 }
 

@@ -1,5 +1,6 @@
 import { ChakraProvider } from '@chakra-ui/react';
 import { render, screen } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_MESSAGE, NO_CONTENT_MESSAGE } from '../../machines/chat-machine';
 import { loadMarkdown } from '../markdown/load-markdown';
@@ -40,6 +41,56 @@ describe('MessageBubble', () => {
       const { container } = renderBubble({ text: '**not bold** <b>x</b>', sender: 'user' });
       expect(container.querySelector('[data-sender="user"]')?.textContent).toBe('**not bold** <b>x</b>');
       expect(container.querySelector('strong, b')).toBeNull();
+    });
+
+    it("lists the reply's sources under it and links its [n] to them, never to an address the model wrote", () => {
+      const sources = [
+        { n: 1, title: '<img src=x onerror=alert(1)> Returns', url: 'https://www.example.com/help/returns' },
+        { n: 2, title: 'Hours', url: 'https://shop.example.com:8443/hours' },
+      ];
+      const { container } = renderBubble({
+        text: 'See [1] and [3], or [the form](https://evil.example/steal) and <https://www.example.com/help/returns>.',
+        sender: 'bot',
+        sources,
+      });
+
+      const list = screen.getByRole('region', { name: 'Sources' });
+      const links = [...list.querySelectorAll('a')];
+      expect(links.map((a) => [a.textContent, a.getAttribute('href'), a.target, a.rel])).toEqual([
+        ['<img src=x onerror=alert(1)> Returns', sources[0].url, '_blank', 'noopener noreferrer'],
+        ['Hours', sources[1].url, '_blank', 'noopener noreferrer'],
+      ]);
+      expect(list.textContent).toContain('(www.example.com)');
+      expect(list.textContent).toContain('(shop.example.com:8443)');
+      expect(container.querySelector('img')).toBeNull();
+
+      const reply = container.querySelector('[data-sender="bot"]');
+      const replyLinks = [...(reply?.querySelectorAll('a') ?? [])].map((a) => [a.textContent, a.getAttribute('href')]);
+      expect(replyLinks).toEqual([
+        ['[1]', sources[0].url],
+        ['https://www.example.com/help/returns', sources[0].url],
+      ]);
+      expect(reply?.textContent).toContain('[3]');
+      expect(reply?.textContent).toContain('the form (https://evil.example/steal)');
+    });
+
+    it('copies a reply with its sources after it', async () => {
+      const user = userEvent.setup();
+      renderBubble({
+        text: 'Thirty days [1].',
+        sender: 'bot',
+        sources: [{ n: 1, title: 'Returns', url: 'https://www.example.com/help/returns' }],
+      });
+      await user.click(screen.getByRole('button', { name: 'Copy reply' }));
+      expect(await navigator.clipboard.readText()).toBe(
+        'Thirty days [1].\n\nSources:\n[1] Returns — https://www.example.com/help/returns',
+      );
+    });
+
+    it('shows no Sources list for a reply without sources', () => {
+      renderBubble({ text: 'See [1].', sender: 'bot' });
+      expect(screen.queryByRole('region', { name: 'Sources' })).toBeNull();
+      expect(screen.queryByRole('link')).toBeNull();
     });
 
     it.each([NO_CONTENT_MESSAGE, ERROR_MESSAGE])('keeps "%s" as plain text, without Copy', (text) => {

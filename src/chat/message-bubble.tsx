@@ -6,6 +6,12 @@ import { useMarkdown } from '../markdown/load-markdown';
 import { t } from '../text';
 import { FaultBoundary } from './fault-boundary';
 
+/** A reply as Copy puts it on the clipboard: with its sources after it, so that its `[n]` still say where from. */
+function withSources(text: string, sources: ChatMessage['sources']): string {
+  if (!sources?.length) return text;
+  return `${text}\n\n${t('sources')}:\n${sources.map(({ n, title, url }) => `[${n}] ${title} — ${url}`).join('\n')}`;
+}
+
 export interface MessageBubbleProps extends ChatMessage {
   /** The reply is still streaming in. */
   streaming?: boolean;
@@ -27,6 +33,7 @@ export const MessageBubble = memo(function MessageBubble({
   stopped,
   streaming,
   welcome,
+  sources,
 }: MessageBubbleProps) {
   const fromUser = sender === 'user';
   const markdown = useMarkdown();
@@ -54,16 +61,21 @@ export const MessageBubble = memo(function MessageBubble({
         >
           {rich ? (
             <FaultBoundary fallback={plain}>
-              <markdown.RichReply text={text} partial={streaming || stopped} />
+              <markdown.RichReply text={text} partial={streaming || stopped} sources={sources} />
             </FaultBoundary>
           ) : (
             plain
           )}
         </Box>
       )}
+      {rich && text !== '' && sources && sources.length > 0 && (
+        <FaultBoundary fallback={null}>
+          <markdown.SourceList sources={sources} />
+        </FaultBoundary>
+      )}
       {rich && !streaming && !welcome && text !== '' && (
         <FaultBoundary fallback={null}>
-          <markdown.CopyButton text={text} />
+          <markdown.CopyButton text={withSources(text, sources)} />
         </FaultBoundary>
       )}
       {stopped && (

@@ -45,12 +45,13 @@ export function MessageList({
     (snapshot) => ({
       messages: snapshot.context.messages,
       reply: snapshot.context.reply,
+      sources: snapshot.context.sources,
       streaming: snapshot.matches({ sending: 'streaming' }),
     }),
     shallowEqual,
   );
   const deferred = useDeferredValue(current);
-  const { messages, reply, streaming } = current.streaming && deferred.streaming ? deferred : current;
+  const { messages, reply, sources, streaming } = current.streaming && deferred.streaming ? deferred : current;
   const welcome = ChatActorContext.useSelector((snapshot) => snapshot.context.welcome);
   const replyStatus = useReplyStatus();
   const listRef = useRef<HTMLDivElement>(null);
@@ -102,7 +103,7 @@ export function MessageList({
   // The reply streaming in is the next message, at the index it will have once complete: the finished message then
   // updates that bubble (keeping the DOM of its finished blocks) rather than replacing it.
   const rows: readonly MessageBubbleProps[] = streaming
-    ? [...messages, { text: reply, sender: 'bot', streaming: true }]
+    ? [...messages, { text: reply, sender: 'bot', streaming: true, ...(sources ? { sources } : {}) }]
     : messages;
   const groups: number[] = [];
   for (let start = 0; start < rows.length; start += GROUP_SIZE) groups.push(start);
@@ -190,6 +191,7 @@ const MessageGroup = memo(function MessageGroup({ messages, start, end }: Messag
           sender={message.sender}
           stopped={message.stopped}
           streaming={message.streaming}
+          sources={message.sources}
         />
       </FaultBoundary>,
     );

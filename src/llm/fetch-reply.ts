@@ -1,4 +1,5 @@
 import { fromPromise } from 'xstate';
+import type { ReplySource } from '../../contract/llm';
 import type { FetchReplyInput, FetchReplyOutput } from '../../machines/chat-machine';
 import { lazyModule } from '../lazy-module';
 import type { LlmConfig } from './llm-config';
@@ -21,7 +22,8 @@ export function createFetchReply(config: LlmConfig) {
     // turn of the event loop (after React's render of the visitor's message) between Enter and the request.
     const { requestReply } = requestModule.current() ?? (await requestModule.load());
     const onDelta = (text: string) => input.parent.send({ type: 'reply.delta', text });
-    return requestReply(input.text, signal, config, onDelta, input.history);
+    const onSources = (sources: ReplySource[]) => input.parent.send({ type: 'reply.sources', sources });
+    return requestReply(input.text, signal, config, onDelta, input.history, onSources);
   });
 }
 

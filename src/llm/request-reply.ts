@@ -1,5 +1,5 @@
 import { APIError, OpenAI } from 'openai';
-import { LIMIT_ERROR_CODES } from '../../contract/llm';
+import { LIMIT_ERROR_CODES, type ReplySource, SOURCES_OBJECT } from '../../contract/llm';
 import { type Exchange, type FetchReplyOutput, type LimitReason, ReplyLimitedError } from '../../machines/chat-machine';
 import type { LlmConfig } from './llm-config';
 
@@ -51,9 +51,12 @@ export async function requestReply(
   config: LlmConfig,
   onDelta: (text: string) => void = () => undefined,
   history: readonly Exchange[] = [],
+  onSources: (sources: ReplySource[]) => void = () => undefined,
 ): Promise<FetchReplyOutput> {
+  // Only the page's own server gives sources: in direct mode the provider's answer could name any address.
+  const sourcesFrom = config.mode === 'proxy' ? onSources : () => undefined;
   try {
-    return await request(text, signal, config, onDelta, history);
+    return await request(text, signal, config, { onDelta, onSources: sourcesFrom }, history);
   } catch (error) {
     // Only the page's own server has these limits: in direct mode a 429 is the provider's, whatever its code.
     throw (config.mode === 'proxy' ? limitRefusal(error) : undefined) ?? error;
@@ -75,11 +78,29 @@ function limitRefusal(error: unknown): ReplyLimitedError | undefined {
   return new ReplyLimitedError(reason, Number.isSafeInteger(retryAfter) && retryAfter > 0 ? retryAfter : 60);
 }
 
+/**
+ * The site's pages the server gave the model, as it sent them (`SOURCES_OBJECT`): only well-formed entries, and only
+ * web addresses, so that nothing else can ever become a link.
+ */
+export function readSources(value: unknown): ReplySource[] {
+  if (!Array.isArray(value)) return [];
+  return value.filter(
+    (source): source is ReplySource =>
+      typeof source === 'object' &&
+      source !== null &&
+      Number.isSafeInteger(source.n) &&
+      source.n > 0 &&
+      typeof source.title === 'string' &&
+      typeof source.url === 'string' &&
+      /^https?:\/\//i.test(source.url),
+  );
+}
+
 async function request(
   text: string,
   signal: AbortSignal,
   config: LlmConfig,
-  onDelta: (text: string) => void,
+  { onDelta, onSources }: { onDelta: (text: string) => void; onSources: (sources: ReplySource[]) => void },
   history: readonly Exchange[],
 ): Promise<FetchReplyOutput> {
   const body = {
@@ -103,6 +124,8 @@ async function request(
     if (typeof completion !== 'object' || completion === null) {
       throw new Error(`The provider's answer is not a chat completion (${typeof completion})`);
     }
+    const sources = readSources((completion as { sources?: unknown }).sources);
+    if (sources.length > 0) onSources(sources);
     // Whether a string is worth showing (empty, only white space) is the chat machine's decision.
     const content: unknown = completion.choices?.[0]?.message?.content;
     return typeof content === 'string' ? content : null;
@@ -121,6 +144,12 @@ async function request(
   const pieces = batchPieces(onDelta);
   try {
     for await (const chunk of stream) {
+      // The proxy's own first event: the pages given to the model, before any piece.
+      if ((chunk.object as string) === SOURCES_OBJECT) {
+        const sources = readSources((chunk as { sources?: unknown }).sources);
+        if (sources.length > 0) onSources(sources);
+        continue;
+      }
       const piece: unknown = chunk.choices?.[0]?.delta?.content;
       if (typeof piece === 'string' && piece !== '') {
         reply += piece;

@@ -9,6 +9,7 @@ import { gfmStrikethrough } from 'micromark-extension-gfm-strikethrough';
 import { gfmTable } from 'micromark-extension-gfm-table';
 import { gfmTaskListItem } from 'micromark-extension-gfm-task-list-item';
 import type { ReactNode } from 'react';
+import type { ReplySource } from '../../contract/llm';
 import { t } from '../text';
 import { withoutBidiControls } from './bidi-controls';
 import { CodeBlock } from './code-block';
@@ -47,6 +48,42 @@ interface RenderContext {
   source: string;
   /** The source is the block still being written: a bare URL at its very end may not have fully arrived. */
   partial: boolean;
+  /**
+   * The site's pages given to the model for this reply: `[n]` links to source n, and a link the reply writes is one
+   * only when it goes to a given source. Left out inside a link (no link in a link).
+   */
+  sources?: readonly ReplySource[];
+}
+
+/** A source's address as a link's `href`, for comparing with the reply's links. */
+const sourceHrefs = new WeakMap<readonly ReplySource[], Set<string>>();
+function isSourceHref(sources: readonly ReplySource[], href: string): boolean {
+  let hrefs = sourceHrefs.get(sources);
+  if (!hrefs) {
+    hrefs = new Set(sources.map(({ url }) => safeHref(url)).filter((url) => url !== undefined));
+    sourceHrefs.set(sources, hrefs);
+  }
+  return hrefs.has(href);
+}
+
+/** `text` with each `[n]` that names a given source as a link to it; any other `[n]` stays text. */
+function withCitations(text: string, sources: readonly ReplySource[] | undefined): ReactNode {
+  if (!sources?.length || !text.includes('[')) return text;
+  const parts = text.split(/\[(\d{1,3})\]/);
+  if (parts.length === 1) return text;
+  return parts.map((part, index) => {
+    if (index % 2 === 0) return part;
+    const source = sources.find(({ n }) => String(n) === part);
+    const href = source && safeHref(source.url);
+    return href ? (
+      // biome-ignore lint/suspicious/noArrayIndexKey: the parts of one text node never reorder.
+      <a key={index} href={href} target="_blank" rel="noopener noreferrer" data-citation={part}>
+        [{part}]
+      </a>
+    ) : (
+      `[${part}]`
+    );
+  });
 }
 
 /**
@@ -57,12 +94,12 @@ interface RenderContext {
  * take in reasonable time as its source (`limit-nesting.ts`), and bidirectional embedding, override and isolate
  * controls are left out of the text: a reply cannot reorder what the card shows around them.
  */
-export function renderMarkdown(source: string, partial = false): ReactNode {
+export function renderMarkdown(source: string, partial = false, sources?: readonly ReplySource[]): ReactNode {
   const limited = limitNesting(source);
   if (limited === undefined) {
     return <p data-source>{withoutBidiControls(source)}</p>;
   }
-  return renderChildren(fromMarkdown(limited, parseOptions), { source: limited, partial }, 0);
+  return renderChildren(fromMarkdown(limited, parseOptions), { source: limited, partial, sources }, 0);
 }
 
 const BLOCK_PARENTS = new Set(['root', 'blockquote', 'listItem']);
@@ -116,7 +153,7 @@ function renderNode(
     renderChildren(parent, context, depth + 1, childrenTight);
   switch (node.type) {
     case 'text':
-      return withoutBidiControls(node.value);
+      return withCitations(withoutBidiControls(node.value), context.sources);
     case 'paragraph':
       // A tight list's items hold their text without paragraph spacing, as CommonMark renders them.
       return tight ? children(node) : <p key={key}>{children(node)}</p>;
@@ -189,19 +226,22 @@ function renderNode(
       const start = context.source[node.position?.start.offset ?? 0];
       const bareUrlStillArriving =
         context.partial && node.position?.end.offset === context.source.length && start !== '[' && start !== '<';
-      if (!href || bareUrlStillArriving) return <span key={key}>{children(node)}</span>;
-      if (misleads(node.url, href, textOf(node))) {
+      const inner = (parent: Parents) => renderChildren(parent, { ...context, sources: undefined }, depth + 1);
+      if (!href || bareUrlStillArriving) return <span key={key}>{inner(node)}</span>;
+      // With the site's pages given, a link goes only to one of them: never to an address the model wrote.
+      const notASource = context.sources !== undefined && !isSourceHref(context.sources, href);
+      if (notASource || misleads(node.url, href, textOf(node))) {
         // As text, followed by where it would have gone, unless the text is that address already (an autolink).
         return (
           <span key={key}>
-            {children(node)}
+            {inner(node)}
             {start === '[' && ` (${href})`}
           </span>
         );
       }
       return (
         <a key={key} href={href} target="_blank" rel="noopener noreferrer nofollow">
-          {children(node)}
+          {inner(node)}
         </a>
       );
     }

@@ -1,17 +1,21 @@
 import { Box, type SystemStyleObject } from '@chakra-ui/react';
 import { memo, type ReactNode, useState } from 'react';
+import type { ReplySource } from '../../contract/llm';
 import { withoutBidiControls } from './bidi-controls';
 import { renderMarkdown } from './render-markdown';
 import { healPartialBlock, type ReplyBlocks, splitBlocks } from './stream-blocks';
 
 // The lazily loaded part of the card: everything a reply needs to show as Markdown, and its Copy buttons.
 export { CopyButton } from './copy-button';
+export { SourceList } from './source-list';
 
 /** Finished blocks rendered before, by source: a streamed reply's blocks render again as the finished message. */
 const rendered = new Map<string, ReactNode>();
 const RENDERED_LIMIT = 500;
 
-function renderFinished(source: string): ReactNode {
+function renderFinished(source: string, sources?: readonly ReplySource[]): ReactNode {
+  // A reply with sources renders its citations against them: not the same node as the same text without.
+  if (sources) return renderMarkdown(source, false, sources);
   let node = rendered.get(source);
   if (node === undefined) {
     node = renderMarkdown(source);
@@ -21,8 +25,14 @@ function renderFinished(source: string): ReactNode {
   return node;
 }
 
-const FinishedBlock = memo(function FinishedBlock({ source }: { source: string }) {
-  return renderFinished(source);
+const FinishedBlock = memo(function FinishedBlock({
+  source,
+  sources,
+}: {
+  source: string;
+  sources?: readonly ReplySource[];
+}) {
+  return renderFinished(source, sources);
 });
 
 /**
@@ -32,10 +42,10 @@ const FinishedBlock = memo(function FinishedBlock({ source }: { source: string }
  */
 export const PARTIAL_PARSE_LIMIT = 16_384;
 
-function PartialBlock({ blocks }: { blocks: ReplyBlocks }) {
+function PartialBlock({ blocks, sources }: { blocks: ReplyBlocks; sources?: readonly ReplySource[] }) {
   if (blocks.tail.length > PARTIAL_PARSE_LIMIT) return <p data-source>{withoutBidiControls(blocks.tail)}</p>;
   const healed = healPartialBlock(blocks);
-  return healed.trim() === '' ? null : renderMarkdown(healed, true);
+  return healed.trim() === '' ? null : renderMarkdown(healed, true, sources);
 }
 
 // The theme's tokens (src/theme.ts) for the elements the renderer creates; the reply itself brings no style.
@@ -79,13 +89,15 @@ export interface RichReplyProps {
   text: string;
   /** The reply is still streaming in (or was cut short): its last block is half-written. */
   partial?: boolean;
+  /** The site's pages given to the model: its `[n]` link to them, and its links may go nowhere else. */
+  sources?: readonly ReplySource[];
 }
 
 /**
  * A bot reply rendered as Markdown. While it streams in, only its last block is parsed again for each new piece;
  * finished blocks keep their rendering (and their DOM).
  */
-export function RichReply({ text, partial = false }: RichReplyProps) {
+export function RichReply({ text, partial = false, sources }: RichReplyProps) {
   // The blocks of the text last rendered, kept as state (React's way to keep what a previous render found): a new
   // piece is cut from where they end rather than from the start. Setting state while rendering makes React run this
   // again at once, before any child renders, and that second run finds the blocks up to date.
@@ -101,9 +113,9 @@ export function RichReply({ text, partial = false }: RichReplyProps) {
     <Box css={markdownStyles}>
       {finished.map((source, index) => (
         // biome-ignore lint/suspicious/noArrayIndexKey: a reply only grows, so a block's index is its identity.
-        <FinishedBlock key={index} source={source} />
+        <FinishedBlock key={index} source={source} sources={sources} />
       ))}
-      {partial ? <PartialBlock blocks={blocks} /> : <FinishedBlock source={tail} />}
+      {partial ? <PartialBlock blocks={blocks} sources={sources} /> : <FinishedBlock source={tail} sources={sources} />}
     </Box>
   );
 }

@@ -1,0 +1,168 @@
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { FakeProvider } from '../testing/fake-provider';
+import { type KnowledgeSite, startKnowledgeSite } from '../testing/knowledge-site';
+import { startAppServer } from './app-server';
+import { BUILD_DIR } from './e2e-env';
+import { test as base, type ChatPage, expect } from './fixtures';
+
+// The production build and server with the site's pages configured: a folder (relative to the configuration file) and
+// a sitemap on a local site. What the model is given (read from the fake provider), what the site was asked for, and
+// the sources the visitor sees under the reply.
+
+const DOCS_URL = 'https://docs.acme.example/help/';
+const HOSTILE_TITLE = '<img src=x onerror="window.hostile=1"> Warranty & <b>repairs</b>';
+
+const test = base.extend<
+  object,
+  { shop: KnowledgeSite; elsewhere: KnowledgeSite; knowledgeApp: { url: string; output: string[] } }
+>({
+  elsewhere: [
+    // biome-ignore lint/correctness/noEmptyPattern: Playwright reads which fixtures a fixture needs from its pattern.
+    async ({}, use) => {
+      const site = await startKnowledgeSite({ '/offer': { body: '<title>Offer</title><p>Spades half price.</p>' } });
+      await use(site);
+      await site.close();
+    },
+    { scope: 'worker' },
+  ],
+  shop: [
+    async ({ elsewhere }, use) => {
+      const site = await startKnowledgeSite();
+      const page = (lang: string, title: string, text: string) => ({
+        body: `<!doctype html><html lang="${lang}"><head><title>${title}</title></head><body><nav>Menu</nav><main><h1>${title}</h1><p>${text}</p></main></body></html>`,
+      });
+      site.set('/robots.txt', { body: 'User-agent: AIAssistantBot\nDisallow: /private/\n', type: 'text/plain' });
+      site.set('/sitemap.xml', {
+        type: 'application/xml',
+        body: `<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">${[
+          `${site.origin}/hours`,
+          `${site.origin}/ja/returns`,
+          `${site.origin}/private/salaries`,
+          `${elsewhere.origin}/offer`,
+        ]
+          .map((loc) => `<url><loc>${loc}</loc></url>`)
+          .join('')}</urlset>`,
+      });
+      site.set('/hours', page('en', 'Opening hours', 'The Acme shop opens Monday to Saturday from nine to six.'));
+      site.set(
+        '/ja/returns',
+        page('ja', '返品について', '商品はお届けから三十日以内であれば返品できます。返金は五営業日以内に行います。'),
+      );
+      site.set('/private/salaries', page('en', 'Salaries', 'The salaries of the shop staff.'));
+      await use(site);
+      await site.close();
+    },
+    { scope: 'worker' },
+  ],
+  knowledgeApp: [
+    async ({ provider, shop }, use) => {
+      const dir = await mkdtemp(join(BUILD_DIR, 'knowledge-'));
+      await mkdir(join(dir, 'docs'), { recursive: true });
+      await writeFile(
+        join(dir, 'docs', 'returns.md'),
+        '# Returns policy\n\nYou can return any garden tool within thirty days of delivery for a full refund.\n',
+      );
+      await writeFile(
+        join(dir, 'docs', 'warranty.md'),
+        `---\ntitle: '${HOSTILE_TITLE}'\n---\n# Warranty\n\nEvery lawnmower carries a five-year warranty on its engine.\n`,
+      );
+      const config = join(dir, 'assistant.config.yaml');
+      await writeFile(
+        config,
+        `knowledge:\n  - path: ./docs\n    url: ${DOCS_URL}\n  - sitemap: ${shop.origin}/sitemap.xml\n`,
+      );
+      const server = await startAppServer('proxy', provider.baseURL, { ASSISTANT_CONFIG: config });
+      // The server answers at once; the index follows. /readyz says when.
+      await expect.poll(async () => (await fetch(`${server.url}/readyz`)).status, { timeout: 30_000 }).toBe(200);
+      await use({ url: server.url, output: server.output });
+      await server.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+    { scope: 'worker' },
+  ],
+  baseURL: async ({ knowledgeApp }, use) => {
+    await use(knowledgeApp.url);
+  },
+});
+
+test.skip(({ mode }) => mode !== 'proxy', 'knowledge is proxy mode only');
+
+type Sent = { messages: { role: string; content: string }[] };
+const lastSent = (fake: FakeProvider) => fake.requests.at(-1)?.body as Sent;
+
+/** The Sources list under the last reply, as shown: each link's text, address, target and rel, and the list's text. */
+async function shownSources(chat: ChatPage) {
+  const list = chat.page.getByRole('region', { name: 'Sources' }).last();
+  await expect(list).toBeVisible();
+  const links = await list
+    .getByRole('link')
+    .evaluateAll((anchors) =>
+      anchors.map((a) => [a.textContent, a.getAttribute('href'), a.getAttribute('target'), a.getAttribute('rel')]),
+    );
+  return { links, text: await list.textContent() };
+}
+
+test('gives the model the page a question is about, and shows its source under the reply', async ({ chat, fake }) => {
+  fake.respondWith({ content: 'Within thirty days [1]. See [the form](https://evil.example/returns) or [4].' });
+  const question = 'How many days do I have to return a garden tool?';
+  await chat.sendWithEnter(question);
+  await chat.markdownLoaded();
+  await expect(chat.bubbles('bot').last()).toContainText('Within thirty days');
+
+  const sent = lastSent(fake).messages;
+  expect(sent.at(-1)).toEqual({ role: 'user', content: question });
+  expect(sent[0].role).toBe('system');
+  expect(sent[0].content).toContain(`[1] Returns policy — ${DOCS_URL}returns\n`);
+  expect(sent[0].content).toContain('> You can return any garden tool within thirty days');
+  expect(sent[0].content).not.toContain('Opening hours');
+
+  const { links, text } = await shownSources(chat);
+  expect(links).toEqual([['Returns policy', `${DOCS_URL}returns`, '_blank', 'noopener noreferrer']]);
+  expect(text).toContain('docs.acme.example');
+  // The reply's [1] is the given source; its own address and a [4] nobody gave stay text.
+  const reply = chat.bubbles('bot').last();
+  await expect(reply.getByRole('link')).toHaveCount(1);
+  await expect(reply.getByRole('link', { name: '[1]' })).toHaveAttribute('href', `${DOCS_URL}returns`);
+  await expect(reply).toContainText('the form (https://evil.example/returns) or [4].');
+});
+
+test('finds a page of the sitemap, and a Japanese question the Japanese page', async ({ chat, fake }) => {
+  await chat.sendWithEnter('When does the shop open on Saturday?');
+  await expect(chat.page.getByRole('region', { name: 'Sources' })).toHaveCount(1);
+  expect(lastSent(fake).messages[0].content).toContain('Opening hours');
+
+  await chat.sendWithEnter('返品はいつまでできますか？');
+  await expect(chat.page.getByRole('region', { name: 'Sources' })).toHaveCount(2);
+  const system = lastSent(fake).messages[0].content;
+  expect(system).toContain('返品について');
+  expect(system).not.toContain('Opening hours');
+  expect((await shownSources(chat)).links.map(([title]) => title)).toEqual(['返品について']);
+});
+
+test('gives an off-topic question nothing: no passages, no sources, the message alone', async ({ chat, fake }) => {
+  await chat.sendWithEnter('How do I bake sourdough bread?');
+  await chat.expectTranscript([
+    { sender: 'user', text: 'How do I bake sourdough bread?' },
+    { sender: 'bot', text: 'Hello from the fake provider' },
+  ]);
+  expect(lastSent(fake).messages).toEqual([{ role: 'user', content: 'How do I bake sourdough bread?' }]);
+  await expect(chat.page.getByRole('region', { name: 'Sources' })).toHaveCount(0);
+});
+
+test('shows a hostile title as text', async ({ chat, fake }) => {
+  await chat.sendWithEnter('How long is the warranty on a lawnmower engine?');
+  const { links } = await shownSources(chat);
+  expect(links).toEqual([[HOSTILE_TITLE, `${DOCS_URL}warranty`, '_blank', 'noopener noreferrer']]);
+  expect(await chat.page.evaluate(() => (window as { hostile?: number }).hostile)).toBeUndefined();
+  await expect(chat.page.getByRole('region', { name: 'Sources' }).locator('img, b')).toHaveCount(0);
+  expect(lastSent(fake).messages[0].content).toContain(`— ${DOCS_URL}warranty`);
+});
+
+test('never fetches what robots.txt disallows, nor another origin', async ({ shop, elsewhere }) => {
+  const paths = shop.requests.map(({ path }) => path);
+  expect(paths).toEqual(expect.arrayContaining(['/robots.txt', '/sitemap.xml', '/hours', '/ja/returns']));
+  expect(paths).not.toContain('/private/salaries');
+  expect(elsewhere.requests).toEqual([]);
+  expect(shop.requests.every(({ userAgent }) => userAgent.includes('AIAssistantBot'))).toBe(true);
+});

@@ -1,0 +1,82 @@
+// @vitest-environment node
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ReplySource } from '../../contract/llm';
+import { type Knowledge, startKnowledge } from '../../server/knowledge/knowledge';
+import { proxyHarness } from '../../testing/proxy-app';
+import { readLlmConfig } from './llm-config';
+import { requestReply } from './request-reply';
+
+// The real openai client over real HTTP to the real proxy, with the site's pages configured, in front of the fake
+// provider: the sources the page reads, streamed or whole, and none from a provider the page calls itself.
+const { provider, start } = await proxyHarness();
+
+const RETURNS = { n: 1, title: 'Returns', url: 'https://www.example.com/help/returns' };
+let dir: string;
+let knowledge: Knowledge;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'reply-sources-'));
+  await writeFile(join(dir, 'returns.md'), '# Returns\n\nYou can return any garden tool within thirty days.\n');
+  knowledge = startKnowledge([{ path: dir, url: 'https://www.example.com/help/' }], { log: () => undefined });
+  await knowledge.ready;
+});
+afterAll(async () => {
+  knowledge.stop();
+  await rm(dir, { recursive: true, force: true });
+});
+
+const config = (origin: string, stream: boolean, direct = false) =>
+  readLlmConfig(
+    {
+      BASE_URL: '/',
+      MODE: 'test',
+      DEV: false,
+      PROD: true,
+      SSR: false,
+      VITE_LLM_STREAM: String(stream),
+      ...(direct ? { VITE_LLM_API_KEY: 'test-key-not-real', VITE_LLM_BASE_URL: provider.baseURL } : {}),
+    },
+    origin,
+  );
+
+async function ask(question: string, stream: boolean, origin: string, direct = false) {
+  const seen: ReplySource[][] = [];
+  const pieces: string[] = [];
+  const reply = await requestReply(
+    question,
+    new AbortController().signal,
+    config(origin, stream, direct),
+    (piece) => pieces.push(piece),
+    [],
+    (sources) => seen.push(sources),
+  );
+  return { reply, seen, pieces };
+}
+
+describe("the reply's sources, as the page reads them", () => {
+  it.each([true, false])(
+    'reads them before the reply (stream: %s), and none for a question not covered',
+    async (stream) => {
+      const { url } = await start({ knowledge });
+
+      const covered = await ask('Can I return a garden tool?', stream, url);
+      expect(covered.seen).toEqual([[RETURNS]]);
+      expect(covered.reply).toBe('Hello from the fake provider');
+
+      const offTopic = await ask('How do I bake sourdough bread?', stream, url);
+      expect(offTopic.seen).toEqual([]);
+    },
+  );
+
+  it('takes none from a provider the page calls itself (direct mode)', async () => {
+    provider.respondWith({
+      json: { choices: [{ index: 0, message: { role: 'assistant', content: 'Hi' } }], sources: [RETURNS] },
+    });
+    const { seen, reply } = await ask('Can I return a garden tool?', false, 'http://page.example.test', true);
+    expect(reply).toBe('Hi');
+    expect(seen).toEqual([]);
+  });
+});
