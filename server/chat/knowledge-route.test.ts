@@ -52,8 +52,11 @@ afterAll(async () => {
 });
 
 const assistant = { ...DEFAULT_ASSISTANT_CONFIG, instructions: 'You are the assistant of Acme.' };
-const sentMessages = (at = -1) =>
-  (provider.requests.at(at)?.body as { messages: { role: string; content: string }[] }).messages;
+const sentMessages = (at = -1) => {
+  const request = provider.requests.at(at);
+  if (!request) throw new Error('The provider received no request');
+  return (request.body as { messages: { role: string; content: string }[] }).messages;
+};
 
 describe("the site's pages, per question", () => {
   it('gives the model the right page after the instructions, and the page its sources with the reply', async () => {
