@@ -101,14 +101,16 @@ describe("a provider's own words about a failure", () => {
 
 describe('a reply past its bounds', () => {
   it('cuts a stream past 256 KiB as a broken stream, whose reservation under the cap stands', async () => {
-    // 2,000 pieces of 100 characters: each a small event, the whole well over the bound.
-    provider.respondWith({ stream: Array.from({ length: 2_000 }, () => 'x'.repeat(100)) });
+    // 3,000 pieces of 100 characters: each a small event, the whole text well over the bound.
+    provider.respondWith({ stream: Array.from({ length: 3_000 }, () => 'x'.repeat(100)) });
     const reservation = Buffer.byteLength('hi') + TEMPLATE_TOKENS + MAX_TOKENS;
     const { url, logs } = await start({ dailyTokenLimit: 2 * reservation - 1 });
     const text = await (await postChat(url, chatBody('hi', { stream: true }))).text();
 
     expect(text.trim().endsWith(BROKE_OFF)).toBe(true);
-    expect(text.length).toBeLessThan(300 * 1024);
+    const passedOn = [...text.matchAll(/"content":"(x*)"/g)].reduce((sum, [, content]) => sum + content.length, 0);
+    expect(passedOn).toBeGreaterThan(200 * 1024);
+    expect(passedOn).toBeLessThanOrEqual(256 * 1024);
     expect(logs.join('\n')).toContain('broke off (reply over 262144 bytes)');
     // The cut reply reported no usage: its whole reservation is still counted, and the next one does not fit.
     expect((await postChat(url, chatBody('hi'))).status).toBe(429);

@@ -4,8 +4,13 @@ import { describeProviderError, rebuildChunk } from './reply-rebuild.ts';
 
 /** One event of a provider's stream may hold this many bytes: a chunk of one token is a few hundred. */
 export const MAX_EVENT_BYTES = 64 * 1024;
-/** A whole reply, streamed or not, may hold this many bytes: far above 250 tokens in any chunking. */
+/** A whole reply, streamed or not, may hold this many bytes of text: far above 250 tokens. */
 export const MAX_REPLY_BYTES = 256 * 1024;
+/**
+ * A whole stream may hold this many bytes, its framing included: a reply of many small pieces carries far more framing
+ * than text (a few hundred bytes an event), and what the relay drops (comments, vendor events) is counted here too.
+ */
+export const MAX_STREAM_BYTES = 16 * MAX_REPLY_BYTES;
 
 /**
  * The project's own event for a stream that ends badly (the provider broke off, said it failed, or passed a bound):
@@ -15,7 +20,11 @@ export const MAX_REPLY_BYTES = 256 * 1024;
 const STREAM_BROKE_OFF = `data: ${JSON.stringify({ error: { message: 'The language model stream broke off.', type: 'upstream_error' } })}\n\n`;
 
 /** What one complete event of the provider's stream becomes. */
-type Relayed = { kind: 'pass'; text: string } | { kind: 'drop' } | { kind: 'done' } | { kind: 'failed'; why: string };
+type Relayed =
+  | { kind: 'pass'; text: string; replyBytes: number }
+  | { kind: 'drop' }
+  | { kind: 'done' }
+  | { kind: 'failed'; why: string };
 
 /**
  * Reads server-sent events incrementally: each byte is looked at once, when it arrives (never the whole buffer again),
@@ -108,7 +117,9 @@ function relayEvent({ data, name }: { data: string; name: string }, onUsage: (us
   const counted = readUsage(usage);
   if (counted) onUsage(counted);
   const chunk = rebuildChunk(parsed);
-  return chunk ? { kind: 'pass', text: `data: ${JSON.stringify(chunk)}\n\n` } : { kind: 'drop' };
+  if (!chunk) return { kind: 'drop' };
+  const replyBytes = chunk.choices.reduce((sum, { delta }) => sum + Buffer.byteLength(delta.content ?? ''), 0);
+  return { kind: 'pass', text: `data: ${JSON.stringify(chunk)}\n\n`, replyBytes };
 }
 
 /** What the relay tells the exchange it belongs to. */
@@ -140,6 +151,7 @@ export function relayStream(
   const encoder = new TextEncoder();
   const reader = new EventReader();
   let received = 0;
+  let replied = 0;
   let counted: Promise<void> = Promise.resolve();
   const onUsage = (usage: TokenUsage) => {
     counted = hooks.onUsage(usage);
@@ -174,18 +186,24 @@ export function relayStream(
           }
           hooks.onChunk();
           received += value.length;
-          const events = received > MAX_REPLY_BYTES ? 'too-large' : reader.push(value);
+          const events = received > MAX_STREAM_BYTES ? 'too-large' : reader.push(value);
           if (events === 'too-large') {
             const bound =
-              received > MAX_REPLY_BYTES ? `reply over ${MAX_REPLY_BYTES}` : `event over ${MAX_EVENT_BYTES}`;
+              received > MAX_STREAM_BYTES ? `stream over ${MAX_STREAM_BYTES}` : `event over ${MAX_EVENT_BYTES}`;
             await breakOff(controller, '', `${bound} bytes`);
             return;
           }
           let out = '';
           for (const event of events) {
             const relayed = relayEvent(event, onUsage);
-            if (relayed.kind === 'pass') out += relayed.text;
-            else if (relayed.kind === 'done') out += 'data: [DONE]\n\n';
+            if (relayed.kind === 'pass') {
+              replied += relayed.replyBytes;
+              if (replied > MAX_REPLY_BYTES) {
+                await breakOff(controller, out, `reply over ${MAX_REPLY_BYTES} bytes`);
+                return;
+              }
+              out += relayed.text;
+            } else if (relayed.kind === 'done') out += 'data: [DONE]\n\n';
             else if (relayed.kind === 'failed') {
               await breakOff(controller, out, relayed.why);
               return;
