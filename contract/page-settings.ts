@@ -42,6 +42,8 @@ export interface PageSettings {
    * the page adds when to try again.
    */
   limitMessage?: string;
+  /** `tab`: the conversation and the panel's state are kept in the tab's session storage; unset, nothing is kept. */
+  persist?: 'tab';
 }
 
 /** The settings of a page with no configuration: exactly the spec. */

@@ -1,11 +1,12 @@
 import { ChakraProvider } from '@chakra-ui/react';
-import { type ReactNode, useLayoutEffect } from 'react';
+import { type ReactNode, useEffect, useLayoutEffect, useState } from 'react';
 import type { ActorOptions, InspectionEvent, Observer } from 'xstate';
 import { DEFAULT_PAGE_SETTINGS, type PageSettings } from '../contract/page-settings';
 import type { chatMachine } from '../machines/chat-machine';
 import { ChatActorContext } from './chat/chat-actor-context';
 import { ChatCard } from './chat/chat-card';
-import { PageTitleContext } from './page-settings';
+import { keepConversation, readKeptConversation } from './chat/kept-conversation';
+import { KeepsConversationContext, PageTitleContext } from './page-settings';
 import type { ServedCard } from './served-card';
 import { getSystem } from './system';
 import { t } from './text';
@@ -33,6 +34,9 @@ export function App({
   settings = DEFAULT_PAGE_SETTINGS,
   clock,
 }: AppProps) {
+  const keeps = settings.persist === 'tab';
+  // Read once, when the machine starts: with `persist: tab`, the conversation of the tab's previous page.
+  const [restored] = useState(() => (keeps ? readKeptConversation() : undefined));
   return (
     <ChakraProvider value={getSystem()}>
       <PageTitleContext value={settings.title}>
@@ -42,11 +46,16 @@ export function App({
             inspect,
             // Only when given: an explicit `undefined` would replace XState's own clock.
             ...(clock ? { clock } : {}),
-            input: { ...settings, statusTexts: { noContent: t('noContent'), error: t('error') } },
+            input: {
+              ...settings,
+              statusTexts: { noContent: t('noContent'), error: t('error') },
+              ...(restored ? { restored } : {}),
+            },
           }}
         >
+          {keeps ? <KeepConversation /> : null}
           {served ? <CarryOver from={served} /> : null}
-          {card}
+          <KeepsConversationContext value={keeps}>{card}</KeepsConversationContext>
         </ChatActorContext.Provider>
       </PageTitleContext>
     </ChakraProvider>
@@ -64,5 +73,12 @@ function CarryOver({ from }: { from: ServedCard }) {
     if (from.box.value) actor.send({ type: 'draft.change', text: from.box.value });
     if (from.sendAsked()) actor.send({ type: 'message.submit' });
   }, [actor, from]);
+  return null;
+}
+
+/** With `persist: tab`: keeps the conversation in the tab's session storage as it changes. */
+function KeepConversation() {
+  const actor = ChatActorContext.useActorRef();
+  useEffect(() => keepConversation(actor), [actor]);
   return null;
 }

@@ -25,8 +25,8 @@ if (!root) {
 const params = new URLSearchParams(window.location.search);
 followColorScheme(params.get(EMBED_THEME_PARAM));
 const settings = readPageSettings(document);
-// The card rendered at build time has no welcome and no starters: with either, the app replaces it.
-const replaceServed = settings.welcome !== undefined || settings.starters.length > 0;
+// The card rendered at build time has no welcome, no starters and no kept conversation: with any, the app replaces it.
+const replaceServed = settings.welcome !== undefined || settings.starters.length > 0 || settings.persist === 'tab';
 
 /** A macrotask later: what comes after it runs as a task of its own, once the browser has painted and handled input. */
 const nextTask = () => new Promise<void>((resolve) => setTimeout(resolve, 0));

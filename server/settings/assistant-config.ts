@@ -62,6 +62,7 @@ const configSchema = v.strictObject(
         v.maxValue(MAX_HISTORY, `must be a whole number from 0 to ${MAX_HISTORY}`),
       ),
     ),
+    persist: v.optional(v.picklist(['off', 'tab'], 'must be off or tab')),
   },
   'is not a known key',
 );
@@ -222,6 +223,7 @@ export function parseAssistantConfig(source: string, file: string, { direct }: {
       starters: values.starters ?? [],
       history: values.history ?? 0,
       ...(values.limit_message === undefined ? {} : { limitMessage: values.limit_message.trim() }),
+      ...(values.persist === 'tab' ? { persist: 'tab' as const } : {}),
     },
     ...(accent ? { accent } : {}),
     ...(values.language === undefined ? {} : { language: matchLanguage(values.language) }),

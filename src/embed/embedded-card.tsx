@@ -6,6 +6,7 @@ import { Composer } from '../chat/composer';
 import { RecipeButton } from '../chat/controls';
 import { useEscapeKey } from '../chat/escape-key';
 import { MessageList } from '../chat/message-list';
+import { NewConversation } from '../chat/new-conversation';
 import { t } from '../text';
 import { greetHostPage, type HostPage } from './host-page';
 
@@ -30,6 +31,8 @@ export function EmbeddedCard({ host }: { host: HostPage }) {
   }, [messages, host]);
 
   useLayoutEffect(() => {
+    // A wheel or a drag over the frame's heading or box ends here, never scrolling the host page underneath.
+    document.documentElement.style.overscrollBehavior = 'contain';
     // Replacing the served card dropped the focus its message box had: the frame still has it, its body holds it.
     if (document.hasFocus() && document.activeElement === document.body) {
       cardRef.current?.querySelector<HTMLInputElement>('input[name="message"]')?.focus();
@@ -63,6 +66,7 @@ export function EmbeddedCard({ host }: { host: HostPage }) {
         </RecipeButton>
       </Flex>
       <MessageList h="full" />
+      <NewConversation />
       <Composer />
     </Box>
   );
