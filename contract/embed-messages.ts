@@ -11,7 +11,8 @@ export const EMBED_VERSION = 1;
  * open for the tab's next page) and asks for the `page` (`page_context`), which the loader answers with a `page` message
  * carrying the host page's `path` and `title`.
  */
-export type EmbedMessageType = 'ready' | 'close' | 'open' | 'message' | 'keep' | 'page';
+export const EMBED_MESSAGE_TYPES = ['ready', 'close', 'open', 'message', 'keep', 'page'] as const;
+export type EmbedMessageType = (typeof EMBED_MESSAGE_TYPES)[number];
 
 export interface EmbedMessage {
   ns: typeof EMBED_NAMESPACE;
@@ -25,8 +26,9 @@ export function embedMessage(type: EmbedMessageType): EmbedMessage {
 }
 
 /**
- * The type of a message of ours in this version, or `undefined` for anything else. A type this side does not know is
- * returned as it is, and matches none of its cases: the check stays small in the loader.
+ * The type of a message of ours in this version, or `undefined` for anything else. A type the loader does not know is
+ * returned as it is and matches none of its cases, which keeps the check small there; the app checks the type itself
+ * ({@link EMBED_MESSAGE_TYPES}).
  */
 export function embedMessageType(data: unknown): EmbedMessageType | undefined {
   const message = data as Partial<EmbedMessage> | null;

@@ -106,7 +106,9 @@ iframe{border:0;width:100%;height:100%;display:block}
   // session-storage key, never written otherwise. A panel reopened so stays `still`: it leaves the focus to the page.
   let keep = 0;
   let still = 0;
-  const remember = () => keep && (sessionStorage[EMBED_NAMESPACE] = +panel.open);
+  const remember = () => {
+    if (keep) sessionStorage[EMBED_NAMESPACE] = +panel.open;
+  };
   // The host page's handlers: an EventTarget keeps one that throws from stopping the others, in a few bytes.
   const events = new EventTarget();
   const emit = (name: EmbedEventName) => events.dispatchEvent(new Event(name));
@@ -115,7 +117,10 @@ iframe{border:0;width:100%;height:100%;display:block}
   // a frame that has it already would take it from whatever holds it inside (a box the visitor is typing into). The
   // frame is in the shadow root: the page's `activeElement` names only the root's host.
   const focusChat = () => {
-    if (still) return (still = 0);
+    if (still) {
+      still = 0;
+      return;
+    }
     if (root.activeElement !== frame) frame?.focus();
     frame?.contentWindow?.postMessage(embedMessage('open'), appOrigin);
   };
@@ -197,8 +202,11 @@ iframe{border:0;width:100%;height:100%;display:block}
   };
   const mount = () => {
     document.body.append(host);
-    still = +(sessionStorage[EMBED_NAMESPACE] > 0);
-    if ((still || (data.open !== undefined && data.open !== 'false')) && !phone.matches) open();
+    // Never on a phone, where the panel is modal. Where the browser refuses storage, reading it throws: nothing reopens.
+    try {
+      still = +(!phone.matches && sessionStorage[EMBED_NAMESPACE] > 0);
+    } catch {}
+    if (still || (data.open !== undefined && data.open !== 'false' && !phone.matches)) open();
   };
   if (document.body) mount();
   else document.addEventListener('DOMContentLoaded', mount);

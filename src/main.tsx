@@ -39,7 +39,7 @@ const served = watchServedCard(root);
 void Promise.all([
   // Only in the embed loader's frame: the page of its own never downloads the embedded card.
   params.has(EMBED_HOST_PARAM)
-    ? import('./embed/embedded-card').then((module) => module.embeddedCard(root))
+    ? import('./embed/embedded-card').then((module) => module.embeddedCard(root, settings))
     : undefined,
   inspectIfAsked(),
   // A welcome is Markdown: it shows rendered from the first, rather than as plain text until the renderer arrives.

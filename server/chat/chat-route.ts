@@ -19,6 +19,8 @@ export interface ChatRouteDeps {
   counters: Counters;
   spendCap: SpendCap | undefined;
   log: (line: string) => void;
+  /** Whether a host page at `origin` may frame the site whose own host is `selfHost` (`FRAME_ANCESTORS`). */
+  framesAllowed?: (origin: string, selfHost: string) => boolean;
 }
 
 type ChatUpstream = Exclude<Upstream, { kind: 'none' }>;
@@ -57,7 +59,7 @@ export function chatRoute(options: ProxyOptions & { upstream: ChatUpstream }, de
 async function forwardChat(
   c: Context<ServerEnv>,
   options: ProxyOptions & { upstream: ChatUpstream },
-  { log, spendCap }: ChatRouteDeps,
+  { log, spendCap, framesAllowed }: ChatRouteDeps,
 ): Promise<Response> {
   const started = Date.now();
   const { upstream, metrics } = options;
@@ -86,6 +88,9 @@ async function forwardChat(
   const parsed = parseChatRequest(body, upstream.kind === 'demo' ? DEMO_MODEL : upstream.model, {
     instructions: options.assistant?.instructions,
     history: options.assistant?.page.history ?? 0,
+    ...(options.assistant?.pageContext && framesAllowed
+      ? { pageOrigin: (origin: string) => framesAllowed(origin, c.req.header('host') ?? '') }
+      : {}),
   });
   if (!parsed.ok) return refuse(400, 'invalid_body', parsed.reason);
   const request = parsed.request;

@@ -63,6 +63,7 @@ const configSchema = v.strictObject(
       ),
     ),
     persist: v.optional(v.picklist(['off', 'tab'], 'must be off or tab')),
+    page_context: v.optional(v.boolean('must be true or false')),
   },
   'is not a known key',
 );
@@ -83,6 +84,8 @@ export interface AssistantConfig {
   language?: Language;
   /** Sent to the model as a `system` message before the visitor's; never to the page. */
   instructions?: string;
+  /** The embed's host page (origin, path, title) goes to the model as quoted data (proxy mode only). */
+  pageContext?: true;
 }
 
 /** The configuration of a site with no file: exactly the spec. */
@@ -201,7 +204,7 @@ export function parseAssistantConfig(source: string, file: string, { direct }: {
     else problems.push(parsed.problem(['accent'], `${shown(accentText)} ${read.reason}`));
   }
   if (direct) {
-    for (const key of ['instructions', 'history'] as const) {
+    for (const key of ['instructions', 'history', 'page_context'] as const) {
       if (key in data) {
         problems.push(
           parsed.problem(
@@ -224,10 +227,12 @@ export function parseAssistantConfig(source: string, file: string, { direct }: {
       history: values.history ?? 0,
       ...(values.limit_message === undefined ? {} : { limitMessage: values.limit_message.trim() }),
       ...(values.persist === 'tab' ? { persist: 'tab' as const } : {}),
+      ...(values.page_context ? { pageContext: true as const } : {}),
     },
     ...(accent ? { accent } : {}),
     ...(values.language === undefined ? {} : { language: matchLanguage(values.language) }),
     ...(values.instructions === undefined ? {} : { instructions: values.instructions }),
+    ...(values.page_context ? { pageContext: true as const } : {}),
   };
 }
 

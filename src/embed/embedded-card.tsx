@@ -1,5 +1,6 @@
 import { Box, chakra, Flex } from '@chakra-ui/react';
 import { useCallback, useEffect, useLayoutEffect, useRef } from 'react';
+import type { PageSettings } from '../../contract/page-settings';
 import { ChatActorContext } from '../chat/chat-actor-context';
 import { CardTitle } from '../chat/chat-card';
 import { Composer } from '../chat/composer';
@@ -23,10 +24,11 @@ export function EmbeddedCard({ host }: { host: HostPage }) {
 
   // The host page's analytics hear that the visitor sent a message (not a retry of one), never what it said.
   const messages = ChatActorContext.useSelector((snapshot) => snapshot.context.messages);
-  const sent = useRef(0);
+  // A conversation restored from the tab's previous page (`persist: tab`) was announced there already.
+  const sent = useRef<number>(undefined);
   useEffect(() => {
     const count = messages.filter((message) => message.sender === 'user').length;
-    if (count > sent.current) host.send('message');
+    if (sent.current !== undefined && count > sent.current) host.send('message');
     sent.current = count;
   }, [messages, host]);
 
@@ -76,7 +78,7 @@ export function EmbeddedCard({ host }: { host: HostPage }) {
  * The embedded card connected to the page that framed the app, which it greets at once (`root` holds the served card
  * until the app replaces it), or `undefined` when no allowed host framed it.
  */
-export function embeddedCard(root: HTMLElement) {
-  const host = greetHostPage(root);
+export function embeddedCard(root: HTMLElement, settings?: PageSettings) {
+  const host = greetHostPage(root, settings);
   return host ? <EmbeddedCard host={host} /> : undefined;
 }

@@ -1,6 +1,7 @@
 import { APIError, OpenAI } from 'openai';
 import { LIMIT_ERROR_CODES } from '../../contract/llm';
 import { type Exchange, type FetchReplyOutput, type LimitReason, ReplyLimitedError } from '../../machines/chat-machine';
+import { hostPageContext } from './host-page-context';
 import type { LlmConfig } from './llm-config';
 
 // This module and the openai client form one chunk that loads after the first paint (see fetch-reply.ts). Of the app's
@@ -94,6 +95,8 @@ async function request(
     ],
     max_tokens: config.maxTokens,
     temperature: config.temperature,
+    // The host page, with the site's `page_context` in the embed's frame; the server checks it and quotes it.
+    ...(hostPageContext.current ? { page_context: hostPageContext.current } : {}),
   };
   const client = clientFor(config);
   if (!config.stream) {
