@@ -134,6 +134,22 @@ describe('the configuration file', () => {
     });
   });
 
+  it('takes persist (off, the default, or tab) and page_context, and refuses other values', () => {
+    const config = parseAssistantConfig('persist: tab\npage_context: true', 'p.yaml', proxy);
+    expect(config.page).toMatchObject({ persist: 'tab', pageContext: true });
+    expect(config.pageContext).toBe(true);
+    const off = parseAssistantConfig('persist: "off"\npage_context: false', 'p.yaml', proxy);
+    expect(off.page).toEqual({ starters: [], history: 0 });
+    expect(off.pageContext).toBeUndefined();
+    expect(problems('persist: local')).toEqual([expect.stringMatching(/^persist \(line 1\): .*must be off or tab/)]);
+  });
+
+  it('refuses page_context in a direct-mode build', () => {
+    expect(problems('page_context: true', { direct: true })).toEqual([
+      expect.stringMatching(/^page_context \(line 1\): not allowed in a direct-mode build/),
+    ]);
+  });
+
   it('refuses instructions and history in a direct-mode build, whose page would carry them', () => {
     const found = problems('title: Acme\ninstructions: Be brief.\nhistory: 2', { direct: true });
 
