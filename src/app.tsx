@@ -5,8 +5,8 @@ import { DEFAULT_PAGE_SETTINGS, type PageSettings } from '../contract/page-setti
 import type { chatMachine } from '../machines/chat-machine';
 import { ChatActorContext } from './chat/chat-actor-context';
 import { ChatCard } from './chat/chat-card';
-import { keepConversation, readKeptConversation } from './chat/kept-conversation';
-import { KeepsConversationContext, PageTitleContext } from './page-settings';
+import { NewConversationContext } from './chat/new-conversation-slot';
+import { PageTitleContext } from './page-settings';
 import type { ServedCard } from './served-card';
 import { getSystem } from './system';
 import { t } from './text';
@@ -22,6 +22,8 @@ export interface AppProps {
   served?: ServedCard;
   /** The site's settings (title, welcome, starters, history); the spec's by default. */
   settings?: PageSettings;
+  /** With the site's `persist: tab`, its lazy chunk: the conversation is restored, kept, and can be cleared. */
+  keeping?: typeof import('./chat/persist-tab');
   /** The machine's timers: the browser's by default; a test may hold one back (XState's `clock` option). */
   clock?: ActorOptions<typeof chatMachine>['clock'];
 }
@@ -33,10 +35,10 @@ export function App({
   served,
   settings = DEFAULT_PAGE_SETTINGS,
   clock,
+  keeping,
 }: AppProps) {
-  const keeps = settings.persist === 'tab';
   // Read once, when the machine starts: with `persist: tab`, the conversation of the tab's previous page.
-  const [restored] = useState(() => (keeps ? readKeptConversation() : undefined));
+  const [restored] = useState(() => keeping?.readKeptConversation());
   return (
     <ChakraProvider value={getSystem()}>
       <PageTitleContext value={settings.title}>
@@ -53,9 +55,9 @@ export function App({
             },
           }}
         >
-          {keeps ? <KeepConversation /> : null}
+          {keeping ? <KeepConversation keep={keeping.keepConversation} /> : null}
           {served ? <CarryOver from={served} /> : null}
-          <KeepsConversationContext value={keeps}>{card}</KeepsConversationContext>
+          <NewConversationContext value={keeping?.NewConversation}>{card}</NewConversationContext>
         </ChatActorContext.Provider>
       </PageTitleContext>
     </ChakraProvider>
@@ -77,8 +79,8 @@ function CarryOver({ from }: { from: ServedCard }) {
 }
 
 /** With `persist: tab`: keeps the conversation in the tab's session storage as it changes. */
-function KeepConversation() {
+function KeepConversation({ keep }: { keep: typeof import('./chat/persist-tab')['keepConversation'] }) {
   const actor = ChatActorContext.useActorRef();
-  useEffect(() => keepConversation(actor), [actor]);
+  useEffect(() => keep(actor), [actor, keep]);
   return null;
 }

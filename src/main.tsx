@@ -44,7 +44,9 @@ void Promise.all([
   inspectIfAsked(),
   // A welcome is Markdown: it shows rendered from the first, rather than as plain text until the renderer arrives.
   settings.welcome === undefined ? undefined : loadMarkdown(),
-]).then(async ([card, inspect]) => {
+  // Only for a site that keeps the conversation for the tab: the rest never download it.
+  settings.persist === 'tab' ? import('./chat/persist-tab') : undefined,
+]).then(async ([card, inspect, , keeping]) => {
   // Start-up in separate tasks, so that the browser can paint and take input between them: this module's evaluation,
   // Chakra's system, then React's take-over of the card.
   await nextTask();
@@ -60,7 +62,7 @@ void Promise.all([
     flushSync(() => {
       app.render(
         <StrictMode>
-          <App logic={logic} inspect={inspect} card={card} served={served} settings={settings} />
+          <App logic={logic} inspect={inspect} card={card} served={served} settings={settings} keeping={keeping} />
         </StrictMode>,
       );
     });

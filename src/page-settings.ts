@@ -15,6 +15,3 @@ export function readPageSettings(doc: Document): PageSettings {
 export const PageTitleContext = createContext<string | undefined>(undefined);
 
 export const usePageTitle = () => useContext(PageTitleContext) ?? t('title');
-
-/** Whether the site keeps the conversation for the tab (`persist: tab`): the card then offers "New conversation". */
-export const KeepsConversationContext = createContext(false);

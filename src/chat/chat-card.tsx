@@ -3,7 +3,7 @@ import { usePageTitle } from '../page-settings';
 import { Composer } from './composer';
 import { useEscapeKey } from './escape-key';
 import { MessageList } from './message-list';
-import { NewConversation } from './new-conversation';
+import { NewConversationSlot } from './new-conversation-slot';
 import { RobotIcon } from './robot-icon';
 
 /**
@@ -44,7 +44,7 @@ export function ChatCard() {
     >
       <CardTitle />
       <MessageList />
-      <NewConversation />
+      <NewConversationSlot />
       <Composer />
     </Box>
   );

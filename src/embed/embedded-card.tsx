@@ -7,7 +7,7 @@ import { Composer } from '../chat/composer';
 import { RecipeButton } from '../chat/controls';
 import { useEscapeKey } from '../chat/escape-key';
 import { MessageList } from '../chat/message-list';
-import { NewConversation } from '../chat/new-conversation';
+import { NewConversationSlot } from '../chat/new-conversation-slot';
 import { t } from '../text';
 import { greetHostPage, type HostPage } from './host-page';
 
@@ -68,7 +68,7 @@ export function EmbeddedCard({ host }: { host: HostPage }) {
         </RecipeButton>
       </Flex>
       <MessageList h="full" />
-      <NewConversation />
+      <NewConversationSlot />
       <Composer />
     </Box>
   );
