@@ -1,8 +1,12 @@
 import { gzipSync } from 'node:zlib';
 import type { Plugin } from 'vite';
 
-/** Start-up JavaScript limit: the entry chunk and every chunk it imports statically (which Vite also preloads). */
-export const START_UP_BUDGET_BYTES = 120_000;
+/**
+ * Start-up JavaScript limit: the entry chunk and every chunk it imports statically (which Vite also preloads). Raised
+ * from 120,000 B this round for what a first paint now holds (the limited visitor's state, a fault boundary per
+ * message); issue 27's system built from only what the card uses is what brings it down, towards 110,000 B.
+ */
+export const START_UP_BUDGET_BYTES = 121_000;
 
 /** Limits for lazy chunks, by chunk name: each loads on its own, after the first paint. */
 export const LAZY_BUDGETS_BYTES: Record<string, number> = {
