@@ -195,9 +195,11 @@ test('with page_context the model gets the path and title, never the query or fr
   expect(system.content).toContain('"title":"Steel spade"');
   expect(JSON.stringify(provider.requests[0].body)).not.toMatch(/SECRET-TOKEN|visitor@example/);
 
-  await page.goto(`${site.page('/tools/rake', html(embedApp.origin))}?token=SECRET-TOKEN`);
-  await launcher(page).click();
-  await converse(page);
+  // Another tab: this one's loader keeps the first app's open panel.
+  const other = await page.context().newPage();
+  await other.goto(`${site.page('/tools/rake', html(embedApp.origin))}?token=SECRET-TOKEN`);
+  await launcher(other).click();
+  await converse(other);
   expect((provider.requests[1].body as { messages: unknown[] }).messages).toEqual([
     { role: 'user', content: QUESTION },
   ]);

@@ -139,11 +139,13 @@ iframe{border:0;width:100%;height:100%;display:block}
     panel.append(frame);
   };
 
+  // Beside the page the panel opens by its `open` attribute: `show()` would move the focus into it at once, which a panel
+  // reopened by itself (`still`) must not do; the focus goes to the chat through `focusChat` alone.
   const open = () => {
     warm();
     if (!panel.open) {
       if (phone.matches) panel.showModal();
-      else panel.show();
+      else panel.open = true;
       button.ariaExpanded = 'true';
       emit('open');
       remember();
