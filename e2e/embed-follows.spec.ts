@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import type { Frame, Page } from '@playwright/test';
 import { FAKE_REPLY } from '../testing/fake-provider';
 import { type HostSite, hostPageHtml } from '../testing/host-site';
-import { configuredAppFixture, embedAppFixture, hostSiteFixture } from './embed-site';
+import { configuredAppFixture, embedAppFixture, hostSiteFixture, resetProviderFixture } from './embed-site';
 import { test as base, expect } from './fixtures';
 
 // The conversation that follows the visitor across a host site's pages (`persist: tab`), the host page as context
@@ -25,13 +25,7 @@ const test = base.extend<{ resetProvider: undefined }, Fixtures>({
   site: [...hostSiteFixture],
   embedApp: [...embedAppFixture],
   keepingApp: [...configuredAppFixture(fileURLToPath(new URL('./persist-config.yaml', import.meta.url)))],
-  resetProvider: [
-    async ({ provider }, use) => {
-      provider.reset();
-      await use(undefined);
-    },
-    { auto: true },
-  ],
+  resetProvider: [...resetProviderFixture],
 });
 
 test.skip(({ mode }) => mode !== 'proxy', 'the embed is checked against the proxy build');
