@@ -262,3 +262,24 @@ test('a wheel over the open chat, at either end of the conversation, never scrol
     }
   }
 });
+
+test("with persist: tab the assistant's own page keeps the conversation through a reload, and clears it", async ({
+  page,
+  keepingApp,
+}) => {
+  await page.goto(keepingApp.url);
+  const own = page.getByRole('log', { name: 'Conversation' }).locator('[data-sender]');
+  await page.getByRole('textbox', { name: 'Message' }).fill(QUESTION);
+  await page.getByRole('textbox', { name: 'Message' }).press('Enter');
+  await expect(own).toHaveText([QUESTION, FAKE_REPLY]);
+  await page.reload();
+  await expect(own).toHaveText([QUESTION, FAKE_REPLY]);
+  await page.getByRole('button', { name: 'New conversation' }).click();
+  await expect(own).toHaveCount(0);
+  await page.reload();
+  await expect(page.getByRole('textbox', { name: 'Message' })).toBeEditable();
+  await expect(own).toHaveCount(0);
+  expect(await page.evaluate(() => JSON.stringify([{ ...sessionStorage }, { ...localStorage }]))).not.toContain(
+    'Norway',
+  );
+});
