@@ -204,9 +204,12 @@ iframe{border:0;width:100%;height:100%;display:block}
   };
   const mount = () => {
     document.body.append(host);
-    // Never on a phone, where the panel is modal. Where the browser refuses storage, reading it throws: nothing reopens.
+    // Never on a phone, where the panel is modal. Read once and removed: the frame's `keep` writes it again, so a site
+    // that stops keeping (or another assistant on this origin) is not reopened page after page. Where the browser
+    // refuses storage, reading it throws: nothing reopens.
     try {
-      still = +(!phone.matches && sessionStorage[EMBED_NAMESPACE] > 0);
+      still = +!phone.matches & sessionStorage[EMBED_NAMESPACE];
+      delete sessionStorage[EMBED_NAMESPACE];
     } catch {}
     if (still || (data.open !== undefined && data.open !== 'false' && !phone.matches)) open();
   };
