@@ -53,12 +53,16 @@ async function storedText(page: Page, appOrigin: string) {
   return (await page.evaluate(dump)) + (await (await appFrame(page, appOrigin)).evaluate(dump));
 }
 
-async function converse(page: Page, text = QUESTION) {
-  // Once the app has taken the served card over (its header has the close button): typing into the card while it is
-  // taken over is embed.spec.ts's subject, not this file's.
+/** Sends `text` once the app has taken the served card over (its header has the close button): typing while it is
+ * taken over is embed.spec.ts's subject, not this file's. */
+async function send(page: Page, text: string) {
   await expect(chat(page).getByRole('button', { name: 'Close chat' })).toBeVisible();
   await box(page).fill(text);
   await box(page).press('Enter');
+}
+
+async function converse(page: Page, text = QUESTION) {
+  await send(page, text);
   await expect(said(page)).toHaveText([text, FAKE_REPLY]);
 }
 
@@ -126,8 +130,7 @@ test('a reply cut off by a page change keeps the message, shows what had arrived
   provider.queue({ openStream: true });
   await page.goto(at('/'));
   await launcher(page).click();
-  await box(page).fill(QUESTION);
-  await box(page).press('Enter');
+  await send(page, QUESTION);
   await expect.poll(() => provider.streams.length).toBe(1);
   provider.streams[0].piece('Yes, we ship');
   await expect(said(page)).toHaveText([QUESTION, 'Yes, we ship']);
