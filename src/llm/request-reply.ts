@@ -1,8 +1,7 @@
 import { APIError, OpenAI } from 'openai';
 import { LIMIT_ERROR_CODES } from '../../contract/llm';
 import { type Exchange, type FetchReplyOutput, type LimitReason, ReplyLimitedError } from '../../machines/chat-machine';
-import { hostPageContext } from './host-page-context';
-import type { LlmConfig } from './llm-config';
+import { hostPageContext, type LlmConfig } from './llm-config';
 
 // This module and the openai client form one chunk that loads after the first paint (see fetch-reply.ts). Of the app's
 // own code it imports at run time only what the entry chunk holds already (the machine, the contract), so that
