@@ -2,11 +2,23 @@ import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { build, type Plugin, type Rolldown } from 'vite';
 import { EMBED_LOADER_PATH } from '../contract/embed.ts';
+import { launcherColors, lightDark } from '../src/theme.ts';
 
 /** The embed loader's limit: every page of a host site downloads it, whether or not anyone chats. */
 export const EMBED_BUDGET_BYTES = 2048;
 
 const LOADER_ENTRY = fileURLToPath(new URL('../embed/loader.ts', import.meta.url));
+
+/**
+ * The launcher's colours as CSS text, baked into the loader (`__LAUNCHER_BG__` and the like, declared there): the
+ * theme's shapes and the code that reads them would cost the loader about 120 B of its budget.
+ */
+export const LAUNCHER_COLOR_DEFINES = Object.fromEntries(
+  Object.entries(launcherColors).map(([name, color]) => [
+    `__LAUNCHER_${name.toUpperCase()}__`,
+    JSON.stringify(lightDark(color)),
+  ]),
+);
 
 /** Bundles `embed/loader.ts` on its own into one minified classic script (an `async` script tag cannot import). */
 export async function bundleLoader(): Promise<string> {
@@ -15,6 +27,7 @@ export async function bundleLoader(): Promise<string> {
     envDir: false,
     publicDir: false,
     logLevel: 'warn',
+    define: LAUNCHER_COLOR_DEFINES,
     build: {
       write: false,
       minify: true,

@@ -7,9 +7,12 @@ export const EMBED_VERSION = 1;
 /**
  * What the two sides say: the app is `ready` (loaded, listening), asks to `close` (its close button, Escape) or says
  * that the visitor sent a `message` (never its text); the loader says the panel is `open` (the app then focuses its
- * input).
+ * input). With the site's settings the app also says `keep` (`persist: tab`: the loader then keeps whether the panel is
+ * open for the tab's next page) and asks for the `page` (`page_context`), which the loader answers with a `page` message
+ * carrying the host page's `path` and `title`.
  */
-export type EmbedMessageType = 'ready' | 'close' | 'open' | 'message';
+export const EMBED_MESSAGE_TYPES = ['ready', 'close', 'open', 'message', 'keep', 'page'] as const;
+export type EmbedMessageType = (typeof EMBED_MESSAGE_TYPES)[number];
 
 export interface EmbedMessage {
   ns: typeof EMBED_NAMESPACE;
@@ -22,11 +25,14 @@ export function embedMessage(type: EmbedMessageType): EmbedMessage {
   return { ns: EMBED_NAMESPACE, v: EMBED_VERSION, type };
 }
 
-/** The type of a message of ours in this version, or `undefined` for anything else. */
+/**
+ * The type of a message of ours in this version, or `undefined` for anything else. A type the loader does not know is
+ * returned as it is and matches none of its cases, which keeps the check small there; the app checks the type itself
+ * ({@link EMBED_MESSAGE_TYPES}).
+ */
 export function embedMessageType(data: unknown): EmbedMessageType | undefined {
   const message = data as Partial<EmbedMessage> | null;
   if (typeof message !== 'object' || message === null) return undefined;
   if (message.ns !== EMBED_NAMESPACE || message.v !== EMBED_VERSION) return undefined;
-  const { type } = message;
-  return type === 'ready' || type === 'close' || type === 'open' || type === 'message' ? type : undefined;
+  return typeof message.type === 'string' ? message.type : undefined;
 }

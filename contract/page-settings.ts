@@ -21,6 +21,8 @@ export const MAX_STARTERS = 4;
 export const MAX_STARTER_LENGTH = 80;
 /** The longest hint a site may give a visitor refused by a limit (`limit_message`). */
 export const MAX_LIMIT_MESSAGE_LENGTH = 200;
+/** The longest host-page title the frame passes on (`page_context`), as the server caps it too. */
+export const MAX_PAGE_TITLE_LENGTH = 200;
 /** The most earlier exchanges that may go with the latest message. */
 export const MAX_HISTORY = 10;
 
@@ -42,6 +44,10 @@ export interface PageSettings {
    * the page adds when to try again.
    */
   limitMessage?: string;
+  /** `tab`: the conversation and the panel's state are kept in the tab's session storage; unset, nothing is kept. */
+  persist?: 'tab';
+  /** The embed's frame asks its host page for its path and title, which go with each message (proxy mode only). */
+  pageContext?: true;
 }
 
 /** The settings of a page with no configuration: exactly the spec. */

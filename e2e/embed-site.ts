@@ -5,6 +5,15 @@ import type { Mode } from './e2e-env';
 
 // Worker fixtures for the embed's browser tests: a host site on another origin, and the app that it may embed.
 
+/** Each test starts with a fresh fake provider (one provider serves the worker's tests). */
+export const resetProviderFixture = [
+  async ({ provider }: { provider: FakeProvider }, use: (value: undefined) => Promise<void>) => {
+    provider.reset();
+    await use(undefined);
+  },
+  { auto: true },
+] as const;
+
 /** A host site of its own origin, for the worker's tests. */
 export const hostSiteFixture = [
   // Depends on the mode only because Playwright wants a fixture's first parameter destructured.

@@ -4,7 +4,7 @@ import { FAKE_REPLY } from '../testing/fake-provider';
 import { type HostPageOptions, type HostSite, hostPageHtml } from '../testing/host-site';
 import { expectNoAxeViolations } from './axe-check';
 import { UPSTREAM_API_KEY } from './e2e-env';
-import { embedAppFixture, hostSiteFixture } from './embed-site';
+import { embedAppFixture, hostSiteFixture, resetProviderFixture } from './embed-site';
 import { test as base, expect } from './fixtures';
 
 // The snippet on a site of another origin, against the production build and server (proxy mode), in Chromium.
@@ -25,13 +25,7 @@ const test = base.extend<{ resetProvider: undefined }, EmbedWorkerFixtures>({
   site: [...hostSiteFixture],
   foreignSite: [...hostSiteFixture],
   embedApp: [...embedAppFixture],
-  resetProvider: [
-    async ({ provider }, use) => {
-      provider.reset();
-      await use(undefined);
-    },
-    { auto: true },
-  ],
+  resetProvider: [...resetProviderFixture],
 });
 
 // The embed is a page of the proxy build (a direct build would put the token on every host page that opens it).

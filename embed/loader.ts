@@ -8,9 +8,17 @@ import {
   EMBED_PHONE_WIDTH,
   EMBED_THEME_PARAM,
 } from '../contract/embed.ts';
-import { embedMessage, embedMessageType } from '../contract/embed-messages.ts';
+import { EMBED_NAMESPACE, embedMessage, embedMessageType } from '../contract/embed-messages.ts';
 import { ACCENT_VARIABLE } from '../contract/page-settings.ts';
-import { launcherColors, lightDark } from '../src/theme.ts';
+
+// The launcher's colours from the theme (src/theme.ts `launcherColors`), as CSS text that follows `color-scheme`: baked
+// in by the build (build/embed-loader.ts), so that the loader carries no theme code.
+declare const __LAUNCHER_BG__: string;
+declare const __LAUNCHER_FG__: string;
+declare const __LAUNCHER_RING__: string;
+declare const __LAUNCHER_HALO__: string;
+declare const __LAUNCHER_PANEL__: string;
+declare const __LAUNCHER_SHADOW__: string;
 
 /** What the host page's analytics can follow: the panel opened or closed, a visitor's message sent (never its text). */
 export type EmbedEventName = 'open' | 'close' | 'message';
@@ -75,21 +83,32 @@ if (script && !window.AIAssistant) {
   // browser itself then keeps the keyboard and screen readers inside it and closes it with Escape.
   const host = document.createElement('ai-assistant-embed');
   const root = host.attachShadow({ mode: 'open' });
-  root.innerHTML = `<style>
+  // A constructed sheet, not a <style>: a host page whose CSP allows only nonce'd styles blocks the latter, not this.
+  const sheet = new CSSStyleSheet();
+  sheet.replaceSync(`
 :host{all:initial!important;display:block!important;position:fixed!important;z-index:2147483647!important;color-scheme:${theme || 'light dark'}!important;${ACCENT_VARIABLE}:${EMBED_ACCENT_SENTINEL}!important}
-button{all:initial;color-scheme:inherit;position:fixed;bottom:${bottom}px;${side}:${inset}px;width:56px;height:56px;border-radius:50%;background:${lightDark(launcherColors.bg)};color:${lightDark(launcherColors.fg)};cursor:pointer;display:grid;place-items:center;box-shadow:0 2px 8px ${lightDark(launcherColors.shadow)}}
-button:focus-visible{outline:3px solid ${lightDark(launcherColors.ring)};outline-offset:2px;box-shadow:0 0 0 2px ${lightDark(launcherColors.halo)}}
+button{all:initial;color-scheme:inherit;position:fixed;bottom:${bottom}px;${side}:${inset}px;width:56px;height:56px;border-radius:50%;background:${__LAUNCHER_BG__};color:${__LAUNCHER_FG__};cursor:pointer;display:grid;place-items:center;box-shadow:0 2px 8px ${__LAUNCHER_SHADOW__}}
+button:focus-visible{outline:3px solid ${__LAUNCHER_RING__};outline-offset:2px;box-shadow:0 0 0 2px ${__LAUNCHER_HALO__}}
 svg{width:28px;height:28px}
-dialog{all:initial;color-scheme:inherit;position:fixed;bottom:${bottom + 68}px;${side}:${inset}px;width:min(400px,calc(100vw - ${inset + 20}px));height:min(640px,calc(100vh - ${bottom + 88}px));border-radius:12px;overflow:hidden;box-shadow:0 8px 32px ${lightDark(launcherColors.shadow)};background:${lightDark(launcherColors.panel)}}
+dialog{all:initial;color-scheme:inherit;position:fixed;bottom:${bottom + 68}px;${side}:${inset}px;width:min(400px,calc(100vw - ${inset + 20}px));height:min(640px,calc(100vh - ${bottom + 88}px));border-radius:12px;overflow:hidden;box-shadow:0 8px 32px ${__LAUNCHER_SHADOW__};background:${__LAUNCHER_PANEL__}}
 dialog:not([open]){display:none}
 iframe{border:0;width:100%;height:100%;display:block}
-@media (max-width:${EMBED_PHONE_WIDTH}px){dialog{inset:0;width:auto;height:auto;border-radius:0}}
-</style><button type="button" aria-expanded="false"><svg aria-hidden="true" viewBox="0 0 24 24" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round"><path d="M12 8V4H8"/><rect x="4" y="8" width="16" height="12" rx="2"/><path d="M2 14h2M20 14h2M15 13v2M9 13v2"/></svg></button><dialog></dialog>`;
+@media (max-width:${EMBED_PHONE_WIDTH}px){dialog{inset:0;width:auto;height:auto;border-radius:0;padding:env(safe-area-inset-top) env(safe-area-inset-right) env(safe-area-inset-bottom) env(safe-area-inset-left)}}
+`);
+  root.adoptedStyleSheets = [sheet];
+  root.innerHTML = `<button type="button" aria-expanded="false"><svg aria-hidden="true" viewBox="0 0 24 24" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round"><path d="M12 8V4H8"/><rect x="4" y="8" width="16" height="12" rx="2"/><path d="M2 14h2M20 14h2M15 13v2M9 13v2"/></svg></button><dialog></dialog>`;
   const button = root.querySelector('button') as HTMLButtonElement;
   const panel = root.querySelector('dialog') as HTMLDialogElement;
-  button.setAttribute('aria-label', label);
+  button.ariaLabel = label;
   let frame: HTMLIFrameElement | undefined;
   let ready = false;
+  // With the site's `persist: tab` (the frame says `keep`), whether the panel is open, for the tab's next page: one
+  // session-storage key, never written otherwise. A panel reopened so stays `still`: it leaves the focus to the page.
+  let keep = 0;
+  let still = 0;
+  const remember = () => {
+    if (keep) sessionStorage[EMBED_NAMESPACE] = +panel.open;
+  };
   // The host page's handlers: an EventTarget keeps one that throws from stopping the others, in a few bytes.
   const events = new EventTarget();
   const emit = (name: EmbedEventName) => events.dispatchEvent(new Event(name));
@@ -98,6 +117,10 @@ iframe{border:0;width:100%;height:100%;display:block}
   // a frame that has it already would take it from whatever holds it inside (a box the visitor is typing into). The
   // frame is in the shadow root: the page's `activeElement` names only the root's host.
   const focusChat = () => {
+    if (still) {
+      still = 0;
+      return;
+    }
     if (root.activeElement !== frame) frame?.focus();
     frame?.contentWindow?.postMessage(embedMessage('open'), appOrigin);
   };
@@ -116,13 +139,16 @@ iframe{border:0;width:100%;height:100%;display:block}
     panel.append(frame);
   };
 
+  // Beside the page the panel opens by its `open` attribute: `show()` would move the focus into it at once, which a panel
+  // reopened by itself (`still`) must not do; the focus goes to the chat through `focusChat` alone.
   const open = () => {
     warm();
     if (!panel.open) {
       if (phone.matches) panel.showModal();
-      else panel.show();
-      button.setAttribute('aria-expanded', 'true');
+      else panel.open = true;
+      button.ariaExpanded = 'true';
       emit('open');
+      remember();
     }
     if (ready) focusChat();
   };
@@ -131,9 +157,10 @@ iframe{border:0;width:100%;height:100%;display:block}
   // closes it natively: every way out ends in the dialog's `close` event.
   const close = () => panel.close();
   panel.addEventListener('close', () => {
-    button.setAttribute('aria-expanded', 'false');
+    button.ariaExpanded = 'false';
     button.focus();
     emit('close');
+    remember();
   });
 
   const toggle = () => (panel.open ? close() : open());
@@ -155,6 +182,16 @@ iframe{border:0;width:100%;height:100%;display:block}
       close();
     } else if (type === 'message') {
       emit('message');
+    } else if (type === 'keep') {
+      keep = 1;
+      remember();
+    } else if (type === 'page') {
+      // Asked for only with the site's `page_context`: the path and title, never the query or the fragment, which can
+      // carry a visitor's tokens or e-mail address.
+      (event.source as Window).postMessage(
+        { ...embedMessage(type), path: location.pathname, title: document.title },
+        appOrigin,
+      );
     }
   });
 
@@ -167,7 +204,14 @@ iframe{border:0;width:100%;height:100%;display:block}
   };
   const mount = () => {
     document.body.append(host);
-    if (data.open !== undefined && data.open !== 'false' && !phone.matches) open();
+    // Never on a phone, where the panel is modal. Read once and removed: the frame's `keep` writes it again, so a site
+    // that stops keeping (or another assistant on this origin) is not reopened page after page. Where the browser
+    // refuses storage, reading it throws: nothing reopens.
+    try {
+      still = +!phone.matches & sessionStorage[EMBED_NAMESPACE];
+      delete sessionStorage[EMBED_NAMESPACE];
+    } catch {}
+    if (still || (data.open !== undefined && data.open !== 'false' && !phone.matches)) open();
   };
   if (document.body) mount();
   else document.addEventListener('DOMContentLoaded', mount);

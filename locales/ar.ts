@@ -17,6 +17,7 @@ export const ar: Catalogue = {
   copied: 'تم النسخ',
   copyFailed: 'تعذّر النسخ',
   close: 'إغلاق المحادثة',
+  newConversation: 'محادثة جديدة',
   slowHint: 'لا يزال الرد قيد الإعداد… يمكنك إيقافه بزر «إيقاف» أو بمفتاح Esc.',
   stopped: 'تم إيقاف الرد',
   sources: 'المصادر',

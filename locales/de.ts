@@ -17,6 +17,7 @@ export const de: Catalogue = {
   copied: 'Kopiert',
   copyFailed: 'Kopieren fehlgeschlagen',
   close: 'Chat schließen',
+  newConversation: 'Neues Gespräch',
   slowHint: 'Die Antwort dauert noch… Mit Stopp oder Esc können Sie abbrechen.',
   stopped: 'Antwort gestoppt',
   sources: 'Quellen',

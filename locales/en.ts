@@ -17,6 +17,7 @@ export const en = {
   copied: 'Copied',
   copyFailed: 'Could not copy',
   close: 'Close chat',
+  newConversation: 'New conversation',
   slowHint: 'Still working on a reply… You can stop it with Stop or Escape.',
   stopped: 'Reply stopped',
   sources: 'Sources',

@@ -17,6 +17,7 @@ export const es: Catalogue = {
   copied: 'Copiado',
   copyFailed: 'No se pudo copiar',
   close: 'Cerrar chat',
+  newConversation: 'Nueva conversación',
   slowHint: 'Aún se está preparando una respuesta… Puedes detenerla con Detener o Esc.',
   stopped: 'Respuesta detenida',
   sources: 'Fuentes',

@@ -17,6 +17,7 @@ export const fr: Catalogue = {
   copied: 'Copié',
   copyFailed: 'Copie impossible',
   close: 'Fermer le chat',
+  newConversation: 'Nouvelle conversation',
   slowHint: 'Réponse en préparation… Vous pouvez l’interrompre avec Arrêter ou Échap.',
   stopped: 'Réponse interrompue',
   sources: 'Sources',

@@ -17,6 +17,7 @@ export const he: Catalogue = {
   copied: 'הועתק',
   copyFailed: 'ההעתקה נכשלה',
   close: 'סגירת הצ׳אט',
+  newConversation: 'שיחה חדשה',
   slowHint: 'התשובה עדיין בהכנה… אפשר לעצור אותה בכפתור "עצירה" או במקש Esc.',
   stopped: 'התשובה נעצרה',
   sources: 'מקורות',

@@ -17,6 +17,7 @@ export const it: Catalogue = {
   copied: 'Copiato',
   copyFailed: 'Impossibile copiare',
   close: 'Chiudi la chat',
+  newConversation: 'Nuova conversazione',
   slowHint: 'Sto ancora preparando una risposta… Puoi interromperla con Interrompi o Esc.',
   stopped: 'Risposta interrotta',
   sources: 'Fonti',

@@ -17,6 +17,7 @@ export const ja: Catalogue = {
   copied: 'コピーしました',
   copyFailed: 'コピーできませんでした',
   close: 'チャットを閉じる',
+  newConversation: '新しい会話',
   slowHint: '返信を作成中です… 「停止」または Esc キーで中止できます。',
   stopped: '返信を停止しました',
   sources: '出典',

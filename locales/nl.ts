@@ -17,6 +17,7 @@ export const nl: Catalogue = {
   copied: 'Gekopieerd',
   copyFailed: 'Kopiëren mislukt',
   close: 'Chat sluiten',
+  newConversation: 'Nieuw gesprek',
   slowHint: 'Nog bezig met een antwoord… Je kunt het stoppen met Stoppen of Esc.',
   stopped: 'Antwoord gestopt',
   sources: 'Bronnen',

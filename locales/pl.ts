@@ -17,6 +17,7 @@ export const pl: Catalogue = {
   copied: 'Skopiowano',
   copyFailed: 'Nie udało się skopiować',
   close: 'Zamknij czat',
+  newConversation: 'Nowa rozmowa',
   slowHint: 'Odpowiedź wciąż się przygotowuje… Możesz ją przerwać przyciskiem Zatrzymaj lub klawiszem Esc.',
   stopped: 'Odpowiedź zatrzymana',
   sources: 'Źródła',

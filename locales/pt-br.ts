@@ -17,6 +17,7 @@ export const ptBR: Catalogue = {
   copied: 'Copiado',
   copyFailed: 'Não foi possível copiar',
   close: 'Fechar chat',
+  newConversation: 'Nova conversa',
   slowHint: 'Ainda preparando uma resposta… Você pode interrompê-la com Parar ou Esc.',
   stopped: 'Resposta interrompida',
   sources: 'Fontes',

@@ -17,6 +17,7 @@ export const zhCN: Catalogue = {
   copied: '已复制',
   copyFailed: '无法复制',
   close: '关闭聊天',
+  newConversation: '新对话',
   slowHint: '仍在生成回复… 可按“停止”或 Esc 键中止。',
   stopped: '回复已停止',
   sources: '来源',

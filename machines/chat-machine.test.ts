@@ -621,3 +621,42 @@ describe('chat machine', () => {
     });
   });
 });
+
+describe('a conversation kept for the tab (persist: tab)', () => {
+  const earlier: ChatMessage[] = [
+    { text: 'Do you ship to Norway?', sender: 'user' },
+    { text: 'Yes, in three days.', sender: 'bot' },
+  ];
+
+  it('goes on where it was: no starters, and its exchanges count as earlier ones with history', () => {
+    const { actor, fake } = startChat({}, { restored: earlier, starters: ['Hi?'], history: 2 });
+    expect(actor.getSnapshot().value).toEqual({ idle: 'ready' });
+    submit(actor, 'And to Iceland?');
+    expect(fake.latest().input.history).toEqual([
+      { question: 'Do you ship to Norway?', answer: 'Yes, in three days.' },
+    ]);
+  });
+
+  it('offers Retry for a reply cut off by the page change, with what had arrived', () => {
+    const cut: ChatMessage[] = [
+      ...earlier,
+      { text: 'And to', sender: 'user' },
+      { text: 'We', sender: 'bot', stopped: true },
+    ];
+    const { actor, fake } = startChat({}, { restored: cut });
+    expect(actor.getSnapshot().value).toEqual({ idle: 'retryable' });
+    actor.send({ type: 'reply.retry' });
+    expect(fake.latest().input.text).toBe('And to');
+    expect(actor.getSnapshot().context.messages).toEqual([...earlier, { text: 'And to', sender: 'user' }]);
+  });
+
+  it('is cleared by "New conversation", a pending reply with it, and the starters come back', async () => {
+    const { actor, fake } = startChat({}, { restored: earlier, starters: ['Hi?'] });
+    submit(actor, 'More?');
+    actor.send({ type: 'conversation.clear' });
+    expect(fake.latest().signal.aborted).toBe(true);
+    expect(actor.getSnapshot().value).toEqual({ idle: 'fresh' });
+    expect(actor.getSnapshot().context).toMatchObject({ messages: [], reply: '' });
+    expect(actor.getSnapshot().can({ type: 'conversation.clear' })).toBe(false);
+  });
+});

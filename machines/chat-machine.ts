@@ -81,6 +81,11 @@ export interface ChatInput {
   history?: number;
   /** The site's own words for a visitor refused by a limit, instead of the language's. */
   limitMessage?: string;
+  /**
+   * The conversation kept from the tab's previous page (the site's `persist: tab`), oldest first: it goes on as if the
+   * page had never changed. A reply cut off by the page change comes as a stopped one, which Retry asks for again.
+   */
+  restored?: readonly ChatMessage[];
 }
 
 export interface ChatContext extends ChatInput {
@@ -101,6 +106,8 @@ export type ChatEvent =
   | { type: 'message.submit'; text?: string }
   | { type: 'reply.stop' }
   | { type: 'reply.retry' }
+  /** "New conversation": the messages go (a pending reply is stopped), and the chat starts afresh. */
+  | { type: 'conversation.clear' }
   | ReplyDeltaEvent
   | ReplySourcesEvent;
 
@@ -178,6 +185,11 @@ export const chatMachine = setup({
   guards: {
     hasText: ({ context, event }) => submitted(context, event).trim() !== '',
     hasNoStarters: ({ context }) => !context.starters?.length,
+    hasConversation: ({ context }) => context.messages.length > 0,
+    lastReplyCut: ({ context }) => {
+      const last = context.messages.at(-1);
+      return last?.sender === 'bot' && (last.stopped === true || last.text === context.statusTexts.error);
+    },
     isLimited: (_, error: unknown) => error instanceof ReplyLimitedError,
   },
   actions: {
@@ -233,6 +245,7 @@ export const chatMachine = setup({
       limit: (_, error: unknown) => (error instanceof ReplyLimitedError ? error.limit : undefined),
     }),
     forgetLimit: assign({ limit: undefined }),
+    clearConversation: assign({ messages: [], reply: '' }),
     announceReplyEnded: emit({ type: 'reply.ended' } as const),
     logError: (_, error: unknown) => {
       console.error('Chat request failed:', error);
@@ -245,7 +258,7 @@ export const chatMachine = setup({
   context: ({ input }) => {
     const settings = input as ChatInput | undefined;
     return {
-      messages: [],
+      messages: [...(settings?.restored ?? [])],
       draft: '',
       reply: '',
       statusTexts: settings?.statusTexts ?? { noContent: NO_CONTENT_MESSAGE, error: ERROR_MESSAGE },
@@ -256,6 +269,9 @@ export const chatMachine = setup({
     };
   },
   initial: 'idle',
+  on: {
+    'conversation.clear': { guard: 'hasConversation', target: '.idle.fresh', actions: 'clearConversation' },
+  },
   states: {
     idle: {
       initial: 'fresh',
@@ -270,8 +286,13 @@ export const chatMachine = setup({
       states: {
         fresh: {
           description:
-            "Nothing sent yet: the starters are offered (there are none: it is `ready`). A starter's click is a submit of its text.",
-          always: { guard: 'hasNoStarters', target: 'ready' },
+            "Nothing sent yet: the starters are offered (there are none: it is `ready`). A starter's click is a submit of its text. " +
+            'A restored conversation goes on where it was: with Retry when its last reply was cut off or failed.',
+          always: [
+            { guard: 'lastReplyCut', target: 'retryable' },
+            { guard: 'hasNoStarters', target: 'ready' },
+            { guard: 'hasConversation', target: 'ready' },
+          ],
         },
         ready: {},
         retryable: {

@@ -6,7 +6,7 @@ import { chatRoute } from './chat/chat-route.ts';
 import type { ProxyOptions, ServerEnv } from './hono-env.ts';
 import { MemoryCounters, RedisCounters } from './limits/counters.ts';
 import { SpendCap } from './limits/spend-cap.ts';
-import { refusedFrameNotice } from './pages/frame-ancestors.ts';
+import { frameAncestorAllows, frameAncestorSources, refusedFrameNotice } from './pages/frame-ancestors.ts';
 import { prepareLoaders, preparePages } from './pages/page-html.ts';
 import { pageLanguage } from './pages/page-language.ts';
 import { headersForPath, securityHeaders } from './pages/security-headers.ts';
@@ -77,7 +77,9 @@ export function createApp(options: ProxyOptions): Hono<ServerEnv> {
 
   const { upstream } = options;
   if (upstream.kind !== 'none') {
-    app.route('/', chatRoute({ ...options, upstream }, { counters, spendCap, log }));
+    const framesAllowed = (origin: string, selfHost: string) =>
+      frameAncestorAllows(frameAncestorSources(options.security.frameAncestors), origin, selfHost);
+    app.route('/', chatRoute({ ...options, upstream }, { counters, spendCap, log, framesAllowed }));
   }
   app.all(`${PROXY_BASE_PATH}/*`, (c) => apiError(c, 404, 'not_found', 'Not found.'));
 

@@ -1,10 +1,11 @@
 import { ChakraProvider } from '@chakra-ui/react';
-import { type ReactNode, useLayoutEffect } from 'react';
+import { type ReactNode, useEffect, useLayoutEffect, useState } from 'react';
 import type { ActorOptions, InspectionEvent, Observer } from 'xstate';
 import { DEFAULT_PAGE_SETTINGS, type PageSettings } from '../contract/page-settings';
 import type { chatMachine } from '../machines/chat-machine';
 import { ChatActorContext } from './chat/chat-actor-context';
 import { ChatCard } from './chat/chat-card';
+import { NewConversationContext } from './chat/new-conversation-slot';
 import { PageTitleContext } from './page-settings';
 import type { ServedCard } from './served-card';
 import { getSystem } from './system';
@@ -21,6 +22,8 @@ export interface AppProps {
   served?: ServedCard;
   /** The site's settings (title, welcome, starters, history); the spec's by default. */
   settings?: PageSettings;
+  /** With the site's `persist: tab`, its lazy chunk: the conversation is restored, kept, and can be cleared. */
+  keeping?: typeof import('./chat/persist-tab');
   /** The machine's timers: the browser's by default; a test may hold one back (XState's `clock` option). */
   clock?: ActorOptions<typeof chatMachine>['clock'];
 }
@@ -32,7 +35,10 @@ export function App({
   served,
   settings = DEFAULT_PAGE_SETTINGS,
   clock,
+  keeping,
 }: AppProps) {
+  // Read once, when the machine starts: with `persist: tab`, the conversation of the tab's previous page.
+  const [restored] = useState(() => keeping?.readKeptConversation());
   return (
     <ChakraProvider value={getSystem()}>
       <PageTitleContext value={settings.title}>
@@ -42,11 +48,16 @@ export function App({
             inspect,
             // Only when given: an explicit `undefined` would replace XState's own clock.
             ...(clock ? { clock } : {}),
-            input: { ...settings, statusTexts: { noContent: t('noContent'), error: t('error') } },
+            input: {
+              ...settings,
+              statusTexts: { noContent: t('noContent'), error: t('error') },
+              ...(restored ? { restored } : {}),
+            },
           }}
         >
+          {keeping ? <KeepConversation keep={keeping.keepConversation} /> : null}
           {served ? <CarryOver from={served} /> : null}
-          {card}
+          <NewConversationContext value={keeping?.NewConversation}>{card}</NewConversationContext>
         </ChatActorContext.Provider>
       </PageTitleContext>
     </ChakraProvider>
@@ -64,5 +75,12 @@ function CarryOver({ from }: { from: ServedCard }) {
     if (from.box.value) actor.send({ type: 'draft.change', text: from.box.value });
     if (from.sendAsked()) actor.send({ type: 'message.submit' });
   }, [actor, from]);
+  return null;
+}
+
+/** With `persist: tab`: keeps the conversation in the tab's session storage as it changes. */
+function KeepConversation({ keep }: { keep: typeof import('./chat/persist-tab')['keepConversation'] }) {
+  const actor = ChatActorContext.useActorRef();
+  useEffect(() => keep(actor), [actor, keep]);
   return null;
 }

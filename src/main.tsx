@@ -25,8 +25,8 @@ if (!root) {
 const params = new URLSearchParams(window.location.search);
 followColorScheme(params.get(EMBED_THEME_PARAM));
 const settings = readPageSettings(document);
-// The card rendered at build time has no welcome and no starters: with either, the app replaces it.
-const replaceServed = settings.welcome !== undefined || settings.starters.length > 0;
+// The card rendered at build time has no welcome, no starters and no kept conversation: with any, the app replaces it.
+const replaceServed = settings.welcome !== undefined || settings.starters.length > 0 || settings.persist === 'tab';
 
 /** A macrotask later: what comes after it runs as a task of its own, once the browser has painted and handled input. */
 const nextTask = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
@@ -39,12 +39,14 @@ const served = watchServedCard(root);
 void Promise.all([
   // Only in the embed loader's frame: the page of its own never downloads the embedded card.
   params.has(EMBED_HOST_PARAM)
-    ? import('./embed/embedded-card').then((module) => module.embeddedCard(root))
+    ? import('./embed/embedded-card').then((module) => module.embeddedCard(root, settings))
     : undefined,
   inspectIfAsked(),
   // A welcome is Markdown: it shows rendered from the first, rather than as plain text until the renderer arrives.
   settings.welcome === undefined ? undefined : loadMarkdown(),
-]).then(async ([card, inspect]) => {
+  // Only for a site that keeps the conversation for the tab: the rest never download it.
+  settings.persist === 'tab' ? import('./chat/persist-tab') : undefined,
+]).then(async ([card, inspect, , keeping]) => {
   // Start-up in separate tasks, so that the browser can paint and take input between them: this module's evaluation,
   // Chakra's system, then React's take-over of the card.
   await nextTask();
@@ -60,7 +62,7 @@ void Promise.all([
     flushSync(() => {
       app.render(
         <StrictMode>
-          <App logic={logic} inspect={inspect} card={card} served={served} settings={settings} />
+          <App logic={logic} inspect={inspect} card={card} served={served} settings={settings} keeping={keeping} />
         </StrictMode>,
       );
     });

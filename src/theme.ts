@@ -2,7 +2,7 @@
 // is written (a test keeps colour literals and raw palette names out of every other file). Plain data, so that the
 // embed loader, which must not bring Chakra, reads the same values as the app's Chakra system (src/system.ts).
 
-import { ACCENT_VARIABLE } from '../contract/page-settings';
+import { ACCENT_VARIABLE } from '../contract/page-settings.ts';
 
 // Chakra UI 3.37's default shades (MIT) of the palettes used here.
 const black = '#09090B';

@@ -8,8 +8,8 @@ import type { AddressInfo } from 'node:net';
 export interface HostSite {
   /** `http://127.0.0.1:PORT`, without a trailing slash: what the browser sends as this site's origin. */
   origin: string;
-  /** Serves `html` at `path` from now on; returns the page's URL. */
-  page(path: string, html: string): string;
+  /** Serves `html` at `path` from now on, with these response headers too (a CSP); returns the page's URL. */
+  page(path: string, html: string, headers?: Record<string, string>): string;
   close(): Promise<void>;
 }
 
@@ -61,19 +61,22 @@ ${snippet ? `<script src="${appOrigin}/embed.js" async${attributes}></script>` :
 
 /** Starts a host site on a free port of 127.0.0.1; pages are added with `page()`, anything else is a 404. */
 export async function startHostSite(): Promise<HostSite> {
-  const pages = new Map<string, string>();
+  const pages = new Map<string, { html: string; headers?: Record<string, string> }>();
   const server = createServer((request, response) => {
-    const html = pages.get(new URL(request.url ?? '/', 'http://host').pathname);
-    response.writeHead(html === undefined ? 404 : 200, { 'Content-Type': 'text/html; charset=utf-8' });
-    response.end(html ?? 'Not found');
+    const found = pages.get(new URL(request.url ?? '/', 'http://host').pathname);
+    response.writeHead(found === undefined ? 404 : 200, {
+      'Content-Type': 'text/html; charset=utf-8',
+      ...found?.headers,
+    });
+    response.end(found?.html ?? 'Not found');
   });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     origin,
-    page(path, html) {
-      pages.set(path, html);
+    page(path, html, headers) {
+      pages.set(path, { html, headers });
       return `${origin}${path}`;
     },
     async close() {

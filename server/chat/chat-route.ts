@@ -20,6 +20,8 @@ export interface ChatRouteDeps {
   counters: Counters;
   spendCap: SpendCap | undefined;
   log: (line: string) => void;
+  /** Whether a host page at `origin` may frame the site whose own host is `selfHost` (`FRAME_ANCESTORS`). */
+  framesAllowed?: (origin: string, selfHost: string) => boolean;
 }
 
 type ChatUpstream = Exclude<Upstream, { kind: 'none' }>;
@@ -58,7 +60,7 @@ export function chatRoute(options: ProxyOptions & { upstream: ChatUpstream }, de
 async function forwardChat(
   c: Context<ServerEnv>,
   options: ProxyOptions & { upstream: ChatUpstream },
-  { log, spendCap }: ChatRouteDeps,
+  { log, spendCap, framesAllowed }: ChatRouteDeps,
 ): Promise<Response> {
   const started = Date.now();
   const { upstream, metrics } = options;
@@ -101,6 +103,9 @@ async function forwardChat(
     instructions: options.assistant?.instructions,
     history: options.assistant?.page.history ?? 0,
     lookUp,
+    ...(options.assistant?.pageContext && framesAllowed
+      ? { pageOrigin: (origin: string) => framesAllowed(origin, c.req.header('host') ?? '') }
+      : {}),
   });
   if (!parsed.ok) return refuse(400, 'invalid_body', parsed.reason);
   const { request, sources } = parsed;

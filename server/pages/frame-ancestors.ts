@@ -33,6 +33,11 @@ export function frameAncestorAllows(sources: readonly string[], origin: string, 
   });
 }
 
+/** The `frame-ancestors` sources in force: `FRAME_ANCESTORS`, or the default (`'self'`) when it is empty. */
+export function frameAncestorSources(frameAncestors: readonly string[]): readonly string[] {
+  return frameAncestors.length > 0 ? frameAncestors : DEFAULT_FRAME_ANCESTORS;
+}
+
 /**
  * Says in the log when a frame's request names a host page (the loader's `?embed=<origin>`, contract/embed.ts) that
  * `FRAME_ANCESTORS` does not allow: the browser then refuses the frame, and the visitor sees its broken-frame icon,
@@ -44,7 +49,7 @@ export function refusedFrameNotice(
   log: (line: string) => void,
   { now = Date.now, intervalMs = REFUSED_FRAME_LOG_INTERVAL_MS } = {},
 ): (embed: string | null | undefined, selfHost: string | undefined) => void {
-  const sources = frameAncestors.length > 0 ? frameAncestors : DEFAULT_FRAME_ANCESTORS;
+  const sources = frameAncestorSources(frameAncestors);
   const logged = new Map<string, number>();
   return (embed, selfHost) => {
     if (!embed || !selfHost) return;

@@ -66,7 +66,7 @@ describe('the configuration file', () => {
   it.each([
     [
       'titel: Acme',
-      /^titel \(line 1\): is not a known key \(the keys are title, welcome, starters, instructions, limit_message, accent, language, knowledge, history\)/,
+      /^titel \(line 1\): is not a known key \(the keys are title, welcome, starters, instructions, limit_message, accent, language, knowledge, history, persist, page_context\)/,
     ],
     ['title: 42', /^title \(line 1\): 42 must be text of 1 to 60 characters/],
     ['title: "   "', /^title \(line 1\): " {3}" must be text of 1 to 60 characters, not blank/],
@@ -132,6 +132,22 @@ describe('the configuration file', () => {
       ...DEFAULT_PAGE_SETTINGS,
       limitMessage: 'Busy, back soon.',
     });
+  });
+
+  it('takes persist (off, the default, or tab) and page_context, and refuses other values', () => {
+    const config = parseAssistantConfig('persist: tab\npage_context: true', 'p.yaml', proxy);
+    expect(config.page).toMatchObject({ persist: 'tab', pageContext: true });
+    expect(config.pageContext).toBe(true);
+    const off = parseAssistantConfig('persist: "off"\npage_context: false', 'p.yaml', proxy);
+    expect(off.page).toEqual({ starters: [], history: 0 });
+    expect(off.pageContext).toBeUndefined();
+    expect(problems('persist: local')).toEqual([expect.stringMatching(/^persist \(line 1\): .*must be off or tab/)]);
+  });
+
+  it('refuses page_context in a direct-mode build', () => {
+    expect(problems('page_context: true', { direct: true })).toEqual([
+      expect.stringMatching(/^page_context \(line 1\): not allowed in a direct-mode build/),
+    ]);
   });
 
   it('refuses instructions, history and knowledge in a direct-mode build, whose page would carry them', () => {
@@ -237,7 +253,14 @@ describe('assistant.config.example.yaml', () => {
     const source = readFileSync(new URL('../../assistant.config.example.yaml', import.meta.url), 'utf8');
     const config = parseAssistantConfig(source, 'example', proxy);
 
-    expect(Object.keys(config).sort()).toEqual(['accent', 'file', 'instructions', 'page']);
-    expect(Object.keys(config.page).sort()).toEqual(['history', 'starters', 'title', 'welcome']);
+    expect(Object.keys(config).sort()).toEqual(['accent', 'file', 'instructions', 'page', 'pageContext']);
+    expect(Object.keys(config.page).sort()).toEqual([
+      'history',
+      'pageContext',
+      'persist',
+      'starters',
+      'title',
+      'welcome',
+    ]);
   });
 });

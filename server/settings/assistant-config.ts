@@ -92,6 +92,8 @@ const configSchema = v.strictObject(
         v.maxValue(MAX_HISTORY, `must be a whole number from 0 to ${MAX_HISTORY}`),
       ),
     ),
+    persist: v.optional(v.picklist(['off', 'tab'], 'must be off or tab')),
+    page_context: v.optional(v.boolean('must be true or false')),
   },
   'is not a known key',
 );
@@ -114,6 +116,8 @@ export interface AssistantConfig {
   instructions?: string;
   /** The site's pages the model answers from (proxy mode); a folder's `path` is absolute, resolved against the file's. */
   knowledge?: v.InferOutput<typeof knowledgeSource>[];
+  /** The embed's host page (origin, path, title) goes to the model as quoted data (proxy mode only). */
+  pageContext?: true;
 }
 
 /** The configuration of a site with no file: exactly the spec. */
@@ -232,7 +236,7 @@ export function parseAssistantConfig(source: string, file: string, { direct }: {
     else problems.push(parsed.problem(['accent'], `${shown(accentText)} ${read.reason}`));
   }
   if (direct) {
-    for (const key of ['instructions', 'history', 'knowledge'] as const) {
+    for (const key of ['instructions', 'history', 'knowledge', 'page_context'] as const) {
       if (key in data) {
         problems.push(
           parsed.problem(
@@ -254,6 +258,8 @@ export function parseAssistantConfig(source: string, file: string, { direct }: {
       starters: values.starters ?? [],
       history: values.history ?? 0,
       ...(values.limit_message === undefined ? {} : { limitMessage: values.limit_message.trim() }),
+      ...(values.persist === 'tab' ? { persist: 'tab' as const } : {}),
+      ...(values.page_context ? { pageContext: true as const } : {}),
     },
     ...(accent ? { accent } : {}),
     ...(values.language === undefined ? {} : { language: matchLanguage(values.language) }),
@@ -265,6 +271,7 @@ export function parseAssistantConfig(source: string, file: string, { direct }: {
             'path' in source ? { path: resolve(dirname(file), source.path), url: source.url } : source,
           ),
         }),
+    ...(values.page_context ? { pageContext: true as const } : {}),
   };
 }
 

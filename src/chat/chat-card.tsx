@@ -3,6 +3,7 @@ import { usePageTitle } from '../page-settings';
 import { Composer } from './composer';
 import { useEscapeKey } from './escape-key';
 import { MessageList } from './message-list';
+import { NewConversationSlot } from './new-conversation-slot';
 import { RobotIcon } from './robot-icon';
 
 /**
@@ -43,6 +44,7 @@ export function ChatCard() {
     >
       <CardTitle />
       <MessageList />
+      <NewConversationSlot />
       <Composer />
     </Box>
   );

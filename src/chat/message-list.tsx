@@ -123,6 +123,8 @@ export function MessageList({
         gap="3"
         h={h}
         overflowY="auto"
+        // At either end of the conversation a wheel or a drag stays here: it never scrolls the page (or host page).
+        overscrollBehavior="contain"
         p="3"
         // Room below the newest message for the buttons over the list's bottom edge (Stop, Jump to latest),
         // always kept so that nothing in the list moves when they come and go.

@@ -1,11 +1,13 @@
 import { Box, chakra, Flex } from '@chakra-ui/react';
 import { useCallback, useEffect, useLayoutEffect, useRef } from 'react';
+import type { PageSettings } from '../../contract/page-settings';
 import { ChatActorContext } from '../chat/chat-actor-context';
 import { CardTitle } from '../chat/chat-card';
 import { Composer } from '../chat/composer';
 import { RecipeButton } from '../chat/controls';
 import { useEscapeKey } from '../chat/escape-key';
 import { MessageList } from '../chat/message-list';
+import { NewConversationSlot } from '../chat/new-conversation-slot';
 import { t } from '../text';
 import { greetHostPage, type HostPage } from './host-page';
 
@@ -22,14 +24,17 @@ export function EmbeddedCard({ host }: { host: HostPage }) {
 
   // The host page's analytics hear that the visitor sent a message (not a retry of one), never what it said.
   const messages = ChatActorContext.useSelector((snapshot) => snapshot.context.messages);
-  const sent = useRef(0);
+  // A conversation restored from the tab's previous page (`persist: tab`) was announced there already.
+  const sent = useRef<number>(undefined);
   useEffect(() => {
     const count = messages.filter((message) => message.sender === 'user').length;
-    if (count > sent.current) host.send('message');
+    if (sent.current !== undefined && count > sent.current) host.send('message');
     sent.current = count;
   }, [messages, host]);
 
   useLayoutEffect(() => {
+    // A wheel or a drag over the frame's heading or box ends here, never scrolling the host page underneath.
+    document.documentElement.style.overscrollBehavior = 'contain';
     // Replacing the served card dropped the focus its message box had: the frame still has it, its body holds it.
     if (document.hasFocus() && document.activeElement === document.body) {
       cardRef.current?.querySelector<HTMLInputElement>('input[name="message"]')?.focus();
@@ -63,6 +68,7 @@ export function EmbeddedCard({ host }: { host: HostPage }) {
         </RecipeButton>
       </Flex>
       <MessageList h="full" />
+      <NewConversationSlot />
       <Composer />
     </Box>
   );
@@ -72,7 +78,7 @@ export function EmbeddedCard({ host }: { host: HostPage }) {
  * The embedded card connected to the page that framed the app, which it greets at once (`root` holds the served card
  * until the app replaces it), or `undefined` when no allowed host framed it.
  */
-export function embeddedCard(root: HTMLElement) {
-  const host = greetHostPage(root);
+export function embeddedCard(root: HTMLElement, settings?: PageSettings) {
+  const host = greetHostPage(root, settings);
   return host ? <EmbeddedCard host={host} /> : undefined;
 }

@@ -28,7 +28,7 @@ describe('the app and the page that framed it', () => {
     expect(heard).not.toHaveBeenCalled();
 
     deliver(OURS, HOST, window);
-    expect(heard).toHaveBeenCalledExactlyOnceWith('open');
+    expect(heard).toHaveBeenCalledExactlyOnceWith('open', OURS);
     other.remove();
   });
 

@@ -1,5 +1,12 @@
 import { EMBED_HOST_PARAM } from '../../contract/embed';
-import { type EmbedMessageType, embedMessage, embedMessageType } from '../../contract/embed-messages';
+import {
+  EMBED_MESSAGE_TYPES,
+  type EmbedMessageType,
+  embedMessage,
+  embedMessageType,
+} from '../../contract/embed-messages';
+import { DEFAULT_PAGE_SETTINGS, MAX_PAGE_TITLE_LENGTH, type PageSettings } from '../../contract/page-settings';
+import { hostPageContext } from '../llm/llm-config';
 
 /**
  * The origin of the page that framed the app through the embed loader, or `undefined` when the app is not in a
@@ -25,8 +32,11 @@ export function hostOrigin(location: Location = window.location): string | undef
 export interface HostPage {
   /** Tells the loader (and only it: an explicit target origin) something. */
   send(type: EmbedMessageType): void;
-  /** Calls `handler` for each message of ours from the parent window at the host's origin; returns the unsubscribe. */
-  listen(handler: (type: EmbedMessageType) => void): () => void;
+  /**
+   * Calls `handler` for each message of ours from the parent window at the host's origin, with the message itself;
+   * returns the unsubscribe.
+   */
+  listen(handler: (type: EmbedMessageType, data: Record<string, unknown>) => void): () => void;
 }
 
 /** Talks to the page at `origin` that framed the app. Messages from any other window or origin are ignored. */
@@ -39,7 +49,7 @@ export function connectHostPage(origin: string): HostPage {
       const onMessage = (event: MessageEvent) => {
         if (event.source !== window.parent || event.origin !== origin) return;
         const type = embedMessageType(event.data);
-        if (type) handler(type);
+        if (type && EMBED_MESSAGE_TYPES.includes(type)) handler(type, event.data);
       };
       window.addEventListener('message', onMessage);
       return () => window.removeEventListener('message', onMessage);
@@ -50,15 +60,22 @@ export function connectHostPage(origin: string): HostPage {
 /**
  * Greets the page that framed the app as soon as the embedded card's code has arrived, before React has taken over the
  * served card: tells the loader it is ready and, on each `open`, focuses whichever message box `root` holds (the
- * served card's, then the app's), so that the visitor can type at once. `undefined` when no allowed host framed the app.
+ * served card's, then the app's), so that the visitor can type at once. With the site's `persist: tab` it first asks
+ * the loader to keep the panel's state for the tab's next page; with `page_context` it asks for the host page's path
+ * and title, which then go with each message (`hostPageContext`). `undefined` when no allowed host framed the app.
  */
-export function greetHostPage(root: HTMLElement): HostPage | undefined {
+export function greetHostPage(root: HTMLElement, settings: PageSettings = DEFAULT_PAGE_SETTINGS): HostPage | undefined {
   const origin = hostOrigin();
   if (!origin) return undefined;
   const host = connectHostPage(origin);
-  host.listen((type) => {
+  host.listen((type, data) => {
     if (type === 'open') root.querySelector<HTMLInputElement>('input[name="message"]')?.focus();
+    if (type === 'page' && settings.pageContext && typeof data.path === 'string' && typeof data.title === 'string') {
+      hostPageContext.current = { origin, path: data.path, title: data.title.slice(0, MAX_PAGE_TITLE_LENGTH) };
+    }
   });
+  if (settings.persist === 'tab') host.send('keep');
+  if (settings.pageContext) host.send('page');
   host.send('ready');
   return host;
 }

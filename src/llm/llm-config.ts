@@ -66,3 +66,17 @@ export function readLlmConfig(env: ImportMetaEnv, origin: string): LlmConfig {
   }
   return { mode: 'direct', baseURL: env.VITE_LLM_BASE_URL?.trim() || DEFAULT_BASE_URL, apiKey, ...shared };
 }
+
+/** The host page the visitor is reading, as the embed loader names it: never its query or fragment. */
+export interface HostPageContext {
+  origin: string;
+  path: string;
+  title: string;
+}
+
+/**
+ * With the site's `page_context`, the embed's host page, once the loader has named it (src/embed/host-page.ts): each
+ * request then carries it as `page_context`, for the server to check and quote to the model. Unset everywhere else.
+ * Here, in the entry chunk that the embed's chunk and the request's share, rather than in a chunk of its own.
+ */
+export const hostPageContext: { current?: HostPageContext } = {};

@@ -1,7 +1,7 @@
 import { APIError, OpenAI } from 'openai';
 import { LIMIT_ERROR_CODES, type ReplySource, SOURCES_OBJECT } from '../../contract/llm';
 import { type Exchange, type FetchReplyOutput, type LimitReason, ReplyLimitedError } from '../../machines/chat-machine';
-import type { LlmConfig } from './llm-config';
+import { hostPageContext, type LlmConfig } from './llm-config';
 
 // This module and the openai client form one chunk that loads after the first paint (see fetch-reply.ts). Of the app's
 // own code it imports at run time only what the entry chunk holds already (the machine, the contract), so that
@@ -115,6 +115,8 @@ async function request(
     ],
     max_tokens: config.maxTokens,
     temperature: config.temperature,
+    // The host page, with the site's `page_context` in the embed's frame; the server checks it and quotes it.
+    ...(hostPageContext.current ? { page_context: hostPageContext.current } : {}),
   };
   const client = clientFor(config);
   if (!config.stream) {

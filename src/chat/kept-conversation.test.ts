@@ -1,0 +1,78 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createActor } from 'xstate';
+import type { ChatMessage } from '../../machines/chat-machine';
+import { chatMachine } from '../../machines/chat-machine';
+import { createControllableFetchReply } from '../../testing/controllable-reply';
+import {
+  KEPT_CONVERSATION_KEY,
+  keepConversation,
+  MAX_KEPT_CHARACTERS,
+  MAX_KEPT_MESSAGES,
+  readKeptConversation,
+  writeKeptConversation,
+} from './kept-conversation';
+
+const messages: ChatMessage[] = [
+  { text: 'Hi', sender: 'user' },
+  { text: 'Hello', sender: 'bot' },
+];
+
+afterEach(() => {
+  sessionStorage.clear();
+  vi.restoreAllMocks();
+});
+
+describe('the conversation kept for the tab', () => {
+  it('reads back what it wrote, the last 50 messages only, and removes it when there is none', () => {
+    writeKeptConversation(messages);
+    expect(readKeptConversation()).toEqual(messages);
+    const many = Array.from({ length: 60 }, (_, index) => ({ text: `m${index}`, sender: 'user' as const }));
+    writeKeptConversation(many);
+    expect(readKeptConversation()).toEqual(many.slice(-MAX_KEPT_MESSAGES));
+    writeKeptConversation([]);
+    expect(sessionStorage.getItem(KEPT_CONVERSATION_KEY)).toBeNull();
+    expect(localStorage.length).toBe(0);
+  });
+
+  it.each([
+    ['not JSON', '{"v":1,'],
+    ['of another version', JSON.stringify({ v: 0, messages })],
+    ['of the wrong shape', JSON.stringify({ v: 1, messages: [{ text: 1, sender: 'user' }] })],
+    ['too large', JSON.stringify({ v: 1, messages: [{ text: 'x'.repeat(MAX_KEPT_CHARACTERS), sender: 'user' }] })],
+  ])('drops data %s with a warning', (_, text) => {
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    sessionStorage.setItem(KEPT_CONVERSATION_KEY, text);
+    expect(readKeptConversation()).toBeUndefined();
+    expect(warn).toHaveBeenCalledOnce();
+    expect(sessionStorage.getItem(KEPT_CONVERSATION_KEY)).toBeNull();
+  });
+
+  it('survives a full quota', () => {
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    const full = {
+      getItem: () => null,
+      removeItem: () => undefined,
+      setItem: () => {
+        throw new DOMException('full', 'QuotaExceededError');
+      },
+    } as unknown as Storage;
+    expect(() => writeKeptConversation(messages, full)).not.toThrow();
+    expect(warn).toHaveBeenCalledOnce();
+  });
+
+  it('keeps a reply still coming in as a stopped one with what had arrived', () => {
+    const fake = createControllableFetchReply();
+    const actor = createActor(chatMachine.provide({ actors: { fetchReply: fake.logic } })).start();
+    const stop = keepConversation(actor);
+    actor.send({ type: 'message.submit', text: 'Hi' });
+    fake.latest().delta('Hel');
+    expect(readKeptConversation()).toEqual([
+      { text: 'Hi', sender: 'user' },
+      { text: 'Hel', sender: 'bot', stopped: true },
+    ]);
+    actor.send({ type: 'conversation.clear' });
+    expect(sessionStorage.getItem(KEPT_CONVERSATION_KEY)).toBeNull();
+    stop();
+    actor.stop();
+  });
+});

@@ -1,0 +1,117 @@
+import type { ActorRefFrom } from 'xstate';
+import type { ChatMessage, chatMachine } from '../../machines/chat-machine';
+
+// The conversation kept for the tab (the site's `persist: tab`): in session storage only, so never shared with another
+// tab nor kept after it closes. What is stored is a versioned shape, checked on every read by the small checker below
+// (valibot would weigh on the page's start-up code for one shape).
+
+/** Where the conversation is kept, in the app origin's session storage. */
+export const KEPT_CONVERSATION_KEY = 'ai-assistant-conversation';
+/** The shape's version: data of any other version is dropped, never misread. */
+export const KEPT_CONVERSATION_VERSION = 1;
+/** The most messages kept: the last ones. */
+export const MAX_KEPT_MESSAGES = 50;
+/** The most characters read back: more is not a conversation this page wrote. */
+export const MAX_KEPT_CHARACTERS = 500_000;
+
+interface KeptConversation {
+  v: typeof KEPT_CONVERSATION_VERSION;
+  messages: ChatMessage[];
+}
+
+function isMessage(value: unknown): value is ChatMessage {
+  const message = value as Partial<ChatMessage> | null;
+  return (
+    typeof message === 'object' &&
+    message !== null &&
+    typeof message.text === 'string' &&
+    (message.sender === 'user' || message.sender === 'bot') &&
+    (message.stopped === undefined || message.stopped === true)
+  );
+}
+
+/** Whether `data` is a kept conversation of this version, of at most `MAX_KEPT_MESSAGES` well-formed messages. */
+export function isKeptConversation(data: unknown): data is KeptConversation {
+  const kept = data as Partial<KeptConversation> | null;
+  return (
+    typeof kept === 'object' &&
+    kept !== null &&
+    kept.v === KEPT_CONVERSATION_VERSION &&
+    Array.isArray(kept.messages) &&
+    kept.messages.length <= MAX_KEPT_MESSAGES &&
+    kept.messages.every(isMessage)
+  );
+}
+
+/**
+ * The tab's kept conversation, or `undefined` when there is none. Data that is corrupt, of another version or too
+ * large is dropped with a warning: the visitor gets an empty, working chat.
+ */
+export function readKeptConversation(
+  storage: Storage | undefined = sessionStorageOrNothing(),
+): ChatMessage[] | undefined {
+  const text = storage?.getItem(KEPT_CONVERSATION_KEY);
+  if (!text) return undefined;
+  let data: unknown;
+  try {
+    data = text.length <= MAX_KEPT_CHARACTERS ? JSON.parse(text) : undefined;
+  } catch {
+    data = undefined;
+  }
+  if (isKeptConversation(data)) {
+    return data.messages.map(({ text, sender, stopped }) => (stopped ? { text, sender, stopped } : { text, sender }));
+  }
+  console.warn('The kept conversation could not be read (corrupt, of another version or too large): it is dropped.');
+  storage?.removeItem(KEPT_CONVERSATION_KEY);
+  return undefined;
+}
+
+/** Keeps `messages` (the last `MAX_KEPT_MESSAGES`), or removes what is kept when there are none. A full quota is survived. */
+export function writeKeptConversation(
+  messages: readonly ChatMessage[],
+  storage: Storage | undefined = sessionStorageOrNothing(),
+): void {
+  if (!storage) return;
+  if (messages.length === 0) {
+    storage.removeItem(KEPT_CONVERSATION_KEY);
+    return;
+  }
+  const kept: KeptConversation = { v: KEPT_CONVERSATION_VERSION, messages: messages.slice(-MAX_KEPT_MESSAGES) };
+  try {
+    storage.setItem(KEPT_CONVERSATION_KEY, JSON.stringify(kept));
+  } catch (error) {
+    // QuotaExceededError: the conversation goes on in the page; what was kept before stays as it was.
+    console.warn('The conversation could not be kept for the next page:', error);
+  }
+}
+
+/**
+ * Keeps the conversation of `actor` as it changes. A reply still coming in is kept as a stopped one with what had
+ * arrived: if the page changes now, the next page shows it stopped, with Retry, and the box usable at once.
+ */
+export function keepConversation(
+  actor: ActorRefFrom<typeof chatMachine>,
+  storage: Storage | undefined = sessionStorageOrNothing(),
+): () => void {
+  let last: string | undefined;
+  const subscription = actor.subscribe((snapshot) => {
+    const { messages, reply } = snapshot.context;
+    const current = snapshot.matches('sending')
+      ? [...messages, { text: reply, sender: 'bot' as const, stopped: true as const }]
+      : messages;
+    const key = JSON.stringify(current);
+    if (key === last) return;
+    last = key;
+    writeKeptConversation(current, storage);
+  });
+  return () => subscription.unsubscribe();
+}
+
+/** The page's session storage, or nothing where the browser refuses it (storage blocked): then nothing is kept. */
+function sessionStorageOrNothing(): Storage | undefined {
+  try {
+    return window.sessionStorage;
+  } catch {
+    return undefined;
+  }
+}
