@@ -2,6 +2,7 @@ import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vitest/config';
 import { appResolve } from './build/app-resolve.ts';
 import { chakraTokens } from './build/chakra-tokens.ts';
+import { compileHints } from './build/compile-hints.ts';
 import { embedLoader } from './build/embed-loader.ts';
 import { plainDynamicImports } from './build/plain-dynamic-imports.ts';
 import { prerenderCard } from './build/prerender-card.ts';
@@ -9,7 +10,16 @@ import { sizeBudget } from './build/size-budget.ts';
 import { llmServer } from './server/vite-plugin.ts';
 
 export default defineConfig({
-  plugins: [plainDynamicImports(), react(), chakraTokens(), sizeBudget(), embedLoader(), prerenderCard(), llmServer()],
+  plugins: [
+    plainDynamicImports(),
+    react(),
+    chakraTokens(),
+    compileHints(),
+    sizeBudget(),
+    embedLoader(),
+    prerenderCard(),
+    llmServer(),
+  ],
   resolve: appResolve,
   // The dev server pre-bundles what the app's own page imports, found from it alone: left to itself, Vite scans every
   // .html file in the tree, the bench's pages too, whose imports the app does not have.

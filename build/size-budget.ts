@@ -30,6 +30,11 @@ interface ChunkLike {
 
 /** The gzip sizes (level 9, deterministic) of the entry chunks and their static imports, each counted once. */
 export function startUpChunks(bundle: Record<string, ChunkLike>): ChunkSize[] {
+  return startUpFileNames(bundle).map((fileName) => gzipSize(bundle[fileName]));
+}
+
+/** The entry chunks and every chunk they import statically: what a page runs at start-up. */
+export function startUpFileNames(bundle: Record<string, ChunkLike>): string[] {
   const seen = new Set<string>();
   const visit = (fileName: string) => {
     const chunk = bundle[fileName];
@@ -38,7 +43,7 @@ export function startUpChunks(bundle: Record<string, ChunkLike>): ChunkSize[] {
     for (const imported of chunk.imports ?? []) visit(imported);
   };
   for (const chunk of Object.values(bundle)) if (chunk.type === 'chunk' && chunk.isEntry) visit(chunk.fileName);
-  return [...seen].map((fileName) => gzipSize(bundle[fileName]));
+  return [...seen];
 }
 
 function gzipSize(chunk: ChunkLike): ChunkSize {
