@@ -291,7 +291,12 @@ export async function measureEmbedOpen(
     await page.mouse.up();
     const frame = await (await page.waitForSelector('iframe')).contentFrame();
     if (!frame) throw new Error(`${hostUrl}: the launcher opened no frame`);
-    await frame.waitForFunction('window.__embedOpen?.typable', undefined, { timeout: 60_000, polling: 100 });
+    // Polled from here: `waitForFunction` evaluates its predicate in the page with `eval`, which the app's CSP blocks.
+    const deadline = Date.now() + 60_000;
+    while (!(await frame.evaluate('Boolean(window.__embedOpen?.typable)'))) {
+      if (Date.now() > deadline) throw new Error(`${hostUrl}: the frame's message box was never focused`);
+      await page.waitForTimeout(100);
+    }
     const read = (target: Page | Frame) => target.evaluate('window.__embedOpen') as Promise<EmbedOpenState>;
     const [host, framed] = [await read(page), await read(frame)];
     await context.close();
