@@ -2,14 +2,26 @@ import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vitest/config';
 import { appResolve } from './build/app-resolve.ts';
 import { chakraTokens } from './build/chakra-tokens.ts';
+import { compileHints } from './build/compile-hints.ts';
 import { embedLoader } from './build/embed-loader.ts';
 import { plainDynamicImports } from './build/plain-dynamic-imports.ts';
 import { prerenderCard } from './build/prerender-card.ts';
 import { sizeBudget } from './build/size-budget.ts';
+import { startUpPreload } from './build/start-up-preload.ts';
 import { llmServer } from './server/vite-plugin.ts';
 
 export default defineConfig({
-  plugins: [plainDynamicImports(), react(), chakraTokens(), sizeBudget(), embedLoader(), prerenderCard(), llmServer()],
+  plugins: [
+    plainDynamicImports(),
+    react(),
+    chakraTokens(),
+    compileHints(),
+    startUpPreload(),
+    sizeBudget(),
+    embedLoader(),
+    prerenderCard(),
+    llmServer(),
+  ],
   resolve: appResolve,
   // The dev server pre-bundles what the app's own page imports, found from it alone: left to itself, Vite scans every
   // .html file in the tree, the bench's pages too, whose imports the app does not have.
@@ -17,13 +29,27 @@ export default defineConfig({
   build: {
     outDir: 'dist/client',
     emptyOutDir: true,
-    // Every browser this targets supports module preload natively. The lazy chunks import only the entry, which is
-    // loaded by then: they need no preload list (see build/plain-dynamic-imports.ts).
+    // Every browser this targets supports module preload natively. The lazy chunks import only start-up chunks (the
+    // entry's and its stages', see src/start.ts), loaded by then: they need no preload list (see
+    // build/plain-dynamic-imports.ts).
     modulePreload: {
       polyfill: false,
       resolveDependencies: (_file, deps, { hostType }) => (hostType === 'js' ? [] : deps),
     },
     rolldownOptions: {
+      output: {
+        // The start-up stages of src/start.ts, each a chunk evaluated in a task of its own: React DOM, then Chakra and
+        // Emotion with the card's system. The rest (the app, XState) is the chunk of src/main.tsx.
+        codeSplitting: {
+          groups: [
+            { name: 'react-dom', test: /node_modules\/(react|react-dom|scheduler)\// },
+            {
+              name: 'chakra',
+              test: /node_modules\/(@chakra-ui|@emotion|@ark-ui|@zag-js|@pandacss|stylis)\/|\/src\/(system|card-base-config|theme|create-system-measure)\.ts$|chakra-tokens/,
+            },
+          ],
+        },
+      },
       treeshake: {
         // @emotion/react imports hoist-non-react-statics (CommonJS, which pulls in react-is) for its side effects
         // only, to keep a dependency that its own `withTheme` no longer uses; neither has any. About 1 KB of gzip.

@@ -14,7 +14,7 @@ import { streamedMarkdownReply } from '../testing/markdown-reply.ts';
 import * as probes from './browser.ts';
 import { type LighthouseFigures, lighthouseOnce, medians, runLighthouse, startDebugChromium } from './lighthouse.ts';
 import { BASELINE_PATH, buildAll, DEEP_CHAT_PATH, startServer } from './serve.ts';
-import { kb, machineLine, markdownTable, met, ms, runsFlag, writeResults } from './table.ts';
+import { kb, machineLine, markdownTable, median, met, ms, runsFlag, writeResults } from './table.ts';
 
 const LIST_SIZES = [10, 100, 1000, 2000];
 /** The issue's targets. */
@@ -34,13 +34,16 @@ const STREAM = { pieces: streamedMarkdownReply().pieces, pieceDelayMs: 10, repli
 /** The issue's side by side: Lighthouse mobile on each page this many times, alternating, in one run. */
 const SIDE_BY_SIDE_RUNS = 3;
 const DEEP_CHAT = `Deep Chat ${JSON.parse(readFileSync(new URL('../node_modules/deep-chat/package.json', import.meta.url), 'utf8')).version}`;
-/** The issue's start-up target: no main-thread task over 50 ms at 4× CPU, from navigation to idle. */
-const STARTUP_TASKS = { loads: 3, cpuSlowdown: 4, limitMs: 50 };
+/**
+ * Issue 27's start-up targets at 4× CPU, from navigation to idle: no main-thread task over 100 ms, and creating
+ * Chakra's system in at most 50 ms (median), over 7 loads.
+ */
+const STARTUP_TASKS = { loads: 7, cpuSlowdown: 4, limitMs: 100, createSystemLimitMs: 50 };
 /**
  * The issue's embed case: a click on the launcher to an enabled, focused message box in the frame, at 4× CPU, 5 runs.
  * The click comes straight after the pointer reaches the launcher (a visitor's is later, so the frame has had longer).
  */
-const EMBED_OPEN = { runs: 5, cpuSlowdown: 4, intentMs: 0, limitMs: 800, taskLimitMs: 50 };
+const EMBED_OPEN = { runs: 5, cpuSlowdown: 4, intentMs: 0, limitMs: 373, taskLimitMs: 100 };
 
 const step = (message: string) => console.log(`[bench] ${message}`);
 const git = (...args: string[]) => execFileSync('git', args, { encoding: 'utf8' }).trim();
@@ -152,7 +155,7 @@ async function main() {
 async function sideBySide(
   pages: { app: string; deepChat: string },
   port: number,
-  startupTasks: number[],
+  startupTasks: probes.StartupTaskFigures,
   embedOpen: probes.EmbedOpenFigures,
 ) {
   const loadBefore = loadavg();
@@ -172,22 +175,25 @@ async function sideBySide(
     each(figures),
   ];
   const ok = app.performance >= deepChat.performance && app.tbtMs <= deepChat.tbtMs;
-  const { limitMs, cpuSlowdown } = STARTUP_TASKS;
-  const longest = Math.max(...startupTasks);
+  const { limitMs, cpuSlowdown, createSystemLimitMs } = STARTUP_TASKS;
+  const longest = Math.max(...startupTasks.longest);
+  const createSystem = median(startupTasks.createSystem);
   const text = [
     markdownTable(
       ['Lighthouse mobile', 'Median score', 'Median TBT', 'Median FCP', 'Each run: score, TBT, FCP'],
       [line('This app', app, runs.app), line(DEEP_CHAT, deepChat, runs.deepChat)],
     ),
     `Target: the app's median score at least ${DEEP_CHAT}'s and its median TBT no higher: ${met(ok)}. ` +
-      `The app's longest start-up task at ${cpuSlowdown}× CPU, navigation to idle, over ${startupTasks.length} loads: ` +
-      `${ms(longest, 0)} (each load: ${startupTasks.map((task) => ms(task, 0)).join(', ')}; target ≤ ${limitMs} ms: ` +
-      `${met(longest <= limitMs)}).`,
+      `The app's longest start-up task at ${cpuSlowdown}× CPU, navigation to idle, over ${startupTasks.longest.length} ` +
+      `loads: ${ms(longest, 0)} (each load: ${startupTasks.longest.map((task) => ms(task, 0)).join(', ')}; target ≤ ` +
+      `${limitMs} ms: ${met(longest <= limitMs)}). Creating Chakra's system: median ${ms(createSystem, 0)} (each load: ` +
+      `${startupTasks.createSystem.map((task) => ms(task, 0)).join(', ')}; target ≤ ${createSystemLimitMs} ms: ` +
+      `${met(createSystem <= createSystemLimitMs)}).`,
     `The embed, launcher click → an enabled, focused message box in the frame, at ${EMBED_OPEN.cpuSlowdown}× CPU, ` +
       `median of ${embedOpen.intervals.length}: ${ms(embedOpen.clickToTypeMs, 0)} (each: ` +
       `${embedOpen.intervals.map((interval) => ms(interval, 0)).join(', ')}; target ≤ ${EMBED_OPEN.limitMs} ms: ` +
       `${met(embedOpen.clickToTypeMs <= EMBED_OPEN.limitMs)}); its longest task ${ms(embedOpen.longestTaskMs, 0)} ` +
-      `(target under ${EMBED_OPEN.taskLimitMs} ms: ${met(embedOpen.longestTaskMs < EMBED_OPEN.taskLimitMs)}).`,
+      `(target ≤ ${EMBED_OPEN.taskLimitMs} ms: ${met(embedOpen.longestTaskMs <= EMBED_OPEN.taskLimitMs)}).`,
     `Measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC; ${machineLine(loadBefore)}.`,
   ].join('\n\n');
   console.log(`\n${text}\n`);

@@ -5,15 +5,31 @@ const MODULE_ID = 'virtual:chakra-tokens';
 const RESOLVED_ID = `\0${MODULE_ID}`;
 
 /**
- * Chakra's default tokens minus those the card never resolves, and minus its palette: every colour is the theme's
- * (src/theme.ts). Every token costs start-up work (the token dictionary, its CSS variables), which is most of what
- * creating the system costs on a phone.
+ * The tokens the card's components, recipes and text styles resolve, by group: every other token costs start-up work
+ * (the token dictionary and its CSS variables are most of what creating the system costs on a phone). Every colour
+ * and shadow is the theme's (src/theme.ts). A missing one leaves its raw value with no warning (`p="3.5"` becomes
+ * `padding: 3.5`, which the browser drops): src/system.test.tsx renders every state and fails on any difference from
+ * the tokens kept before.
  */
+const CARD_TOKENS = {
+  cursor: ['button'],
+  durations: ['moderate'],
+  fonts: ['body', 'heading', 'mono'],
+  fontSizes: ['xs', 'sm', 'md', 'lg'],
+  fontWeights: ['medium', 'semibold'],
+  radii: ['xs', 'sm', 'md', 'lg', 'full'],
+  sizes: ['2', '3.5', '4', '5', '6', '8', '9', '10', 'xs', 'lg', 'full'],
+  spacing: ['1', '2', '3', '3.5', '4', '5', '14'],
+} as const satisfies Partial<Record<keyof typeof tokens, readonly string[]>>;
+
+/** The card's tokens: Chakra's default ones, with their values, that `CARD_TOKENS` names. */
 export function cardTokens() {
-  const { aspectRatios, animations, blurs, colors, zIndex, sizes, ...used } = tokens;
-  // Fractions (`1/2`) and viewport units (`dvh`) are not used; the numeric and named sizes are (recipes, `maxW`).
-  const usedSizes = Object.fromEntries(Object.entries(sizes ?? {}).filter(([name]) => !/\/|v[hw]$/.test(name)));
-  return { ...used, sizes: usedSizes };
+  return Object.fromEntries(
+    Object.entries(CARD_TOKENS).map(([group, names]) => {
+      const all = tokens[group as keyof typeof CARD_TOKENS] as Record<string, unknown>;
+      return [group, Object.fromEntries(names.map((name) => [name, all[name]]))];
+    }),
+  );
 }
 
 /**

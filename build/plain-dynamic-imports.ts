@@ -5,8 +5,10 @@ export const PRELOAD_HELPER_ID = '\0vite/preload-helper.js';
 
 /**
  * Replaces Vite's preload helper with a plain call of the import. The helper preloads a lazy chunk's own imports in
- * parallel with it; the card's lazy chunks (the openai client, the Markdown renderer) import only the entry, which has
- * loaded by the time they are asked for, so their preload lists are empty (`modulePreload.resolveDependencies` in
+ * parallel with it; the card's lazy chunks (the openai client, the Markdown renderer, the embedded card) import only
+ * start-up chunks (the entry, the stages src/start.ts evaluates and what those import, all preloaded by the page and
+ * loaded by the time a lazy chunk is asked for: src/main.tsx, which asks, is the last stage), so their preload lists
+ * are empty (`modulePreload.resolveDependencies` in
  * vite.config.ts) and the helper would only add about 700 B of gzip to the start-up code. Its other job, a
  * `vite:preloadError` event, the card does not use: each loader handles a failed download itself.
  */

@@ -5,7 +5,7 @@ import { checkBudget, namedChunks, readSizeReport, startUpChunks } from './size-
 const chunk = (
   fileName: string,
   code: string,
-  extra: { isEntry?: boolean; imports?: string[]; name?: string } = {},
+  extra: { isEntry?: boolean; imports?: string[]; dynamicImports?: string[]; name?: string } = {},
 ) => ({
   type: 'chunk' as const,
   fileName,
@@ -23,6 +23,17 @@ describe('size budget', () => {
 
   it('counts the entry and its static imports once each, not lazy chunks', () => {
     expect(startUpChunks(bundle).map((c) => c.fileName)).toEqual(['index.js', 'runtime.js']);
+  });
+
+  it("counts the entry's start-up stages (its dynamic imports) and their imports, but not theirs", () => {
+    const staged = {
+      'index.js': chunk('index.js', 'a', { isEntry: true, dynamicImports: ['react.js', 'main.js'] }),
+      'react.js': chunk('react.js', 'b'),
+      'main.js': chunk('main.js', 'c', { imports: ['react.js', 'shared.js'], dynamicImports: ['lazy.js'] }),
+      'shared.js': chunk('shared.js', 'd'),
+      'lazy.js': chunk('lazy.js', 'e', { imports: ['shared.js'] }),
+    };
+    expect(startUpChunks(staged).map((c) => c.fileName)).toEqual(['index.js', 'react.js', 'main.js', 'shared.js']);
   });
 
   it('fails with the figures when the total is over the budget', () => {

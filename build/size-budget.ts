@@ -2,11 +2,12 @@ import { gzipSync } from 'node:zlib';
 import type { Plugin } from 'vite';
 
 /**
- * Start-up JavaScript limit: the entry chunk and every chunk it imports statically (which Vite also preloads). Raised
- * from 120,000 B this round for what a first paint now holds (the limited visitor's state, a fault boundary per
- * message); issue 27's system built from only what the card uses is what brings it down, towards 110,000 B.
+ * Start-up JavaScript limit: the entry chunk, every chunk it imports statically (which Vite also preloads), and the
+ * start-up stages it imports dynamically, which build/start-up-preload.ts preloads, with their own imports. Lowered
+ * from 121,000 B by issue 27 (the card's own Chakra system: 117,011 B with the start-up split into three chunks);
+ * the issue's target is 110,000 B.
  */
-export const START_UP_BUDGET_BYTES = 121_000;
+export const START_UP_BUDGET_BYTES = 118_000;
 
 /** Limits for lazy chunks, by chunk name: each loads on its own, after the first paint. */
 export const LAZY_BUDGETS_BYTES: Record<string, number> = {
@@ -19,17 +20,26 @@ export interface ChunkSize {
   gzipBytes: number;
 }
 
-interface ChunkLike {
+export interface ChunkLike {
   type: 'chunk' | 'asset';
   fileName: string;
   name?: string;
   isEntry?: boolean;
   imports?: string[];
+  dynamicImports?: string[];
   code?: string;
 }
 
 /** The gzip sizes (level 9, deterministic) of the entry chunks and their static imports, each counted once. */
 export function startUpChunks(bundle: Record<string, ChunkLike>): ChunkSize[] {
+  return startUpFileNames(bundle).map((fileName) => gzipSize(bundle[fileName]));
+}
+
+/**
+ * What a page runs at start-up: the entry chunks, the chunks they import dynamically (the start-up stages of
+ * src/start.ts; a lazy chunk is imported by those, never by the entry), and every chunk those import statically.
+ */
+export function startUpFileNames(bundle: Record<string, ChunkLike>): string[] {
   const seen = new Set<string>();
   const visit = (fileName: string) => {
     const chunk = bundle[fileName];
@@ -37,8 +47,12 @@ export function startUpChunks(bundle: Record<string, ChunkLike>): ChunkSize[] {
     seen.add(fileName);
     for (const imported of chunk.imports ?? []) visit(imported);
   };
-  for (const chunk of Object.values(bundle)) if (chunk.type === 'chunk' && chunk.isEntry) visit(chunk.fileName);
-  return [...seen].map((fileName) => gzipSize(bundle[fileName]));
+  for (const chunk of Object.values(bundle)) {
+    if (chunk.type !== 'chunk' || !chunk.isEntry) continue;
+    visit(chunk.fileName);
+    for (const stage of chunk.dynamicImports ?? []) visit(stage);
+  }
+  return [...seen];
 }
 
 function gzipSize(chunk: ChunkLike): ChunkSize {
