@@ -16,7 +16,13 @@ const LOADER_ENTRY = fileURLToPath(new URL('../embed/loader.ts', import.meta.url
 export const LAUNCHER_COLOR_DEFINES = Object.fromEntries(
   Object.entries(launcherColors).map(([name, color]) => [
     `__LAUNCHER_${name.toUpperCase()}__`,
-    JSON.stringify(lightDark(color)),
+    // A colour that is the same in both schemes needs no light-dark(); short, lower-case hex repeats better under gzip.
+    JSON.stringify(
+      lightDark(color)
+        .toLowerCase()
+        .replace(/#([\da-f])\1([\da-f])\2([\da-f])\3\b/g, '#$1$2$3')
+        .replace(/light-dark\(([^,()]+),\1\)/, '$1'),
+    ),
   ]),
 );
 

@@ -31,8 +31,6 @@ export function embedMessage(type: EmbedMessageType): EmbedMessage {
  * ({@link EMBED_MESSAGE_TYPES}).
  */
 export function embedMessageType(data: unknown): EmbedMessageType | undefined {
-  const message = data as Partial<EmbedMessage> | null;
-  if (typeof message !== 'object' || message === null) return undefined;
-  if (message.ns !== EMBED_NAMESPACE || message.v !== EMBED_VERSION) return undefined;
-  return typeof message.type === 'string' ? message.type : undefined;
+  const message = data as Partial<EmbedMessage> | null | undefined;
+  return message?.ns === EMBED_NAMESPACE && message.v === EMBED_VERSION ? message.type : undefined;
 }

@@ -283,6 +283,33 @@ test.describe('on a phone', () => {
     expect(fontSize).toBeGreaterThanOrEqual(16);
   });
 
+  test('the panel follows the visual viewport, so that an on-screen keyboard leaves the message box above it', async ({
+    page,
+    site,
+    embedApp,
+  }) => {
+    await openHostPage(page, site, { appOrigin: embedApp.origin });
+    await launcher(page).click();
+    await expect(messageBox(page)).toBeFocused();
+    expect((await page.locator('iframe').boundingBox())?.height).toBe(667);
+
+    // A keyboard of 300 px, as the browser reports one: the visual viewport shrinks and says so (headless Chromium
+    // draws no keyboard, so its height is given here; what the loader does with it is what is tested).
+    const keyboardUp = (height: number) =>
+      page.evaluate((visible) => {
+        Object.defineProperty(visualViewport, 'height', { configurable: true, get: () => visible });
+        visualViewport?.dispatchEvent(new Event('resize'));
+      }, height);
+    await keyboardUp(367);
+    await expect.poll(async () => (await page.locator('iframe').boundingBox())?.height).toBe(367);
+    const box = await messageBox(page).boundingBox();
+    expect((box?.y ?? 667) + (box?.height ?? 0)).toBeLessThanOrEqual(367);
+    await expect(messageBox(page)).toBeFocused();
+
+    await keyboardUp(667);
+    await expect.poll(async () => (await page.locator('iframe').boundingBox())?.height).toBe(667);
+  });
+
   test('the panel is modal: Tab and Shift+Tab stay in the chat, the page behind is out of reach, Escape leaves', async ({
     page,
     site,

@@ -89,14 +89,13 @@ if (script && !window.AIAssistant) {
 :host{all:initial!important;display:block!important;position:fixed!important;z-index:2147483647!important;color-scheme:${theme || 'light dark'}!important;${ACCENT_VARIABLE}:${EMBED_ACCENT_SENTINEL}!important}
 button{all:initial;color-scheme:inherit;position:fixed;bottom:${bottom}px;${side}:${inset}px;width:56px;height:56px;border-radius:50%;background:${__LAUNCHER_BG__};color:${__LAUNCHER_FG__};cursor:pointer;display:grid;place-items:center;box-shadow:0 2px 8px ${__LAUNCHER_SHADOW__}}
 button:focus-visible{outline:3px solid ${__LAUNCHER_RING__};outline-offset:2px;box-shadow:0 0 0 2px ${__LAUNCHER_HALO__}}
-svg{width:28px;height:28px}
 dialog{all:initial;color-scheme:inherit;position:fixed;bottom:${bottom + 68}px;${side}:${inset}px;width:min(400px,calc(100vw - ${inset + 20}px));height:min(640px,calc(100vh - ${bottom + 88}px));border-radius:12px;overflow:hidden;box-shadow:0 8px 32px ${__LAUNCHER_SHADOW__};background:${__LAUNCHER_PANEL__}}
 dialog:not([open]){display:none}
 iframe{border:0;width:100%;height:100%;display:block}
 @media (max-width:${EMBED_PHONE_WIDTH}px){dialog{inset:0;width:auto;height:auto;border-radius:0;padding:env(safe-area-inset-top) env(safe-area-inset-right) env(safe-area-inset-bottom) env(safe-area-inset-left)}}
 `);
   root.adoptedStyleSheets = [sheet];
-  root.innerHTML = `<button type="button" aria-expanded="false"><svg aria-hidden="true" viewBox="0 0 24 24" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round"><path d="M12 8V4H8"/><rect x="4" y="8" width="16" height="12" rx="2"/><path d="M2 14h2M20 14h2M15 13v2M9 13v2"/></svg></button><dialog></dialog>`;
+  root.innerHTML = `<button type="button" aria-expanded="false"><svg aria-hidden="true" width="28" height="28" viewBox="0 0 24 24" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round"><path d="M12 8V4H8"/><rect x="4" y="8" width="16" height="12" rx="2"/><path d="M2 14h2M20 14h2M15 13v2M9 13v2"/></svg></button><dialog></dialog>`;
   const button = root.querySelector('button') as HTMLButtonElement;
   const panel = root.querySelector('dialog') as HTMLDialogElement;
   button.ariaLabel = label;
@@ -165,9 +164,16 @@ iframe{border:0;width:100%;height:100%;display:block}
 
   const toggle = () => (panel.open ? close() : open());
 
+  // On a phone the panel fills the screen. An on-screen keyboard shrinks the visual viewport, not the layout viewport the
+  // panel is fixed to: the panel takes the visual one's height, so that the message box stays above the keyboard. Set
+  // through the CSSOM, which a host page's CSP does not block.
+  const view = visualViewport;
+  view?.addEventListener('resize', () => {
+    panel.style.height = phone.matches ? `${view.height}px` : '';
+  });
+
   button.addEventListener('click', toggle);
-  for (const intent of ['pointerenter', 'touchstart', 'focus'])
-    button.addEventListener(intent, warm, { passive: true });
+  for (const intent of ['pointerenter', 'touchstart', 'focus']) button.addEventListener(intent, warm);
   document.addEventListener('keydown', (event) => {
     if (event.key === 'Escape' && !event.defaultPrevented) close();
   });
