@@ -48,6 +48,13 @@ async function openHostPage(page: Page, site: HostSite, options: HostPageOptions
   await expect(launcher(page)).toBeVisible();
 }
 
+/** Opens the host page and the chat on it, as a visitor does: a click on the launcher, and the box has the focus. */
+async function openChat(page: Page, site: HostSite, appOrigin: string) {
+  await openHostPage(page, site, { appOrigin });
+  await launcher(page).click();
+  await expect(messageBox(page)).toBeFocused();
+}
+
 /**
  * Opens the chat with the embedded card's chunk held back, so that the frame keeps its served card, and types `text`
  * into its box. The returned call lets the chunk through.
@@ -214,9 +221,7 @@ test('after replies nested 2,000 quotes and 800 lists deep, the frame keeps its 
   embedApp,
   provider,
 }) => {
-  await openHostPage(page, site, { appOrigin: embedApp.origin });
-  await launcher(page).click();
-  await expect(messageBox(page)).toBeFocused();
+  await openChat(page, site, embedApp.origin);
   const log = chatFrame(page).getByRole('log', { name: 'Conversation' });
   provider.queue({ content: `${'>'.repeat(2000)} deep` }, { content: `${'- '.repeat(800)}deep` });
   for (const [index, message] of ['Quote yourself', 'List yourself'].entries()) {
@@ -243,9 +248,7 @@ test('in the frame, Escape stops a pending reply and leaves the panel open; the 
   embedApp,
   provider,
 }) => {
-  await openHostPage(page, site, { appOrigin: embedApp.origin });
-  await launcher(page).click();
-  await expect(messageBox(page)).toBeFocused();
+  await openChat(page, site, embedApp.origin);
   provider.respondWith({ hold: true });
   await page.keyboard.type('Do you ship rakes?');
   await page.keyboard.press('Enter');
@@ -270,9 +273,7 @@ test.describe('on a phone', () => {
     site,
     embedApp,
   }) => {
-    await openHostPage(page, site, { appOrigin: embedApp.origin });
-    await launcher(page).click();
-    await expect(messageBox(page)).toBeFocused();
+    await openChat(page, site, embedApp.origin);
 
     expect(await page.locator('iframe').boundingBox()).toEqual({ x: 0, y: 0, width: 375, height: 667 });
     // The embedded layout: the card fills the frame.
@@ -288,9 +289,7 @@ test.describe('on a phone', () => {
     site,
     embedApp,
   }) => {
-    await openHostPage(page, site, { appOrigin: embedApp.origin });
-    await launcher(page).click();
-    await expect(messageBox(page)).toBeFocused();
+    await openChat(page, site, embedApp.origin);
     expect((await page.locator('iframe').boundingBox())?.height).toBe(667);
 
     // A keyboard of 300 px, as the browser reports one: the visual viewport shrinks and says so (headless Chromium
