@@ -87,7 +87,7 @@ export interface FakeProvider {
 export const FAKE_REPLY = 'Hello from the fake provider';
 
 /** Secret-looking text that the fake provider puts in everything but the reply: none of it may reach a visitor. */
-export const PROVIDER_SECRET = 'sk-fake-PROVIDER-SECRET-0000';
+export const PROVIDER_SECRET = 'fake-key-PROVIDER-SECRET-0000';
 
 /** A provider's error as real ones word it: quoting the account, the key and the visitor's prompt. */
 const PROVIDER_ERROR = {

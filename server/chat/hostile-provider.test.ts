@@ -95,7 +95,7 @@ describe("a provider's own words about a failure", () => {
     expect(await asStatus.text()).not.toContain('fake provider error');
     expect(logs.join('\n')).toContain('upstream-error type=quota code=7');
     expect(logs.join('\n')).toContain('upstream-status=429 type=fake code=-');
-    expect(logs.join('\n')).not.toMatch(/sk-fake|fake provider error/);
+    expect(logs.join('\n')).not.toMatch(/fake-key-PROVIDER|fake provider error/);
   });
 });
 
