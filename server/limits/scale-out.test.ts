@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_TOKENS } from '../../contract/llm.ts';
 import { FAKE_REPLY } from '../../testing/fake-provider.ts';
-import { awayFromMinuteEdge } from '../../testing/production-app.ts';
+import { awayFromMinuteEdge, type ProductionServer } from '../../testing/production-app.ts';
 import {
   chat,
   PROMPT,
@@ -31,6 +31,19 @@ afterAll(async () => {
 });
 
 /** One sample of a Prometheus text exposition, e.g. `sample(text, 'x_total', 'status="200"')`. */
+/** Waits until each replica says it is ready (its Redis reachable). */
+async function allReady(...servers: ProductionServer[]): Promise<void> {
+  await Promise.all(
+    servers.map((server) =>
+      until(
+        () => readiness(server),
+        (r) => r.status === 200,
+        'Redis',
+      ),
+    ),
+  );
+}
+
 function sample(text: string, name: string, labels = ''): number {
   const line = text.split('\n').find((entry) => entry.startsWith(labels ? `${name}{${labels}} ` : `${name} `));
   return line ? Number(line.split(' ').pop()) : 0;
@@ -45,15 +58,7 @@ describe('replicas behind a load balancer', () => {
         startServer({ ...env, METRICS_PORT: String(await freePort()) }),
         startServer(env),
       ]);
-      await Promise.all(
-        [a, b].map((server) =>
-          until(
-            () => readiness(server),
-            (r) => r.status === 200,
-            'Redis',
-          ),
-        ),
-      );
+      await allReady(a, b);
       await awayFromMinuteEdge();
 
       const seen = await statuses(
@@ -91,15 +96,7 @@ describe('replicas behind a load balancer', () => {
       const cap = 3 * TOKENS_PER_EXCHANGE - 1 + RESERVATION;
       const env = { REDIS_URL: `${redis.url}/2`, LLM_DAILY_TOKEN_LIMIT: String(cap) };
       const [a, b] = await Promise.all([startServer(env), startServer(env)]);
-      await Promise.all(
-        [a, b].map((server) =>
-          until(
-            () => readiness(server),
-            (r) => r.status === 200,
-            'Redis',
-          ),
-        ),
-      );
+      await allReady(a, b);
 
       expect((await chat(a)).status).toBe(200);
       const streamed = await chat(b, { stream: true });
