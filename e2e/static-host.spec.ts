@@ -119,6 +119,27 @@ test('the German page is German and taken over without a mismatch', async ({ pag
   expect(chat.pageErrors).toEqual([]);
 });
 
+test('the first paint waits for no script: every script the page starts with is fetched at low priority', async ({
+  page,
+}) => {
+  const cdp = await page.context().newCDPSession(page);
+  const priorities = new Map<string, string>();
+  cdp.on('Network.requestWillBeSent', ({ request }) => priorities.set(request.url, request.initialPriority));
+  await cdp.send('Network.enable');
+  await page.goto('/');
+  await hydrated(page);
+  const scripts = await page.evaluate(() =>
+    [...document.querySelectorAll<HTMLScriptElement | HTMLLinkElement>('script[src], link[rel="modulepreload"]')].map(
+      (element) => ('src' in element ? element.src : element.href),
+    ),
+  );
+  // The entry, served-card.js and each start-up chunk (src/start.ts: React DOM, Chakra, the app and what they share).
+  expect(scripts.length).toBeGreaterThanOrEqual(5);
+  expect(Object.fromEntries(scripts.map((url) => [url, priorities.get(url)]))).toEqual(
+    Object.fromEntries(scripts.map((url) => [url, 'Low'])),
+  );
+});
+
 /** Slows the page's main thread down as a modest phone's would be (CDP, Chromium only). */
 async function throttleCpu(page: Page, rate: number) {
   const cdp = await page.context().newCDPSession(page);
