@@ -1,6 +1,5 @@
-import { cp, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { cp, readFile, stat, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { gzipSync } from 'node:zlib';
 import { readSizeReport } from '../build/size-budget.ts';
 import { CHAT_COMPLETIONS_PATH, DEFAULT_MODEL, DEFAULT_TIMEOUT_MS, MAX_TOKENS, TEMPERATURE } from '../contract/llm.ts';
 import { precompressDir } from '../server/pages/precompress.ts';
@@ -22,12 +21,6 @@ export const DEEP_CHAT_PATH = '/deep-chat/index.html';
  */
 export async function buildAll(): Promise<Map<string, number>> {
   const sizes = readSizeReport(await viteBuild(['--outDir', CLIENT_DIR, '--emptyOutDir']));
-  // Scripts copied from public/ as they are (served-card.js) are not in the build's report: measured the same way.
-  for (const name of await readdir(CLIENT_DIR)) {
-    if (name.endsWith('.js') && !sizes.has(name)) {
-      sizes.set(name, gzipSync(await readFile(`${CLIENT_DIR}/${name}`), { level: 9 }).length);
-    }
-  }
   await viteBuild(['--ssr', 'server/main.ts', '--outDir', `${BUILD_DIR}server`, '--emptyOutDir']);
   const baselineDir = `${CLIENT_DIR}/baseline`;
   await cp(fileURLToPath(new URL('./baseline/', import.meta.url)), baselineDir, { recursive: true });

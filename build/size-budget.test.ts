@@ -1,6 +1,6 @@
 // @vitest-environment node
 import { describe, expect, it } from 'vitest';
-import { checkBudget, namedChunks, readSizeReport, startUpChunks } from './size-budget';
+import { checkBudget, namedChunks, publicScriptNames, readSizeReport, startUpChunks } from './size-budget';
 
 const chunk = (
   fileName: string,
@@ -61,5 +61,14 @@ describe('size budget', () => {
     const sizes = readSizeReport(printed);
     expect([...sizes.keys()]).toEqual(['index.js', 'runtime.js']);
     expect(sizes.get('index.js')).toBe(startUpChunks(bundle)[0].gzipBytes);
+  });
+
+  it("counts the page's scripts from the public folder, not the bundle's nor another origin's", () => {
+    const page =
+      '<script fetchpriority="low" type="module" crossorigin src="/app/assets/index-1.js"></script>' +
+      '<script type="application/json" id="catalogue">{}</script>' +
+      '<script type="module" async fetchpriority="low" src="/app/served-card.js"></script>' +
+      '<script src="https://cdn.example/x.js"></script>';
+    expect(publicScriptNames(page, '/app/')).toEqual(['served-card.js']);
   });
 });

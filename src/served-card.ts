@@ -6,7 +6,13 @@ export interface ServedCard {
   sendAsked(): boolean;
 }
 
-/** Set on the root by public/served-card.js when the visitor sends from the served card before the app is in. */
+/**
+ * Set on the root by public/served-card.js when the visitor sends from the served card before the app is in. That
+ * script notes a send from the moment the card is in the page (build/prerender-card.ts), before the app's bundle has
+ * arrived, let alone run: a file of its own, loaded `async`, runs as soon as it is fetched, whatever the bundle weighs.
+ * The note goes on the root element, which React renders into but never compares with what it renders. Its comment
+ * is one line: the file is served as it is, and counts in the start-up budget (build/size-budget.ts).
+ */
 export const SEND_ASKED_ATTRIBUTE = 'data-send-asked';
 
 /**
