@@ -1,5 +1,7 @@
+import { fileURLToPath } from 'node:url';
 import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vitest/config';
+import { appChunkGroup } from './build/app-chunk.ts';
 import { appResolve } from './build/app-resolve.ts';
 import { chakraTokens } from './build/chakra-tokens.ts';
 import { compileHints } from './build/compile-hints.ts';
@@ -47,6 +49,7 @@ export default defineConfig({
               name: 'chakra',
               test: /node_modules\/(@chakra-ui|@emotion|@ark-ui|@zag-js|@pandacss|stylis)\/|\/src\/(system|card-base-config|theme|create-system-measure)\.ts$|chakra-tokens/,
             },
+            appChunkGroup(fileURLToPath(new URL('src/main.tsx', import.meta.url))),
           ],
         },
       },
