@@ -41,7 +41,8 @@ export default defineConfig({
     rolldownOptions: {
       output: {
         // The start-up stages of src/start.ts, each a chunk evaluated in a task of its own: React DOM, then Chakra and
-        // Emotion with the card's system. The rest (the app, XState) is the chunk of src/main.tsx.
+        // Emotion with the card's system, then the app (XState and all else src/main.tsx imports statically, the
+        // modules its lazy chunks share included: build/app-chunk.ts).
         codeSplitting: {
           groups: [
             { name: 'react-dom', test: /node_modules\/(react|react-dom|scheduler)\// },

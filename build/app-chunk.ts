@@ -13,10 +13,10 @@ export const APP_STAGE_NAME = 'main';
  * a lazy chunk is only ever asked for by the app, whose chunk is then loaded. Here they stay in the app's chunk, and
  * the lazy chunks import them from it.
  *
- * The bundler's own modules (its CommonJS interop helpers, Vite's import helper), whose ids start with `\0`, are left
- * out: the entry calls them too, and taken into this group they would make the entry import the app's chunk
- * statically, evaluating it in the entry's task. Dependencies are not followed (`includeDependenciesRecursively`):
- * the static graph of the entry is the whole set already.
+ * The bundler's own modules, whose ids start with `\0`, are left out: the entry calls Vite's import helper too, and
+ * taken into this group it would make the entry import the app's chunk statically, evaluating it in the entry's task
+ * (the bundler's CommonJS interop helpers it places itself, in a small chunk that the entry imports). Dependencies
+ * are not followed (`includeDependenciesRecursively`): the static graph of the entry is the whole set already.
  */
 export function appChunkGroup(entry: string): Rolldown.CodeSplittingGroup {
   // Per bundling pass (one process may build several times): keyed by the entry's module info, which a pass reuses.
