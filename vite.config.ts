@@ -50,7 +50,10 @@ export default defineConfig({
               name: 'chakra',
               test: /node_modules\/(@chakra-ui|@emotion|@ark-ui|@zag-js|@pandacss|stylis)\/|\/src\/(system|card-base-config|theme|create-system-measure)\.ts$|chakra-tokens/,
             },
-            appChunkGroup(fileURLToPath(new URL('src/main.tsx', import.meta.url))),
+            appChunkGroup({
+              entry: fileURLToPath(new URL('src/start.ts', import.meta.url)),
+              stage: fileURLToPath(new URL('src/main.tsx', import.meta.url)),
+            }),
           ],
         },
       },

@@ -4,7 +4,7 @@ import type { Rolldown } from 'vite';
 export const APP_STAGE_NAME = 'main';
 
 /**
- * A `codeSplitting` group that keeps in the app's chunk every module that its stage (`entry`, src/main.tsx) imports
+ * A `codeSplitting` group that keeps in the app's chunk every module that its stage (`stage`, src/main.tsx) imports
  * statically, when no group before it takes the module (React DOM and Chakra have their own).
  *
  * Left to itself, the bundler puts each module that the app shares with one of its lazy chunks (the machine and XState,
@@ -13,24 +13,26 @@ export const APP_STAGE_NAME = 'main';
  * a lazy chunk is only ever asked for by the app, whose chunk is then loaded. Here they stay in the app's chunk, and
  * the lazy chunks import them from it.
  *
- * The bundler's own modules, whose ids start with `\0`, are left out: the entry calls Vite's import helper too, and
- * taken into this group it would make the entry import the app's chunk statically, evaluating it in the entry's task
- * (the bundler's CommonJS interop helpers it places itself, in a small chunk that the entry imports). Dependencies
- * are not followed (`includeDependenciesRecursively`): the static graph of the entry is the whole set already.
+ * What the page's entry (`entry`, src/start.ts) imports statically stays out, Vite's import helper among them: in the
+ * app's chunk it would make the entry import that chunk statically, evaluating the app in the entry's task. (The
+ * bundler's CommonJS interop helpers it places itself, in a small chunk that the entry imports.) Dependencies are not
+ * followed (`includeDependenciesRecursively`): the stage's static graph is the whole set already.
  */
-export function appChunkGroup(entry: string): Rolldown.CodeSplittingGroup {
-  // Per bundling pass (one process may build several times): keyed by the entry's module info, which a pass reuses.
+export function appChunkGroup({ entry, stage }: { entry: string; stage: string }): Rolldown.CodeSplittingGroup {
+  // Per bundling pass (one process may build several times): keyed by the stage's module info, which a pass reuses.
   const passes = new WeakMap<object, Set<string>>();
   return {
     name: (id, ctx) => {
-      const root = ctx.getModuleInfo(entry);
+      const root = ctx.getModuleInfo(stage);
       if (!root) return null;
       let modules = passes.get(root);
       if (!modules) {
-        modules = staticGraph(entry, (moduleId) => ctx.getModuleInfo(moduleId)?.importedIds ?? []);
+        const importedIds = (moduleId: string) => ctx.getModuleInfo(moduleId)?.importedIds ?? [];
+        const entryModules = staticGraph(entry, importedIds);
+        modules = new Set([...staticGraph(stage, importedIds)].filter((moduleId) => !entryModules.has(moduleId)));
         passes.set(root, modules);
       }
-      return modules.has(id) && !id.startsWith('\0') ? APP_STAGE_NAME : null;
+      return modules.has(id) ? APP_STAGE_NAME : null;
     },
     includeDependenciesRecursively: false,
   };
