@@ -1,5 +1,7 @@
+import { fileURLToPath } from 'node:url';
 import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vitest/config';
+import { appChunkGroup } from './build/app-chunk.ts';
 import { appResolve } from './build/app-resolve.ts';
 import { chakraTokens } from './build/chakra-tokens.ts';
 import { compileHints } from './build/compile-hints.ts';
@@ -39,7 +41,8 @@ export default defineConfig({
     rolldownOptions: {
       output: {
         // The start-up stages of src/start.ts, each a chunk evaluated in a task of its own: React DOM, then Chakra and
-        // Emotion with the card's system. The rest (the app, XState) is the chunk of src/main.tsx.
+        // Emotion with the card's system, then the app (XState and all else src/main.tsx imports statically, the
+        // modules its lazy chunks share included: build/app-chunk.ts).
         codeSplitting: {
           groups: [
             { name: 'react-dom', test: /node_modules\/(react|react-dom|scheduler)\// },
@@ -47,6 +50,10 @@ export default defineConfig({
               name: 'chakra',
               test: /node_modules\/(@chakra-ui|@emotion|@ark-ui|@zag-js|@pandacss|stylis)\/|\/src\/(system|card-base-config|theme|create-system-measure)\.ts$|chakra-tokens/,
             },
+            appChunkGroup({
+              entry: fileURLToPath(new URL('src/start.ts', import.meta.url)),
+              stage: fileURLToPath(new URL('src/main.tsx', import.meta.url)),
+            }),
           ],
         },
       },

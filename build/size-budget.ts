@@ -6,10 +6,12 @@ import type { Plugin } from 'vite';
 /**
  * Start-up JavaScript limit: the entry chunk, every chunk it imports statically (which Vite also preloads), and the
  * start-up stages it imports dynamically, which build/start-up-preload.ts preloads, with their own imports. Lowered
- * from 121,000 B by issue 27 (the card's own Chakra system: 117,011 B with the start-up split into three chunks);
- * the issue's target is 110,000 B.
+ * from 121,000 B by issue 27 (the card's own Chakra system: 117,011 B with the start-up split into three chunks), then
+ * to just above 116,528 B, the app's stage as one chunk (build/app-chunk.ts) and the configuration read with the
+ * request. The issue's target, 110,000 B, is not reached: React DOM is 67.6 KB, Chakra with Emotion 28.3 KB, and
+ * XState about 12.7 KB of the app's 20 KB (docs/performance.md, issue 27, step 4).
  */
-export const START_UP_BUDGET_BYTES = 118_000;
+export const START_UP_BUDGET_BYTES = 117_000;
 
 /** Limits for lazy chunks, by chunk name: each loads on its own, after the first paint. */
 export const LAZY_BUDGETS_BYTES: Record<string, number> = {

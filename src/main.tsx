@@ -6,8 +6,7 @@ import { chatMachine } from '../machines/chat-machine';
 import { App } from './app';
 import { followColorScheme } from './color-scheme';
 import { inspectIfAsked } from './inspector';
-import { createFetchReply, loadRequestReply, replyDelays } from './llm/fetch-reply';
-import { readLlmConfig } from './llm/llm-config';
+import { createFetchReply, loadRequestReply, readReplyTimers, replyDelays } from './llm/fetch-reply';
 import { loadMarkdown } from './markdown/load-markdown';
 import { readPageSettings } from './page-settings';
 import { watchServedCard } from './served-card';
@@ -15,8 +14,11 @@ import { getSystem } from './system';
 import { readPageCatalogue, setCatalogue } from './text';
 
 setCatalogue(readPageCatalogue());
-const config = readLlmConfig(import.meta.env, window.location.origin);
-const logic = chatMachine.provide({ actors: { fetchReply: createFetchReply(config) }, delays: replyDelays(config) });
+// The page's own configuration: the request reads it with its chunk; start-up needs only the machine's delays.
+const logic = chatMachine.provide({
+  actors: { fetchReply: createFetchReply() },
+  delays: replyDelays(readReplyTimers(import.meta.env)),
+});
 
 const root = document.getElementById('root');
 if (!root) {

@@ -13,7 +13,7 @@ import { chatMachine } from '../../machines/chat-machine';
 import { FAKE_REPLY, type FakeProvider, startFakeProvider } from '../../testing/fake-provider';
 import { createFetchReply, replyDelays } from './fetch-reply';
 import { type LlmConfig, readLlmConfig } from './llm-config';
-import { batchPieces, requestReply } from './request-reply';
+import { batchPieces, pageLlmConfig, requestReply } from './request-reply';
 
 // The real openai client over real HTTP to a scripted provider on 127.0.0.1. The key is a fake: nothing leaves
 // this machine.
@@ -280,6 +280,32 @@ describe('createFetchReply in the chat machine', () => {
     actor.send({ type: 'message.submit' });
     return actor;
   }
+
+  it("asks with the page's own configuration (`VITE_LLM_*`), read once with the request's chunk, when given none", async () => {
+    vi.stubEnv('VITE_LLM_API_KEY', TEST_KEY);
+    vi.stubEnv('VITE_LLM_BASE_URL', provider.baseURL);
+    vi.stubEnv('VITE_LLM_MODEL', TEST_MODEL);
+    vi.stubGlobal('window', { location: { origin: 'http://page.example.test' } });
+    try {
+      provider.queue({ content: 'Hello from the page' });
+      const actor = createActor(chatMachine.provide({ actors: { fetchReply: createFetchReply() } }));
+      actor.start();
+      actor.send({ type: 'draft.change', text: 'Hi there' });
+      actor.send({ type: 'message.submit' });
+
+      await waitFor(actor, (snapshot) => snapshot.matches('idle'), { timeout: WAIT_MS });
+
+      expect(actor.getSnapshot().context.messages.at(-1)).toEqual({ text: 'Hello from the page', sender: 'bot' });
+      expect(provider.requests).toMatchObject([
+        { body: { model: TEST_MODEL }, headers: { authorization: `Bearer ${TEST_KEY}` } },
+      ]);
+      // The same object each time: one openai client for every request of the page.
+      expect(pageLlmConfig()).toBe(pageLlmConfig());
+    } finally {
+      vi.unstubAllEnvs();
+      vi.unstubAllGlobals();
+    }
+  });
 
   it("shows the provider's reply as the bot's message", async () => {
     provider.queue({ content: 'Hello from the provider' });

@@ -1,12 +1,8 @@
-import {
-  DEFAULT_BASE_URL,
-  DEFAULT_MODEL,
-  DEFAULT_SLOW_MS,
-  DEFAULT_TIMEOUT_MS,
-  MAX_TOKENS,
-  PROXY_BASE_PATH,
-  TEMPERATURE,
-} from '../../contract/llm';
+import { DEFAULT_BASE_URL, DEFAULT_MODEL, MAX_TOKENS, PROXY_BASE_PATH, TEMPERATURE } from '../../contract/llm';
+import { readReplyTimers } from './fetch-reply';
+
+// Read by the request's lazy chunk (request-reply.ts), not at start-up: of the configuration, start-up needs only the
+// machine's delays (`readReplyTimers`).
 
 /** How the browser reaches the model. */
 export interface LlmConfig {
@@ -29,15 +25,6 @@ export interface LlmConfig {
 /** Sent in proxy mode, where the server replaces it with the real token; the openai client insists on some key. */
 export const PROXY_PLACEHOLDER_KEY = 'same-origin-proxy';
 
-// Timers take whole milliseconds up to 2^31 - 1: past that a browser's setTimeout fires at once, and a fraction or an
-// overflow makes AbortSignal.timeout throw (Node) or time out at once, so every request would fail.
-const MAX_TIMER_MS = 2_147_483_647;
-
-function timerMs(value: string | undefined, fallback: number): number {
-  const parsed = Number(value);
-  return Number.isInteger(parsed) && parsed > 0 && parsed <= MAX_TIMER_MS ? parsed : fallback;
-}
-
 function flag(value: string | undefined, fallback: boolean): boolean {
   const normalised = value?.trim().toLowerCase();
   if (normalised === 'true') return true;
@@ -56,8 +43,7 @@ export function readLlmConfig(env: ImportMetaEnv, origin: string): LlmConfig {
   const shared = {
     model: env.VITE_LLM_MODEL?.trim() || DEFAULT_MODEL,
     stream: flag(env.VITE_LLM_STREAM, mode === 'proxy'),
-    timeoutMs: timerMs(env.VITE_LLM_TIMEOUT_MS, DEFAULT_TIMEOUT_MS),
-    slowMs: timerMs(env.VITE_LLM_SLOW_MS, DEFAULT_SLOW_MS),
+    ...readReplyTimers(env),
     maxTokens: MAX_TOKENS,
     temperature: TEMPERATURE,
   };
@@ -66,17 +52,3 @@ export function readLlmConfig(env: ImportMetaEnv, origin: string): LlmConfig {
   }
   return { mode: 'direct', baseURL: env.VITE_LLM_BASE_URL?.trim() || DEFAULT_BASE_URL, apiKey, ...shared };
 }
-
-/** The host page the visitor is reading, as the embed loader names it: never its query or fragment. */
-export interface HostPageContext {
-  origin: string;
-  path: string;
-  title: string;
-}
-
-/**
- * With the site's `page_context`, the embed's host page, once the loader has named it (src/embed/host-page.ts): each
- * request then carries it as `page_context`, for the server to check and quote to the model. Unset everywhere else.
- * Here, in the entry chunk that the embed's chunk and the request's share, rather than in a chunk of its own.
- */
-export const hostPageContext: { current?: HostPageContext } = {};

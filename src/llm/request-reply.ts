@@ -1,11 +1,13 @@
 import { APIError, OpenAI } from 'openai';
 import { LIMIT_ERROR_CODES, type ReplySource, SOURCES_OBJECT } from '../../contract/llm';
 import { type Exchange, type FetchReplyOutput, type LimitReason, ReplyLimitedError } from '../../machines/chat-machine';
-import { hostPageContext, type LlmConfig } from './llm-config';
+import { hostPageContext } from './fetch-reply';
+import { type LlmConfig, readLlmConfig } from './llm-config';
 
 // This module and the openai client form one chunk that loads after the first paint (see fetch-reply.ts). Of the app's
-// own code it imports at run time only what the entry chunk holds already (the machine, the contract), so that
-// nothing is split off into a third chunk.
+// own code it imports at run time only what the app's chunk holds already (the machine, the contract, fetch-reply.ts)
+// and the configuration (llm-config.ts), which only the request reads, so that nothing is split off into a third
+// chunk.
 
 // The client's telemetry headers are not in most providers' CORS allow-lists, and tell a site's visitors nothing.
 const STAINLESS_HEADERS = [
@@ -19,6 +21,14 @@ const STAINLESS_HEADERS = [
   'Timeout',
 ];
 const withoutTelemetry = Object.fromEntries(STAINLESS_HEADERS.map((name) => [`X-Stainless-${name}`, null]));
+
+let pageConfig: LlmConfig | undefined;
+
+/** The page's own configuration, from the build-time `VITE_LLM_*` variables: read once, on the first request. */
+export function pageLlmConfig(): LlmConfig {
+  pageConfig ??= readLlmConfig(import.meta.env, window.location.origin);
+  return pageConfig;
+}
 
 const clients = new WeakMap<LlmConfig, OpenAI>();
 
