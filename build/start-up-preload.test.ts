@@ -22,7 +22,9 @@ const bundle = {
   'assets/shared.js': chunk('assets/shared.js'),
   'assets/lazy.js': chunk('assets/lazy.js', ['assets/shared.js']),
 };
-const page = '<html><head><script type="module" crossorigin src="/app/assets/index.js"></script></head></html>';
+const page =
+  '<html><head><script type="module" crossorigin src="/app/assets/index.js"></script>' +
+  '<link rel="modulepreload" crossorigin href="/app/assets/runtime.js"></head></html>';
 
 function handler(): Handler {
   const plugin = startUpPreload();
@@ -47,10 +49,14 @@ describe('startUpPreload', () => {
     }
   });
 
-  it("gives the entry's own script tag low priority too, and fails on a page without it", () => {
+  it("gives Vite's own tags low priority too (the entry's script, its static imports' links), and fails without them", () => {
     const { html } = handler()(page, { bundle, chunk: entry });
-    expect(html).toContain('<script fetchpriority="low" type="module" crossorigin src="/app/assets/index.js">');
-    expect(html.match(/<script/g)).toHaveLength(1);
+    expect(html).toBe(
+      '<html><head><script fetchpriority="low" type="module" crossorigin src="/app/assets/index.js"></script>' +
+        '<link fetchpriority="low" rel="modulepreload" crossorigin href="/app/assets/runtime.js"></head></html>',
+    );
     expect(() => handler()('<html><head></head></html>', { bundle, chunk: entry })).toThrow(/no <script/);
+    const noLink = page.replace(/<link[^>]*>/, '');
+    expect(() => handler()(noLink, { bundle, chunk: entry })).toThrow(/no <link rel="modulepreload"/);
   });
 });

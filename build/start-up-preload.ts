@@ -12,8 +12,8 @@ export const START_UP_FETCH_PRIORITY = 'low';
 /**
  * Writes a `modulepreload` link into the page for every start-up chunk that the entry imports dynamically (src/start.ts
  * evaluates them one task after another) and those chunks' own imports: without them, each would be requested only
- * when the one before had run, a round trip each on the critical path. The links and the entry's own script tag get
- * {@link START_UP_FETCH_PRIORITY}.
+ * when the one before had run, a round trip each on the critical path. Every start-up script tag and link gets
+ * {@link START_UP_FETCH_PRIORITY}, Vite's own too.
  */
 export function startUpPreload(): Plugin {
   let base = '/';
@@ -27,8 +27,16 @@ export function startUpPreload(): Plugin {
       order: 'post',
       handler(html, { bundle, chunk }) {
         if (!bundle || !chunk) return html;
-        const entryTag = `<script type="module" crossorigin src="${base}${chunk.fileName}">`;
-        if (!html.includes(entryTag)) throw new Error(`The page has no ${entryTag} to give a fetch priority`);
+        // Vite's own tags: the entry's script, and a `modulepreload` link for each of its static imports.
+        const viteTags = [
+          `<script type="module" crossorigin src="${base}${chunk.fileName}">`,
+          ...chunk.imports.map((fileName) => `<link rel="modulepreload" crossorigin href="${base}${fileName}">`),
+        ];
+        let page = html;
+        for (const tag of viteTags) {
+          if (!page.includes(tag)) throw new Error(`The page has no ${tag} to give a fetch priority`);
+          page = page.replace(tag, tag.replace(/^<(script|link) /, `<$1 fetchpriority="${START_UP_FETCH_PRIORITY}" `));
+        }
         const staticOnes = new Set([chunk.fileName, ...chunk.imports]);
         const links = startUpFileNames(bundle as Record<string, ChunkLike>)
           .filter((fileName) => !staticOnes.has(fileName))
@@ -42,8 +50,7 @@ export function startUpPreload(): Plugin {
             },
             injectTo: 'head' as const,
           }));
-        const entry = entryTag.replace('<script ', `<script fetchpriority="${START_UP_FETCH_PRIORITY}" `);
-        return { html: html.replace(entryTag, entry), tags: links };
+        return { html: page, tags: links };
       },
     },
   };
