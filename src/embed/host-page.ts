@@ -6,7 +6,7 @@ import {
   embedMessageType,
 } from '../../contract/embed-messages';
 import { DEFAULT_PAGE_SETTINGS, MAX_PAGE_TITLE_LENGTH, type PageSettings } from '../../contract/page-settings';
-import { hostPageContext } from '../llm/fetch-reply';
+import { hostPageContext } from '../llm/host-page-context';
 
 /**
  * The origin of the page that framed the app through the embed loader, or `undefined` when the app is not in a

@@ -1,5 +1,5 @@
 import { DEFAULT_BASE_URL, DEFAULT_MODEL, MAX_TOKENS, PROXY_BASE_PATH, TEMPERATURE } from '../../contract/llm';
-import { readReplyTimers } from './fetch-reply';
+import { readReplyTimers } from './reply-timers';
 
 // Read by the request's lazy chunk (request-reply.ts), not at start-up: of the configuration, start-up needs only the
 // machine's delays (`readReplyTimers`).

@@ -1,7 +1,7 @@
 import { APIError, OpenAI } from 'openai';
 import { LIMIT_ERROR_CODES, type ReplySource, SOURCES_OBJECT } from '../../contract/llm';
 import { type Exchange, type FetchReplyOutput, type LimitReason, ReplyLimitedError } from '../../machines/chat-machine';
-import { hostPageContext } from './fetch-reply';
+import { hostPageContext } from './host-page-context';
 import { type LlmConfig, readLlmConfig } from './llm-config';
 
 // This module and the openai client form one chunk that loads after the first paint (see fetch-reply.ts). Of the app's
