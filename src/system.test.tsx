@@ -1,4 +1,4 @@
-import { createSystem, type SystemContext } from '@chakra-ui/react';
+import type { SystemContext } from '@chakra-ui/react';
 import { act, render, screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -7,10 +7,8 @@ import { CATALOGUES } from '../locales/catalogues';
 import { chatMachine, ReplyLimitedError } from '../machines/chat-machine';
 import { createControllableFetchReply } from '../testing/controllable-reply';
 import { App } from './app';
-import { cardBaseConfig } from './card-base-config';
 import { EmbeddedCard } from './embed/embedded-card';
 import { loadMarkdown } from './markdown/load-markdown';
-import { servedGlobalStyles } from './prerender-card';
 import { setCatalogue } from './text';
 
 /**
@@ -44,16 +42,10 @@ vi.mock('./system', async (importOriginal) => {
   return { ...original, getSystem: () => recording };
 });
 
-/** The card's own system (src/system.ts), past the mock above: the dev server's page's, which has all of its CSS. */
+/** The card's own system (src/system.ts), past the mock above. */
 async function cardSystem(): Promise<SystemContext> {
   const actual = await vi.importActual<typeof import('./system')>('./system');
   return actual.getSystem();
-}
-
-/** The system of a page rendered at build time, which carries the global CSS itself (src/prerender-card.tsx). */
-async function servedSystem(): Promise<SystemContext> {
-  const actual = await vi.importActual<typeof import('./system')>('./system');
-  return createSystem(cardBaseConfig, actual.servedThemeConfig);
 }
 
 const MARKDOWN = [
@@ -162,22 +154,5 @@ describe("the card's Chakra system", () => {
     for (const [, name, value] of tokenCss.matchAll(/"(--chakra-[^"]+)":("[^"]*")/g)) {
       expect(fullTokenCss).toContain(`"${name}":${value}`);
     }
-  });
-
-  it('gives a page rendered at build time the same CSS, its global CSS in the page and the rest from the system', async () => {
-    const served = await servedSystem();
-    // What the page carries: the order of the cascade layers, then the global CSS.
-    expect(servedGlobalStyles()).toEqual([full.layers.atRule, full.getGlobalCss()]);
-    // What its system keeps of the global CSS is in the page's copy too, and is not nothing (see src/system.ts).
-    expect(Object.keys(served.getGlobalCss()['@layer base'] ?? {})).not.toEqual([]);
-    expect(full.getGlobalCss()).toMatchObject(served.getGlobalCss());
-    expect(served.getPreflightCss()).toEqual(full.getPreflightCss());
-    expect(served.getTokenCss()).toEqual(card.getTokenCss());
-    const differing = recorded.filter(
-      (styles) =>
-        JSON.stringify(served.css(...(styles as Parameters<SystemContext['css']>))) !==
-        JSON.stringify(card.css(...(styles as Parameters<SystemContext['css']>))),
-    );
-    expect(differing).toEqual([]);
   });
 });

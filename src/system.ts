@@ -47,25 +47,7 @@ export const cardThemeConfig = defineConfig({
   },
 });
 
-/**
- * The card's theme for the pages rendered at build time, whose own style element carries its global CSS
- * (src/prerender-card.tsx): it stays in the page whether React takes the card over or replaces it. Creating a system
- * resolves its global CSS eagerly, and `ChakraProvider` would serialise it again at the take-over. The system is the
- * same at build time and in the page, so the page's token CSS is still taken over as it is, not inserted again. It
- * keeps one declaration that the page's copy has too: emptied, the global CSS's `@layer base{}` wrapper comes out of
- * Emotion and stylis as `@layer base@layer tokens{…}`, a rule the browser drops with every token variable in it.
- */
-export const servedThemeConfig = defineConfig({ ...cardThemeConfig, globalCss: { html: { lineHeight: '1.5' } } });
-
-/**
- * Rendering at build time, or in a page rendered then (its server-rendered styles are Emotion's, named by a hash); not
- * in the dev server's page, which has no card and gets all of the system's CSS from `ChakraProvider`.
- */
-const pageCarriesGlobalCss = () =>
-  typeof document === 'undefined' || document.querySelector('style[data-emotion^="css-global "]') !== null;
-
-const createCardSystem = () =>
-  createSystem(cardBaseConfig, pageCarriesGlobalCss() ? servedThemeConfig : cardThemeConfig);
+const createCardSystem = () => createSystem(cardBaseConfig, cardThemeConfig);
 
 let system: SystemContext | undefined;
 
