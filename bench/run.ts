@@ -33,6 +33,8 @@ const SCORES = {
 const STREAM = { pieces: streamedMarkdownReply().pieces, pieceDelayMs: 10, replies: 3, cpuSlowdown: 4 };
 /** The issue's side by side: Lighthouse mobile on each page this many times, alternating, in one run. */
 const SIDE_BY_SIDE_RUNS = 3;
+/** Issue 27's bound on the app's median TBT there (issue 17 asked for no more than Deep Chat's, often 0 ms). */
+const SIDE_BY_SIDE_TBT_LIMIT_MS = 30;
 const DEEP_CHAT = `Deep Chat ${JSON.parse(readFileSync(new URL('../node_modules/deep-chat/package.json', import.meta.url), 'utf8')).version}`;
 /**
  * Issue 27's start-up targets at 4× CPU, from navigation to idle: no main-thread task over 100 ms, and creating
@@ -174,7 +176,7 @@ async function sideBySide(
     ms(median.fcpMs, 0),
     each(figures),
   ];
-  const ok = app.performance >= deepChat.performance && app.tbtMs <= deepChat.tbtMs;
+  const ok = app.performance >= deepChat.performance && app.tbtMs <= SIDE_BY_SIDE_TBT_LIMIT_MS;
   const { limitMs, cpuSlowdown, createSystemLimitMs } = STARTUP_TASKS;
   const longest = Math.max(...startupTasks.longest);
   const createSystem = median(startupTasks.createSystem);
@@ -183,7 +185,8 @@ async function sideBySide(
       ['Lighthouse mobile', 'Median score', 'Median TBT', 'Median FCP', 'Each run: score, TBT, FCP'],
       [line('This app', app, runs.app), line(DEEP_CHAT, deepChat, runs.deepChat)],
     ),
-    `Target: the app's median score at least ${DEEP_CHAT}'s and its median TBT no higher: ${met(ok)}. ` +
+    `Target: the app's median score at least ${DEEP_CHAT}'s, with its median TBT at most ${SIDE_BY_SIDE_TBT_LIMIT_MS} ms: ` +
+      `${met(ok)}. ` +
       `The app's longest start-up task at ${cpuSlowdown}× CPU, navigation to idle, over ${startupTasks.longest.length} ` +
       `loads: ${ms(longest, 0)} (each load: ${startupTasks.longest.map((task) => ms(task, 0)).join(', ')}; target ≤ ` +
       `${limitMs} ms: ${met(longest <= limitMs)}). Creating Chakra's system: median ${ms(createSystem, 0)} (each load: ` +
