@@ -140,6 +140,38 @@ test('the first paint waits for no script: every script the page starts with is 
   );
 });
 
+test('start-up is React DOM, Chakra and the app in chunks of their own, each compile-hinted and none imported statically by the entry', async ({
+  page,
+}) => {
+  await page.goto('/');
+  await hydrated(page);
+  const entry = await page.locator('script[type="module"][crossorigin]').getAttribute('src');
+  const preloaded = await page
+    .locator('link[rel="modulepreload"]')
+    .evaluateAll((links) => links.map((link) => link.getAttribute('href') ?? ''));
+  const code = async (path: string) => (await page.request.get(path)).text();
+  // src/start.ts imports each stage dynamically, a task after the one before: a static import would evaluate it in the
+  // entry's task. Each stage is preloaded, so the split adds no round trip.
+  const stages = ['react-dom', 'chakra', 'main'].map((name) => preloaded.find((href) => href.includes(`/${name}-`)));
+  expect(stages.every(Boolean), `stages among ${preloaded.join(', ')}`).toBe(true);
+  const entryCode = await code(entry ?? '');
+  const staticImports = [...entryCode.matchAll(/\bimport\s*(?:[\w$*{}\s,]+from\s*)?["'`]([^"'`]+)["'`]/g)].map(
+    (m) => m[1],
+  );
+  for (const stage of stages as string[]) {
+    const file = stage.split('/').pop() ?? '';
+    expect(entryCode, `the entry names ${file}`).toContain(file);
+    expect(
+      staticImports.some((path) => path.endsWith(file)),
+      `the entry imports ${file} statically`,
+    ).toBe(false);
+  }
+  // V8's compile hint (build/compile-hints.ts) on the first line of every start-up chunk.
+  for (const path of [entry ?? '', ...preloaded]) {
+    expect((await code(path)).split('\n', 1)[0], path).toBe('//# allFunctionsCalledOnLoad');
+  }
+});
+
 /** Slows the page's main thread down as a modest phone's would be (CDP, Chromium only). */
 async function throttleCpu(page: Page, rate: number) {
   const cdp = await page.context().newCDPSession(page);
