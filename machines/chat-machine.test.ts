@@ -659,4 +659,20 @@ describe('a conversation kept for the tab (persist: tab)', () => {
     expect(actor.getSnapshot().context).toMatchObject({ messages: [], reply: '' });
     expect(actor.getSnapshot().can({ type: 'conversation.clear' })).toBe(false);
   });
+
+  it("forgets a cleared reply's sources: the next reply, given none, cites none", async () => {
+    const { actor, fake } = startChat();
+    submit(actor, 'Can I return it?');
+    fake.latest().sources(SOURCES);
+    fake.latest().delta('Within');
+    actor.send({ type: 'conversation.clear' });
+    expect(actor.getSnapshot().context.sources).toBeUndefined();
+    submit(actor, 'Anything about sourdough?');
+    fake.latest().resolve('The pages do not say.');
+    await backToIdle(actor);
+    expect(actor.getSnapshot().context.messages).toEqual([
+      { text: 'Anything about sourdough?', sender: 'user' },
+      { text: 'The pages do not say.', sender: 'bot' },
+    ]);
+  });
 });

@@ -151,6 +151,9 @@ export class ReplyTimeoutError extends Error {
   }
 }
 
+/** No reply in progress: what every way out of `sending` leaves, its sources with it (a next reply may bring none). */
+const NO_REPLY = { reply: '', sources: undefined };
+
 /**
  * The chat. `idle` accepts a draft and a submit, and in `idle.retryable` (after a failed, timed-out or stopped reply)
  * a retry of the same message; after a refusal by one of the server's limits, `idle.limited` first waits out
@@ -216,8 +219,7 @@ export const chatMachine = setup({
           ? { text: reply, sender: 'bot', ...sourcesOf(context) }
           : { text: context.statusTexts.noContent, sender: 'bot' },
       ],
-      reply: '',
-      sources: undefined,
+      ...NO_REPLY,
     }),
     // What had streamed in stays, as its own message (with the sources it may cite); the error follows it as another.
     appendError: assign({
@@ -226,16 +228,14 @@ export const chatMachine = setup({
         ...(context.reply ? [{ text: context.reply, sender: 'bot' as const, ...sourcesOf(context) }] : []),
         { text: context.statusTexts.error, sender: 'bot' },
       ],
-      reply: '',
-      sources: undefined,
+      ...NO_REPLY,
     }),
     appendStoppedReply: assign({
       messages: ({ context }) => [
         ...context.messages,
         { text: context.reply, sender: 'bot', stopped: true, ...(context.reply ? sourcesOf(context) : {}) },
       ],
-      reply: '',
-      sources: undefined,
+      ...NO_REPLY,
     }),
     // The failed attempt's messages (everything after the visitor's last message) give way to the new reply.
     dropFailedAttempt: assign({
@@ -245,7 +245,7 @@ export const chatMachine = setup({
       limit: (_, error: unknown) => (error instanceof ReplyLimitedError ? error.limit : undefined),
     }),
     forgetLimit: assign({ limit: undefined }),
-    clearConversation: assign({ messages: [], reply: '' }),
+    clearConversation: assign({ messages: [], ...NO_REPLY }),
     announceReplyEnded: emit({ type: 'reply.ended' } as const),
     logError: (_, error: unknown) => {
       console.error('Chat request failed:', error);
