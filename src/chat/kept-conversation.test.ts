@@ -47,6 +47,17 @@ describe('the conversation kept for the tab', () => {
     expect(sessionStorage.getItem(KEPT_CONVERSATION_KEY)).toBeNull();
   });
 
+  it("reads back a reply's sources, and drops data whose sources are no web addresses", () => {
+    const sources = [{ n: 1, title: 'Returns', url: 'https://www.example.com/returns' }];
+    writeKeptConversation([...messages, { text: 'Within thirty days [1].', sender: 'bot', sources }]);
+    expect(readKeptConversation()?.at(-1)).toEqual({ text: 'Within thirty days [1].', sender: 'bot', sources });
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    const hostile = [{ text: 'See [1]', sender: 'bot', sources: [{ n: 1, title: 'x', url: 'javascript:alert(1)' }] }];
+    sessionStorage.setItem(KEPT_CONVERSATION_KEY, JSON.stringify({ v: 1, messages: hostile }));
+    expect(readKeptConversation()).toBeUndefined();
+    expect(warn).toHaveBeenCalledOnce();
+  });
+
   it('survives a full quota', () => {
     const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
     const full = {
@@ -70,6 +81,10 @@ describe('the conversation kept for the tab', () => {
       { text: 'Hi', sender: 'user' },
       { text: 'Hel', sender: 'bot', stopped: true },
     ]);
+    const sources = [{ n: 1, title: 'Hello', url: 'https://www.example.com/hello' }];
+    fake.latest().sources(sources);
+    fake.latest().delta('lo [1]');
+    expect(readKeptConversation()?.at(-1)).toEqual({ text: 'Hello [1]', sender: 'bot', stopped: true, sources });
     actor.send({ type: 'conversation.clear' });
     expect(sessionStorage.getItem(KEPT_CONVERSATION_KEY)).toBeNull();
     stop();

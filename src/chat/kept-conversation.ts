@@ -1,4 +1,5 @@
 import type { ActorRefFrom } from 'xstate';
+import type { ReplySource } from '../../contract/llm';
 import type { ChatMessage, chatMachine } from '../../machines/chat-machine';
 
 // The conversation kept for the tab (the site's `persist: tab`): in session storage only, so never shared with another
@@ -19,6 +20,20 @@ interface KeptConversation {
   messages: ChatMessage[];
 }
 
+/** A source as the server gives it: a positive number, a title, a web address (the list links to it). */
+function isSource(value: unknown): value is ReplySource {
+  const source = value as Partial<ReplySource> | null;
+  return (
+    typeof source === 'object' &&
+    source !== null &&
+    Number.isInteger(source.n) &&
+    (source.n ?? 0) > 0 &&
+    typeof source.title === 'string' &&
+    typeof source.url === 'string' &&
+    /^https?:\/\//i.test(source.url)
+  );
+}
+
 function isMessage(value: unknown): value is ChatMessage {
   const message = value as Partial<ChatMessage> | null;
   return (
@@ -26,8 +41,19 @@ function isMessage(value: unknown): value is ChatMessage {
     message !== null &&
     typeof message.text === 'string' &&
     (message.sender === 'user' || message.sender === 'bot') &&
-    (message.stopped === undefined || message.stopped === true)
+    (message.stopped === undefined || message.stopped === true) &&
+    (message.sources === undefined || (Array.isArray(message.sources) && message.sources.every(isSource)))
   );
+}
+
+/** A checked message with nothing but its own fields, as the machine makes them. */
+function ownFields({ text, sender, stopped, sources }: ChatMessage): ChatMessage {
+  return {
+    text,
+    sender,
+    ...(stopped ? { stopped } : {}),
+    ...(sources?.length ? { sources: sources.map(({ n, title, url }) => ({ n, title, url })) } : {}),
+  };
 }
 
 /** Whether `data` is a kept conversation of this version, of at most `MAX_KEPT_MESSAGES` well-formed messages. */
@@ -59,7 +85,7 @@ export function readKeptConversation(
     data = undefined;
   }
   if (isKeptConversation(data)) {
-    return data.messages.map(({ text, sender, stopped }) => (stopped ? { text, sender, stopped } : { text, sender }));
+    return data.messages.map(ownFields);
   }
   console.warn('The kept conversation could not be read (corrupt, of another version or too large): it is dropped.');
   storage?.removeItem(KEPT_CONVERSATION_KEY);
@@ -93,16 +119,22 @@ export function keepConversation(
   actor: ActorRefFrom<typeof chatMachine>,
   storage: Storage | undefined = sessionStorageOrNothing(),
 ): () => void {
-  let last: string | undefined;
+  // The machine replaces what changes (its messages, the reply, the sources), never changes it in place: a snapshot
+  // with the same ones as the last (a keystroke in the box, say) has nothing new to keep.
+  let last: unknown[] = [];
   const subscription = actor.subscribe((snapshot) => {
-    const { messages, reply } = snapshot.context;
-    const current = snapshot.matches('sending')
-      ? [...messages, { text: reply, sender: 'bot' as const, stopped: true as const }]
-      : messages;
-    const key = JSON.stringify(current);
-    if (key === last) return;
-    last = key;
-    writeKeptConversation(current, storage);
+    const { messages, reply, sources } = snapshot.context;
+    const sending = snapshot.matches('sending');
+    const seen = [messages, reply, sources, sending];
+    if (seen.every((value, index) => value === last[index])) return;
+    last = seen;
+    const cut = {
+      text: reply,
+      sender: 'bot' as const,
+      stopped: true as const,
+      ...(reply && sources ? { sources } : {}),
+    };
+    writeKeptConversation(sending ? [...messages, cut] : messages, storage);
   });
   return () => subscription.unsubscribe();
 }
