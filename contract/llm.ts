@@ -1,4 +1,4 @@
-// Plain constants shared by the app (src/) and the server (server/). No imports: both sides may use it.
+// Plain constants (and one check) shared by the app (src/) and the server (server/). No imports: both sides may use it.
 
 /** The same-origin path under which the server offers the OpenAI-compatible proxy. */
 export const PROXY_BASE_PATH = '/api/llm/v1';
@@ -50,6 +50,20 @@ export interface ReplySource {
   n: number;
   title: string;
   url: string;
+}
+
+/** Whether `value` is a well-formed {@link ReplySource} with a web address: read from the network or from storage. */
+export function isReplySource(value: unknown): value is ReplySource {
+  const source = value as Partial<ReplySource> | null;
+  return (
+    typeof source === 'object' &&
+    source !== null &&
+    Number.isSafeInteger(source.n) &&
+    (source.n ?? 0) > 0 &&
+    typeof source.title === 'string' &&
+    typeof source.url === 'string' &&
+    /^https?:\/\//i.test(source.url)
+  );
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { ActorRefFrom } from 'xstate';
-import type { ReplySource } from '../../contract/llm';
+import { isReplySource } from '../../contract/llm';
 import type { ChatMessage, chatMachine } from '../../machines/chat-machine';
 
 // The conversation kept for the tab (the site's `persist: tab`): in session storage only, so never shared with another
@@ -20,20 +20,6 @@ interface KeptConversation {
   messages: ChatMessage[];
 }
 
-/** A source as the server gives it: a positive number, a title, a web address (the list links to it). */
-function isSource(value: unknown): value is ReplySource {
-  const source = value as Partial<ReplySource> | null;
-  return (
-    typeof source === 'object' &&
-    source !== null &&
-    Number.isInteger(source.n) &&
-    (source.n ?? 0) > 0 &&
-    typeof source.title === 'string' &&
-    typeof source.url === 'string' &&
-    /^https?:\/\//i.test(source.url)
-  );
-}
-
 function isMessage(value: unknown): value is ChatMessage {
   const message = value as Partial<ChatMessage> | null;
   return (
@@ -42,7 +28,7 @@ function isMessage(value: unknown): value is ChatMessage {
     typeof message.text === 'string' &&
     (message.sender === 'user' || message.sender === 'bot') &&
     (message.stopped === undefined || message.stopped === true) &&
-    (message.sources === undefined || (Array.isArray(message.sources) && message.sources.every(isSource)))
+    (message.sources === undefined || (Array.isArray(message.sources) && message.sources.every(isReplySource)))
   );
 }
 

@@ -1,5 +1,5 @@
 import { APIError, OpenAI } from 'openai';
-import { LIMIT_ERROR_CODES, type ReplySource, SOURCES_OBJECT } from '../../contract/llm';
+import { isReplySource, LIMIT_ERROR_CODES, type ReplySource, SOURCES_OBJECT } from '../../contract/llm';
 import { type Exchange, type FetchReplyOutput, type LimitReason, ReplyLimitedError } from '../../machines/chat-machine';
 import { hostPageContext } from './host-page-context';
 import { type LlmConfig, readLlmConfig } from './llm-config';
@@ -93,17 +93,13 @@ function limitRefusal(error: unknown): ReplyLimitedError | undefined {
  * web addresses, so that nothing else can ever become a link.
  */
 export function readSources(value: unknown): ReplySource[] {
-  if (!Array.isArray(value)) return [];
-  return value.filter(
-    (source): source is ReplySource =>
-      typeof source === 'object' &&
-      source !== null &&
-      Number.isSafeInteger(source.n) &&
-      source.n > 0 &&
-      typeof source.title === 'string' &&
-      typeof source.url === 'string' &&
-      /^https?:\/\//i.test(source.url),
-  );
+  return Array.isArray(value) ? value.filter(isReplySource) : [];
+}
+
+/** Hands the well-formed sources in `value` to `onSources`, if there are any. */
+function offerSources(value: unknown, onSources: (sources: ReplySource[]) => void) {
+  const sources = readSources(value);
+  if (sources.length > 0) onSources(sources);
 }
 
 async function request(
@@ -136,8 +132,7 @@ async function request(
     if (typeof completion !== 'object' || completion === null) {
       throw new Error(`The provider's answer is not a chat completion (${typeof completion})`);
     }
-    const sources = readSources((completion as { sources?: unknown }).sources);
-    if (sources.length > 0) onSources(sources);
+    offerSources((completion as { sources?: unknown }).sources, onSources);
     // Whether a string is worth showing (empty, only white space) is the chat machine's decision.
     const content: unknown = completion.choices?.[0]?.message?.content;
     return typeof content === 'string' ? content : null;
@@ -158,8 +153,7 @@ async function request(
     for await (const chunk of stream) {
       // The proxy's own first event: the pages given to the model, before any piece.
       if ((chunk.object as string) === SOURCES_OBJECT) {
-        const sources = readSources((chunk as { sources?: unknown }).sources);
-        if (sources.length > 0) onSources(sources);
+        offerSources((chunk as { sources?: unknown }).sources, onSources);
         continue;
       }
       const piece: unknown = chunk.choices?.[0]?.delta?.content;
