@@ -57,7 +57,7 @@ const background: Utility = {
   },
 };
 
-const focusRingSelector = '&:is(:focus-visible, [data-focus-visible])';
+const focusRingSelector = conditions.focusVisible;
 const focusRings: Record<string, Record<string, string>> = {
   inside: {
     outlineOffset: '0px',

@@ -8,7 +8,7 @@ import { RecipeButton } from './controls';
  */
 export function NewConversation() {
   const actorRef = ChatActorContext.useActorRef();
-  const hasConversation = ChatActorContext.useSelector((snapshot) => snapshot.context.messages.length > 0);
+  const hasConversation = ChatActorContext.useSelector((snapshot) => snapshot.can({ type: 'conversation.clear' }));
   if (!hasConversation) return null;
   return (
     <RecipeButton

@@ -1,3 +1,5 @@
+import { BIDI_CONTROL_CHARACTERS } from './bidi-controls';
+
 // Links that would lie about where they go. A reply (or a prompt injection speaking through it) chooses both a link's
 // text and its target; the reader sees only the text. These are shown as text, never as links.
 
@@ -18,7 +20,7 @@ const INVISIBLE = /[\p{Default_Ignorable_Code_Point}\p{Cf}]/gu;
 // Full stops that read as `.`: ideographic, full-width and half-width.
 const FULL_STOPS = /[\u3002\uFF0E\uFF61]/g;
 // Any bidirectional control, marks included: text that needs them to read as a host was written to mislead.
-const BIDI = /[\u202A-\u202E\u2066-\u2069\u200E\u200F\u061C]/;
+const BIDI = new RegExp(`[${BIDI_CONTROL_CHARACTERS}\\u200E\\u200F\\u061C]`);
 
 /** A link's text as a reader sees it: without invisible characters, compatibility forms folded (NFKC). */
 const asSeen = (text: string) => text.replace(INVISIBLE, '').normalize('NFKC').replace(FULL_STOPS, '.');
