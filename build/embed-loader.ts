@@ -13,7 +13,7 @@ const LOADER_ENTRY = fileURLToPath(new URL('../embed/loader.ts', import.meta.url
  * The launcher's colours as CSS text, baked into the loader (`__LAUNCHER_BG__` and the like, declared there): the
  * theme's shapes and the code that reads them would cost the loader about 120 B of its budget.
  */
-export const LAUNCHER_COLOR_DEFINES = Object.fromEntries(
+const LAUNCHER_COLOR_DEFINES = Object.fromEntries(
   Object.entries(launcherColors).map(([name, color]) => [
     `__LAUNCHER_${name.toUpperCase()}__`,
     // A colour that is the same in both schemes needs no light-dark(); short, lower-case hex repeats better under gzip.

@@ -116,27 +116,23 @@ export function checkBudget(chunks: ChunkSize[], budget = START_UP_BUDGET_BYTES,
  * are not counted in the start-up total: they load after the first paint.
  */
 export function sizeBudget(budget = START_UP_BUDGET_BYTES): Plugin {
-  let base = '/';
-  let publicDir = '';
   return {
     name: 'size-budget',
     apply: 'build',
-    configResolved(config) {
-      base = config.base;
-      publicDir = config.publicDir;
-    },
     // At writeBundle the chunks hold their final code (Vite still rewrites them during generateBundle).
     writeBundle(_options, bundle) {
       // Server (SSR) builds have no page to load.
       if (this.environment.name !== 'client') return;
       const chunks = bundle as Record<string, ChunkLike>;
+      const { base, publicDir } = this.environment.config;
       const page = chunks['index.html']?.source;
       if (typeof page !== 'string') this.error('The build wrote no index.html to read its scripts from');
       const fromPublic = publicScriptNames(page, base).map((fileName) => ({
         fileName,
         gzipBytes: gzipSync(readFileSync(join(publicDir, fileName)), { level: 9 }).length,
       }));
-      const { ok, report } = checkBudget([...startUpChunks(chunks), ...fromPublic], budget);
+      const startUp = startUpChunks(chunks);
+      const { ok, report } = checkBudget([...startUp, ...fromPublic], budget);
       if (!ok) this.error(`Start-up JavaScript is over its size budget:\n${report}`);
       this.info(`start-up JavaScript within budget (${LEVEL_NOTE}):\n${report}`);
       for (const [name, lazyBudget] of Object.entries(LAZY_BUDGETS_BYTES)) {
@@ -147,9 +143,9 @@ export function sizeBudget(budget = START_UP_BUDGET_BYTES): Plugin {
         if (!lazy.ok) this.error(`The lazy chunk ${name} is over its size budget:\n${lazy.report}`);
         this.info(`lazy chunk ${name} within budget (${LEVEL_NOTE}):\n${lazy.report}`);
       }
-      const startUp = new Set(startUpChunks(chunks).map((chunk) => chunk.fileName));
+      const startUpNames = new Set(startUp.map((chunk) => chunk.fileName));
       const later = Object.values(chunks)
-        .filter((chunk) => chunk.type === 'chunk' && !startUp.has(chunk.fileName))
+        .filter((chunk) => chunk.type === 'chunk' && !startUpNames.has(chunk.fileName))
         .map(gzipSize);
       // Not budgeted (each lazy chunk with a budget is above), but printed: the bench reads every size from here.
       this.info(

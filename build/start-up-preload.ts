@@ -7,7 +7,7 @@ import { type ChunkLike, startUpFileNames } from './size-budget.ts';
  * bandwidth. At the browser's default, High for module scripts and `modulepreload`, Lighthouse's simulation also
  * counts each script that finished before the first paint as blocking it, and puts their download in front of it.
  */
-export const START_UP_FETCH_PRIORITY = 'low';
+const START_UP_FETCH_PRIORITY = 'low';
 
 /**
  * Writes a `modulepreload` link into the page for every start-up chunk that the entry imports dynamically (src/start.ts
