@@ -9,9 +9,9 @@ import { startUpFileNames } from './size-budget.ts';
 export const COMPILE_HINT = '//# allFunctionsCalledOnLoad';
 
 /**
- * Puts the compile hint on every chunk that start-up runs (`startUpFileNames`: the entry, its stages and their imports), whose functions nearly
- * all run on load. In `generateBundle`, after minification (which would drop the comment) and before the size budget
- * and the precompressed `.gz` and `.br` copies, which carry it.
+ * Puts the compile hint on every chunk that start-up runs (`startUpFileNames`: the entry, its stages and their
+ * imports), whose functions nearly all run on load. In `generateBundle`, after minification (which would drop the
+ * comment) and before the size budget and the precompressed `.gz` and `.br` copies, which carry it.
  */
 export function compileHints(): Plugin {
   return {
