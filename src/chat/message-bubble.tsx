@@ -12,6 +12,14 @@ function withSources(text: string, sources: ChatMessage['sources']): string {
   return `${text}\n\n${t('sources')}:\n${sources.map(({ n, title, url }) => `[${n}] ${title} — ${url}`).join('\n')}`;
 }
 
+/**
+ * A message's text as text: a visitor's as typed, a reply's without its bidirectional controls. Worked out only when
+ * shown (a fault boundary's fallback rarely is).
+ */
+export function PlainText({ text, sender }: Pick<ChatMessage, 'text' | 'sender'>) {
+  return sender === 'user' ? text : withoutBidiControls(text);
+}
+
 export interface MessageBubbleProps extends ChatMessage {
   /** The reply is still streaming in. */
   streaming?: boolean;
@@ -38,7 +46,7 @@ export const MessageBubble = memo(function MessageBubble({
   const fromUser = sender === 'user';
   const markdown = useMarkdown();
   const rich = markdown && !fromUser && text !== t('noContent') && text !== t('error');
-  const plain = fromUser ? text : withoutBidiControls(text);
+  const plain = <PlainText text={text} sender={sender} />;
   return (
     <Flex direction="column" align={fromUser ? 'flex-end' : 'flex-start'} gap="1">
       <Box as="span" srOnly>

@@ -1,12 +1,11 @@
 import { Box, Flex } from '@chakra-ui/react';
 import { shallowEqual } from '@xstate/react';
 import { memo, useDeferredValue, useEffect, useLayoutEffect, useRef, useState } from 'react';
-import { withoutBidiControls } from '../markdown/bidi-controls';
 import { t } from '../text';
 import { ChatActorContext } from './chat-actor-context';
 import { RecipeButton } from './controls';
 import { FaultBoundary } from './fault-boundary';
-import { MessageBubble, type MessageBubbleProps } from './message-bubble';
+import { MessageBubble, type MessageBubbleProps, PlainText } from './message-bubble';
 import { useReplyStatus } from './reply-status';
 import { Starters } from './starters';
 
@@ -209,7 +208,7 @@ const MessageGroup = memo(function MessageGroup({ messages, start, end }: Messag
 function PlainMessage({ text, sender }: Pick<MessageBubbleProps, 'text' | 'sender'>) {
   return (
     <Box data-sender={sender} dir="auto" whiteSpace="pre-wrap" overflowWrap="anywhere">
-      {sender === 'user' ? text : withoutBidiControls(text)}
+      <PlainText text={text} sender={sender} />
     </Box>
   );
 }
