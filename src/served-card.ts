@@ -23,9 +23,7 @@ export function watchServedCard(root: HTMLElement): ServedCard | undefined {
   const box = root.querySelector('input');
   const form = root.querySelector('form');
   if (!box || !form) return undefined;
-  let asked = false;
-  form.addEventListener('submit', () => {
-    asked = true;
-  });
-  return { box, sendAsked: () => asked || root.hasAttribute(SEND_ASKED_ATTRIBUTE) };
+  // The same note as public/served-card.js's, from now on: that script may not have arrived yet.
+  form.addEventListener('submit', () => root.setAttribute(SEND_ASKED_ATTRIBUTE, ''));
+  return { box, sendAsked: () => root.hasAttribute(SEND_ASKED_ATTRIBUTE) };
 }
