@@ -2,14 +2,21 @@ import { fileURLToPath } from 'node:url';
 import type { Frame, Page } from '@playwright/test';
 import { FAKE_REPLY } from '../testing/fake-provider';
 import { type HostSite, hostPageHtml } from '../testing/host-site';
-import { configuredAppFixture, embedAppFixture, hostSiteFixture, resetProviderFixture } from './embed-site';
+import {
+  chatFrame,
+  configuredAppFixture,
+  embedAppFixture,
+  hostSiteFixture,
+  launcher,
+  messageBox,
+  resetProviderFixture,
+} from './embed-site';
 import { test as base, expect } from './fixtures';
 
 // The conversation that follows the visitor across a host site's pages (`persist: tab`), the host page as context
 // (`page_context`), a host with a strict CSP, and a chat that scrolls alone: against the production build and server
 // (proxy mode) in Chromium, with a host site of several pages on another origin.
 
-const LABEL = 'Chat with AI Assistant';
 const QUESTION = 'Do you ship spades to Norway?';
 const KEPT_KEY = 'ai-assistant-conversation';
 
@@ -30,10 +37,7 @@ const test = base.extend<{ resetProvider: undefined }, Fixtures>({
 
 test.skip(({ mode }) => mode !== 'proxy', 'the embed is checked against the proxy build');
 
-const launcher = (page: Page) => page.getByRole('button', { name: LABEL });
-const chat = (page: Page) => page.frameLocator('iframe[title="AI Assistant chat"]');
-const box = (page: Page) => chat(page).getByRole('textbox', { name: 'Message' });
-const said = (page: Page) => chat(page).getByRole('log', { name: 'Conversation' }).locator('[data-sender]');
+const said = (page: Page) => chatFrame(page).getByRole('log', { name: 'Conversation' }).locator('[data-sender]');
 
 /** The site's pages: each carries the snippet of `appOrigin`. */
 function sitePages(site: HostSite, appOrigin: string) {
@@ -56,9 +60,9 @@ async function storedText(page: Page, appOrigin: string) {
 /** Sends `text` once the app has taken the served card over (its header has the close button): typing while it is
  * taken over is embed.spec.ts's subject, not this file's. */
 async function send(page: Page, text: string) {
-  await expect(chat(page).getByRole('button', { name: 'Close chat' })).toBeVisible();
-  await box(page).fill(text);
-  await box(page).press('Enter');
+  await expect(chatFrame(page).getByRole('button', { name: 'Close chat' })).toBeVisible();
+  await messageBox(page).fill(text);
+  await messageBox(page).press('Enter');
 }
 
 async function converse(page: Page, text = QUESTION) {
@@ -80,10 +84,10 @@ test('with no configuration a page change starts an empty conversation, and no s
   await page.goto(at('/spades'));
   await expect(launcher(page)).toHaveAttribute('aria-expanded', 'false');
   await launcher(page).click();
-  await expect(box(page)).toBeEditable();
+  await expect(messageBox(page)).toBeEditable();
   await expect(said(page)).toHaveCount(0);
   expect(await storedText(page, embedApp.origin)).not.toContain('Norway');
-  await expect(chat(page).getByRole('button', { name: 'New conversation' })).toHaveCount(0);
+  await expect(chatFrame(page).getByRole('button', { name: 'New conversation' })).toHaveCount(0);
 });
 
 test('with persist: tab the panel and the whole conversation follow page changes and reloads, not another tab', async ({
@@ -110,12 +114,12 @@ test('with persist: tab the panel and the whole conversation follow page changes
   await other.goto(at('/rakes'));
   await expect(launcher(other)).toHaveAttribute('aria-expanded', 'false');
   await launcher(other).click();
-  await expect(box(other)).toBeEditable();
+  await expect(messageBox(other)).toBeEditable();
   await expect(said(other)).toHaveCount(0);
   await other.close();
 
   // Closed on one page, closed on the next (once the panel has closed: the frame asks the loader by a message).
-  await chat(page).getByRole('button', { name: 'Close chat' }).click();
+  await chatFrame(page).getByRole('button', { name: 'Close chat' }).click();
   await expect(launcher(page)).toHaveAttribute('aria-expanded', 'false');
   await page.goto(at('/rakes'));
   await expect(launcher(page)).toHaveAttribute('aria-expanded', 'false');
@@ -138,9 +142,9 @@ test('a reply cut off by a page change keeps the message, shows what had arrived
 
   await page.goto(at('/spades'));
   await expect(said(page)).toHaveText([QUESTION, 'Yes, we ship']);
-  await expect(chat(page).getByText('Reply stopped')).toBeVisible();
-  await expect(box(page)).toBeEditable();
-  await chat(page).getByRole('button', { name: 'Retry' }).click();
+  await expect(chatFrame(page).getByText('Reply stopped')).toBeVisible();
+  await expect(messageBox(page)).toBeEditable();
+  await chatFrame(page).getByRole('button', { name: 'Retry' }).click();
   await expect(said(page)).toHaveText([QUESTION, FAKE_REPLY]);
 });
 
@@ -161,16 +165,16 @@ test('corrupt stored data is dropped with a warning; "New conversation" clears, 
 
   await page.goto(at('/spades'));
   await expect(launcher(page)).toHaveAttribute('aria-expanded', 'true');
-  await expect(box(page)).toBeEditable();
+  await expect(messageBox(page)).toBeEditable();
   await expect(said(page)).toHaveCount(0);
   expect(warnings.some((text) => text.includes('kept conversation could not be read'))).toBe(true);
   await converse(page, 'Rakes?');
 
-  await chat(page).getByRole('button', { name: 'New conversation' }).click();
+  await chatFrame(page).getByRole('button', { name: 'New conversation' }).click();
   await expect(said(page)).toHaveCount(0);
-  await expect(chat(page).getByRole('button', { name: 'New conversation' })).toHaveCount(0);
+  await expect(chatFrame(page).getByRole('button', { name: 'New conversation' })).toHaveCount(0);
   await page.goto(at('/rakes'));
-  await expect(box(page)).toBeEditable();
+  await expect(messageBox(page)).toBeEditable();
   await expect(said(page)).toHaveCount(0);
   expect(await storedText(page, keepingApp.origin)).not.toContain('Rakes?');
 });
@@ -254,8 +258,8 @@ test('a wheel over the open chat, at either end of the conversation, never scrol
   await page.goto(site.page('/tall', hostPageHtml({ appOrigin: embedApp.origin, css: 'main{height:6000px}' })));
   await launcher(page).click();
   await converse(page);
-  const log = chat(page).getByRole('log', { name: 'Conversation' });
-  const heading = chat(page).getByRole('heading');
+  const log = chatFrame(page).getByRole('log', { name: 'Conversation' });
+  const heading = chatFrame(page).getByRole('heading');
   for (const target of [log, heading]) {
     const area = await target.boundingBox();
     if (!area) throw new Error('the chat is not drawn');

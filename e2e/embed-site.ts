@@ -1,3 +1,4 @@
+import type { FrameLocator, Page } from '@playwright/test';
 import type { FakeProvider } from '../testing/fake-provider';
 import { type HostSite, startHostSite } from '../testing/host-site';
 import { startAppServer } from './app-server';
@@ -25,28 +26,18 @@ export const hostSiteFixture = [
   { scope: 'worker' },
 ] as const;
 
-/** The production server (proxy mode), told that `site` may embed it. */
-export const embedAppFixture = [
-  async (
-    { provider, site }: { provider: FakeProvider; site: HostSite },
-    use: (app: { origin: string; output: string[] }) => Promise<void>,
-  ) => {
-    const server = await startAppServer('proxy', provider.baseURL, { FRAME_ANCESTORS: site.origin });
-    await use({ origin: new URL(server.url).origin, output: server.output });
-    await server.close();
-  },
-  { scope: 'worker' },
-] as const;
-
-/** The production server (proxy mode) with a site configuration (`ASSISTANT_CONFIG`), told that `site` may embed it. */
-export function configuredAppFixture(config: string) {
+/**
+ * The production server (proxy mode), told that `site` may embed it, with a site configuration (`ASSISTANT_CONFIG`)
+ * when one is given.
+ */
+export function configuredAppFixture(config?: string) {
   return [
     async (
       { provider, site }: { provider: FakeProvider; site: HostSite },
       use: (app: { url: string; origin: string; output: string[] }) => Promise<void>,
     ) => {
       const server = await startAppServer('proxy', provider.baseURL, {
-        ASSISTANT_CONFIG: config,
+        ...(config ? { ASSISTANT_CONFIG: config } : {}),
         FRAME_ANCESTORS: site.origin,
       });
       await use({ url: server.url, origin: new URL(server.url).origin, output: server.output });
@@ -55,3 +46,13 @@ export function configuredAppFixture(config: string) {
     { scope: 'worker' },
   ] as const;
 }
+
+/** The production server (proxy mode) with no configuration (the spec), told that `site` may embed it. */
+export const embedAppFixture = configuredAppFixture();
+
+/** The host page's launcher, named by the app's title in English. */
+export const launcher = (page: Page) => page.getByRole('button', { name: 'Chat with AI Assistant' });
+/** The chat's frame on the host page. */
+export const chatFrame = (page: Page): FrameLocator => page.frameLocator('iframe[title="AI Assistant chat"]');
+/** The message box in the chat's frame. */
+export const messageBox = (page: Page) => chatFrame(page).getByRole('textbox', { name: 'Message' });

@@ -1,16 +1,13 @@
-import type { FrameLocator, Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
 import type { EmbedApi } from '../embed/loader';
 import { FAKE_REPLY } from '../testing/fake-provider';
 import { type HostPageOptions, type HostSite, hostPageHtml } from '../testing/host-site';
 import { expectNoAxeViolations } from './axe-check';
 import { UPSTREAM_API_KEY } from './e2e-env';
-import { embedAppFixture, hostSiteFixture, resetProviderFixture } from './embed-site';
-import { test as base, expect } from './fixtures';
+import { chatFrame, embedAppFixture, hostSiteFixture, launcher, messageBox, resetProviderFixture } from './embed-site';
+import { test as base, expect, holdRoute } from './fixtures';
 
 // The snippet on a site of another origin, against the production build and server (proxy mode), in Chromium.
-
-const LABEL = 'Chat with AI Assistant';
-const FRAME_TITLE = 'AI Assistant chat';
 
 interface EmbedWorkerFixtures {
   /** A site the app's `FRAME_ANCESTORS` allows. */
@@ -31,18 +28,6 @@ const test = base.extend<{ resetProvider: undefined }, EmbedWorkerFixtures>({
 // The embed is a page of the proxy build (a direct build would put the token on every host page that opens it).
 test.skip(({ mode }) => mode !== 'proxy', 'the embed is checked against the proxy build');
 
-function launcher(page: Page) {
-  return page.getByRole('button', { name: LABEL });
-}
-
-function chatFrame(page: Page): FrameLocator {
-  return page.frameLocator(`iframe[title="${FRAME_TITLE}"]`);
-}
-
-function messageBox(page: Page) {
-  return chatFrame(page).getByRole('textbox', { name: 'Message' });
-}
-
 async function openHostPage(page: Page, site: HostSite, options: HostPageOptions, path = '/') {
   await page.goto(site.page(path, hostPageHtml(options)));
   await expect(launcher(page)).toBeVisible();
@@ -60,14 +45,7 @@ async function openChat(page: Page, site: HostSite, appOrigin: string) {
  * into its box. The returned call lets the chunk through.
  */
 async function typeBeforeTakeOver(page: Page, site: HostSite, appOrigin: string, text: string) {
-  let release: () => void = () => undefined;
-  const held = new Promise<void>((resolve) => {
-    release = resolve;
-  });
-  await page.route('**/assets/embedded-card-*.js', async (route) => {
-    await held;
-    await route.continue();
-  });
+  const release = await holdRoute(page, '**/assets/embedded-card-*.js');
   await openHostPage(page, site, { appOrigin });
   await launcher(page).click();
   await expect(messageBox(page)).toBeEditable();

@@ -36,6 +36,23 @@ export async function hydrated(page: Page) {
 }
 
 /**
+ * Holds every request of `page` for `url` (a glob or a pattern) until the returned call lets them through; `onRequest`
+ * hears of each when it is asked for.
+ */
+export async function holdRoute(page: Page, url: string | RegExp, onRequest: () => void = () => undefined) {
+  let release: () => void = () => undefined;
+  const held = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  await page.route(url, async (route) => {
+    onRequest();
+    await held;
+    await route.continue();
+  });
+  return release;
+}
+
+/**
  * React's hydration errors, as the page reports them: the development build's messages ("Hydration failed…", "A tree
  * hydrated but…", "…didn't match the client"), and the production build's minified errors about hydration (#418
  * text, #419 Suspense boundary, #421 update before hydration, #422/#423 recovered by client rendering, #425 text),

@@ -1,6 +1,6 @@
 import type { Locator } from '@playwright/test';
 import { expectNoAxeViolations } from './axe-check';
-import { ChatPage, expect, test } from './fixtures';
+import { ChatPage, expect, holdRoute, test } from './fixtures';
 
 // Rendering does not depend on how the page reaches the model: checked once, in proxy mode.
 test.skip(({ mode }) => mode !== 'proxy', 'checked in proxy mode only');
@@ -179,16 +179,8 @@ test('until the renderer has loaded, a reply shows as plain text; it is not part
   page,
   fake,
 }) => {
-  let release: () => void = () => undefined;
-  const held = new Promise<void>((resolve) => {
-    release = resolve;
-  });
   const asked: number[] = [];
-  await page.route(/\/assets\/rich-reply-[\w-]+\.js$/, async (route) => {
-    asked.push(Date.now());
-    await held;
-    await route.continue();
-  });
+  const release = await holdRoute(page, /\/assets\/rich-reply-[\w-]+\.js$/, () => asked.push(Date.now()));
   const chat = new ChatPage(page);
   await chat.open();
   // The card works before the renderer arrives (it is fetched when idle or at the first send).

@@ -12,6 +12,7 @@ import {
   ERROR,
   expect,
   expectedPayload,
+  holdRoute,
   hydrated,
   PLACEHOLDER,
   watchHydration,
@@ -208,14 +209,7 @@ test('at 4x CPU, a message typed and sent as soon as the box appears is shown on
 });
 
 test("a message sent before the app's bundle has even arrived is shown once and sent once", async ({ page, fake }) => {
-  let release: () => void = () => undefined;
-  const held = new Promise<void>((resolve) => {
-    release = resolve;
-  });
-  await page.route('**/assets/index-*.js', async (route) => {
-    await held;
-    await route.continue();
-  });
+  const release = await holdRoute(page, '**/assets/index-*.js');
   const chat = new ChatPage(page);
   await page.goto('/', { waitUntil: 'commit' });
   await chat.input.fill('Sent early');
