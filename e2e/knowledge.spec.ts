@@ -1,7 +1,7 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FakeProvider } from '../testing/fake-provider';
-import { type KnowledgeSite, startKnowledgeSite } from '../testing/knowledge-site';
+import { type KnowledgeSite, sitemapXml, sitePage, startKnowledgeSite } from '../testing/knowledge-site';
 import { startAppServer } from './app-server';
 import { BUILD_DIR } from './e2e-env';
 import { test as base, type ChatPage, expect } from './fixtures';
@@ -30,19 +30,17 @@ const test = base.extend<
     async ({ elsewhere }, use) => {
       const site = await startKnowledgeSite();
       const page = (lang: string, title: string, text: string) => ({
-        body: `<!doctype html><html lang="${lang}"><head><title>${title}</title></head><body><nav>Menu</nav><main><h1>${title}</h1><p>${text}</p></main></body></html>`,
+        body: sitePage({ title, lang, body: `<h1>${title}</h1><p>${text}</p>` }),
       });
       site.set('/robots.txt', { body: 'User-agent: AIAssistantBot\nDisallow: /private/\n', type: 'text/plain' });
       site.set('/sitemap.xml', {
         type: 'application/xml',
-        body: `<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">${[
+        body: sitemapXml([
           `${site.origin}/hours`,
           `${site.origin}/ja/returns`,
           `${site.origin}/private/salaries`,
           `${elsewhere.origin}/offer`,
-        ]
-          .map((loc) => `<url><loc>${loc}</loc></url>`)
-          .join('')}</urlset>`,
+        ]),
       });
       site.set('/hours', page('en', 'Opening hours', 'The Acme shop opens Monday to Saturday from nine to six.'));
       site.set(
