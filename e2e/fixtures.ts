@@ -35,6 +35,20 @@ export async function hydrated(page: Page) {
   });
 }
 
+/** Where a located element is drawn; throws when it is not laid out. */
+export async function box(locator: Locator) {
+  const found = await locator.boundingBox();
+  if (!found) throw new Error(`${locator} is not laid out`);
+  return found;
+}
+
+export type Box = Awaited<ReturnType<typeof box>>;
+
+/** Whether two drawn boxes overlap. */
+export function overlap(a: Box, b: Box): boolean {
+  return a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
+}
+
 /**
  * Holds every request of `page` for `url` (a glob or a pattern) until the returned call lets them through; `onRequest`
  * hears of each when it is asked for.

@@ -1,6 +1,6 @@
 import type { Locator, Page } from '@playwright/test';
 import { FAKE_REPLY } from '../testing/fake-provider';
-import { type ChatPage, expect, test } from './fixtures';
+import { box, type ChatPage, expect, test } from './fixtures';
 
 /** A colour as red, green and blue from 0 to 255, read from a computed `rgb()`/`rgba()` value. */
 async function colour(locator: Locator, property: 'backgroundColor' | 'color') {
@@ -9,12 +9,6 @@ async function colour(locator: Locator, property: 'backgroundColor' | 'color') {
   if (!match) throw new Error(`${property} is "${value}", not an rgb() colour`);
   const [red, green, blue] = match.slice(1).map(Number);
   return { red, green, blue, value };
-}
-
-async function box(locator: Locator) {
-  const found = await locator.boundingBox();
-  if (!found) throw new Error(`${locator} is not laid out`);
-  return found;
 }
 
 /** The page scrolls sideways if its content is wider than the viewport. */

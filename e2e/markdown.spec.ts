@@ -1,6 +1,5 @@
-import type { Locator } from '@playwright/test';
 import { expectNoAxeViolations } from './axe-check';
-import { ChatPage, expect, holdRoute, test } from './fixtures';
+import { box, ChatPage, expect, holdRoute, overlap, test } from './fixtures';
 
 // Rendering does not depend on how the page reaches the model: checked once, in proxy mode.
 test.skip(({ mode }) => mode !== 'proxy', 'checked in proxy mode only');
@@ -23,16 +22,6 @@ async function exchange(chat: ChatPage, message: string) {
   await chat.sendWithEnter(message);
   await chat.expectReadyAfterReply();
   return chat.bubbles('bot').last();
-}
-
-async function box(locator: Locator) {
-  const found = await locator.boundingBox();
-  if (!found) throw new Error('not visible');
-  return found;
-}
-
-function overlap(a: { x: number; y: number; width: number; height: number }, b: typeof a): boolean {
-  return a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
 }
 
 test('a bot reply renders as Markdown styled by the card; the visitor message stays plain text', async ({

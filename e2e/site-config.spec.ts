@@ -1,11 +1,11 @@
 import { fileURLToPath } from 'node:url';
-import type { Locator, Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
 import type { EmbedApi, EmbedEvents } from '../embed/loader';
 import { readAccent } from '../server/settings/accent';
 import { FAKE_REPLY } from '../testing/fake-provider';
 import { type HostSite, hostPageHtml } from '../testing/host-site';
 import { configuredAppFixture, hostSiteFixture } from './embed-site';
-import { test as base, ChatPage, expect, hydrated } from './fixtures';
+import { test as base, box, ChatPage, expect, hydrated, overlap } from './fixtures';
 
 // The production build and server with a site configuration (e2e/site-config.yaml, through ASSISTANT_CONFIG): what the
 // visitor sees, what the model receives, what the page never gets, and the embed's events on a host page.
@@ -26,19 +26,6 @@ const test = base.extend<object, { site: HostSite; siteApp: { url: string; outpu
 });
 
 test.skip(({ mode }) => mode !== 'proxy', 'instructions and history are proxy mode only');
-
-/** Where a located element is drawn. */
-async function box(locator: Locator) {
-  const found = await locator.boundingBox();
-  if (!found) throw new Error(`${locator} is not laid out`);
-  return found;
-}
-
-type Box = Awaited<ReturnType<typeof box>>;
-
-function overlap(a: Box, b: Box): boolean {
-  return a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
-}
 
 /** `#rrggbb` as computed styles give it. */
 function hexToRgb(hex: string): string {
