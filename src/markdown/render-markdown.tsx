@@ -55,15 +55,26 @@ interface RenderContext {
   sources?: readonly ReplySource[];
 }
 
-/** A source's address as a link's `href`, for comparing with the reply's links. */
-const sourceHrefs = new WeakMap<readonly ReplySource[], Set<string>>();
-function isSourceHref(sources: readonly ReplySource[], href: string): boolean {
-  let hrefs = sourceHrefs.get(sources);
-  if (!hrefs) {
-    hrefs = new Set(sources.map(({ url }) => safeHref(url)).filter((url) => url !== undefined));
-    sourceHrefs.set(sources, hrefs);
+/**
+ * Each source's address as a link's `href` (`safeHref`), by its number: worked out once per list of sources, which a
+ * streaming reply renders again with every piece. The citations, the reply's own links and the Sources list use it.
+ */
+const sourceLinkCache = new WeakMap<readonly ReplySource[], Map<string, string>>();
+export function sourceLinks(sources: readonly ReplySource[]): Map<string, string> {
+  let links = sourceLinkCache.get(sources);
+  if (!links) {
+    links = new Map();
+    for (const { n, url } of sources) {
+      const href = safeHref(url);
+      if (href) links.set(String(n), href);
+    }
+    sourceLinkCache.set(sources, links);
   }
-  return hrefs.has(href);
+  return links;
+}
+
+function isSourceHref(sources: readonly ReplySource[], href: string): boolean {
+  return [...sourceLinks(sources).values()].includes(href);
 }
 
 /** `text` with each `[n]` that names a given source as a link to it; any other `[n]` stays text. */
@@ -73,8 +84,7 @@ function withCitations(text: string, sources: readonly ReplySource[] | undefined
   if (parts.length === 1) return text;
   return parts.map((part, index) => {
     if (index % 2 === 0) return part;
-    const source = sources.find(({ n }) => String(n) === part);
-    const href = source && safeHref(source.url);
+    const href = sourceLinks(sources).get(part);
     return href ? (
       // biome-ignore lint/suspicious/noArrayIndexKey: the parts of one text node never reorder.
       <a key={index} href={href} target="_blank" rel="noopener noreferrer" data-citation={part}>

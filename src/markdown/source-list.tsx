@@ -2,16 +2,7 @@ import { Box } from '@chakra-ui/react';
 import type { ReplySource } from '../../contract/llm';
 import { t } from '../text';
 import { withoutBidiControls } from './bidi-controls';
-
-/** The host a source's address names, for the visitor to see where a link goes; nothing when it is no web address. */
-function hostOf(url: string): string | undefined {
-  try {
-    const parsed = new URL(url);
-    return parsed.protocol === 'http:' || parsed.protocol === 'https:' ? parsed.host : undefined;
-  } catch {
-    return undefined;
-  }
-}
+import { sourceLinks } from './render-markdown';
 
 /**
  * The site's pages given to the model for a reply, under it: a numbered list (the numbers the reply cites as `[n]`),
@@ -19,7 +10,12 @@ function hostOf(url: string): string | undefined {
  * renderer: a reply's links show once it is in.
  */
 export function SourceList({ sources }: { sources: readonly ReplySource[] }) {
-  const linked = sources.filter(({ url }) => hostOf(url) !== undefined);
+  // A web address only (a source is checked for one where it is read: src/llm/request-reply.ts, the tab's storage).
+  const links = sourceLinks(sources);
+  const linked = sources.flatMap(({ n, title }) => {
+    const href = links.get(String(n));
+    return href && /^https?:/.test(href) ? [{ n, title, href, host: new URL(href).host }] : [];
+  });
   if (linked.length === 0) return null;
   return (
     <Box as="section" aria-label={t('sources')} data-sources maxW="xs" fontSize="sm" color="fg.muted">
@@ -33,12 +29,12 @@ export function SourceList({ sources }: { sources: readonly ReplySource[] }) {
         overflowWrap="anywhere"
         css={{ '& a': { color: 'reply.link', textDecoration: 'underline' } }}
       >
-        {linked.map(({ n, title, url }) => (
+        {linked.map(({ n, title, href, host }) => (
           <li key={n} value={n}>
-            <a href={url} target="_blank" rel="noopener noreferrer">
+            <a href={href} target="_blank" rel="noopener noreferrer">
               {withoutBidiControls(title)}
             </a>{' '}
-            <span>({hostOf(url)})</span>
+            <span>({host})</span>
           </li>
         ))}
       </Box>
