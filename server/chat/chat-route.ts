@@ -103,7 +103,7 @@ async function forwardChat(
     instructions: options.assistant?.instructions,
     history: options.assistant?.page.history ?? 0,
     lookUp,
-    ...(options.assistant?.pageContext && framesAllowed
+    ...(options.assistant?.page.pageContext && framesAllowed
       ? { pageOrigin: (origin: string) => framesAllowed(origin, c.req.header('host') ?? '') }
       : {}),
   });
