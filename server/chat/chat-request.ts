@@ -158,7 +158,7 @@ export function pageContextLine({ origin, path, title }: PageContext): string {
 
 /** The outcome of {@link parseChatRequest}: the request to send upstream, or why the body was refused. */
 export type ParsedChatRequest =
-  | { ok: true; request: ChatRequest; sources: KnowledgeSourceLink[] }
+  | { ok: true; request: ChatRequest; sources: KnowledgeSourceLink[]; passages: number }
   | { ok: false; reason: string };
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -226,5 +226,5 @@ export function parseChatRequest(
     request.stream = true;
     request.stream_options = { include_usage: true };
   }
-  return { ok: true, request, sources: material?.sources ?? [] };
+  return { ok: true, request, sources: material?.sources ?? [], passages: material?.passages ?? 0 };
 }

@@ -88,17 +88,13 @@ async function forwardChat(
   }
   // The site's pages: the passages found for the question (none before the first index, none when not covered).
   const { knowledge } = options;
-  let passages = 0;
   const lookUp =
     knowledge &&
-    ((latest: string, previous: string | undefined) => {
-      const found = knowledge.retrieve({ latest, previous, language: options.assistant?.language });
-      passages = found.length;
-      return formatMaterial(
-        found.map((f) => f.passage),
+    ((latest: string, previous: string | undefined) =>
+      formatMaterial(
+        knowledge.retrieve({ latest, previous, language: options.assistant?.language }).map((f) => f.passage),
         breakControlSequences,
-      );
-    });
+      ));
   const parsed = parseChatRequest(body, upstream.kind === 'demo' ? DEMO_MODEL : upstream.model, {
     instructions: options.assistant?.instructions,
     history: options.assistant?.page.history ?? 0,
@@ -108,7 +104,7 @@ async function forwardChat(
       : {}),
   });
   if (!parsed.ok) return refuse(400, 'invalid_body', parsed.reason);
-  const { request, sources } = parsed;
+  const { request, sources, passages } = parsed;
   // Counted once the provider answers: what site owners learn of their pages' coverage, never the question.
   const countAnswer = () => {
     if (!knowledge) return;

@@ -1,4 +1,4 @@
-import { estimateTokens, type Passage } from './chunk.ts';
+import type { Passage } from './chunk.ts';
 import { oneLine } from './page.ts';
 
 /** A page given to the model, as the page shows it under the reply: `[n]` in the reply is this source. */
@@ -8,11 +8,11 @@ export interface KnowledgeSourceLink {
   url: string;
 }
 
-/** The passages as the system text's quoted material, the sources behind its numbers, and its size for the spend cap. */
+/** The passages as the system text's quoted material, the sources behind its numbers, and how many passages it quotes. */
 export interface Material {
   text: string;
   sources: KnowledgeSourceLink[];
-  tokens: number;
+  passages: number;
 }
 
 /** What the model is told about the material; the site's instructions come before it. */
@@ -46,8 +46,8 @@ export function formatMaterial(passages: readonly Passage[], breakControl: (text
     for (const line of breakControl(passage.text).split(LINE_BREAK)) lines.push(line === '' ? '>' : `> ${line}`);
   }
   const entries = sources.map(
-    ({ n, title, url }) => `[${n}] ${oneLine(breakControl(title))} — ${url}\n${(quoted.get(url) ?? []).join('\n')}`,
+    ({ n, title, url }) => `[${n}] ${breakControl(title)} — ${url}\n${(quoted.get(url) ?? []).join('\n')}`,
   );
   const text = passages.length === 0 ? '' : [MATERIAL_PREAMBLE, ...entries].join('\n\n');
-  return { text, sources, tokens: estimateTokens(text) };
+  return { text, sources, passages: passages.length };
 }
