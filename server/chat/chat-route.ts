@@ -1,6 +1,6 @@
 import { type Context, Hono } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { CHAT_COMPLETIONS_PATH } from '../../contract/llm.ts';
+import { CHAT_COMPLETIONS_PATH, LIMIT_ERROR_CODES } from '../../contract/llm.ts';
 import { apiError, type RefusalCode, refusalLine } from '../api-error.ts';
 import type { ProxyOptions, ServerEnv, Upstream } from '../hono-env.ts';
 import { formatMaterial } from '../knowledge/knowledge.ts';
@@ -31,7 +31,12 @@ const NEVER_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN']);
 
 /** The cap's 429: the client's openai library reads it like a provider's rate limit, and waits for `Retry-After`. */
 function capRefusal(c: Context, retryAfter: number): Response {
-  const refusal = apiError(c, 429, 'daily_token_limit', 'The daily usage limit is reached, please come back later.');
+  const refusal = apiError(
+    c,
+    429,
+    LIMIT_ERROR_CODES.daily,
+    'The daily usage limit is reached, please come back later.',
+  );
   refusal.headers.set('Retry-After', String(retryAfter));
   return refusal;
 }
@@ -118,7 +123,7 @@ async function forwardChat(
     const held = await spendCap.reserve(reservationFor(request));
     if ('retryAfter' in held) {
       metrics?.rateLimited.inc({ reason: 'spend_cap' });
-      log(refusalLine(c, 429, 'daily_token_limit', ` (${spendCap.dailyLimit} tokens today)`));
+      log(refusalLine(c, 429, LIMIT_ERROR_CODES.daily, ` (${spendCap.dailyLimit} tokens today)`));
       return capRefusal(c, held.retryAfter);
     }
     reservation = held;

@@ -1,6 +1,7 @@
 import { getConnInfo } from '@hono/node-server/conninfo';
 import type { Context, MiddlewareHandler } from 'hono';
 import { rateLimiter, type Store } from 'hono-rate-limiter';
+import { LIMIT_ERROR_CODES } from '../../contract/llm.ts';
 import { apiError, refusalLine } from '../api-error.ts';
 import type { ProxyOptions, ServerEnv } from '../hono-env.ts';
 import { clientAddress, clientAddressBehind, clientKey, trustedProxyList } from './client-key.ts';
@@ -96,10 +97,10 @@ export function rateLimit(
     handler: (c) => {
       // One line per client per minute: a client hammering the limit must not flood the log as well.
       if (firstThisMinute(keyOf(c))) {
-        log(refusalLine(c, 429, 'rate_limited', ' (this client is not logged again for a minute)'));
+        log(refusalLine(c, 429, LIMIT_ERROR_CODES.rate, ' (this client is not logged again for a minute)'));
       }
       options.metrics?.rateLimited.inc({ reason: 'rate_limit' });
-      return apiError(c, 429, 'rate_limited', 'Too many requests, please try again later.');
+      return apiError(c, 429, LIMIT_ERROR_CODES.rate, 'Too many requests, please try again later.');
     },
   });
   return [warnOnce, limiter];
