@@ -1,6 +1,6 @@
-import { MAX_TOKENS, TEMPERATURE } from '../../contract/llm.ts';
+import { MAX_TOKENS, type ReplySource, TEMPERATURE } from '../../contract/llm.ts';
 import { MAX_PAGE_TITLE_LENGTH } from '../../contract/page-settings.ts';
-import type { KnowledgeSourceLink, Material } from '../knowledge/knowledge.ts';
+import type { Material } from '../knowledge/knowledge.ts';
 
 /** A message of the conversation sent upstream. */
 export interface UpstreamMessage {
@@ -158,7 +158,7 @@ export function pageContextLine({ origin, path, title }: PageContext): string {
 
 /** The outcome of {@link parseChatRequest}: the request to send upstream, or why the body was refused. */
 export type ParsedChatRequest =
-  | { ok: true; request: ChatRequest; sources: KnowledgeSourceLink[]; passages: number }
+  | { ok: true; request: ChatRequest; sources: ReplySource[]; passages: number }
   | { ok: false; reason: string };
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -9,7 +9,7 @@ import { type CrawlLimits, readSitemap } from './sitemap-source.ts';
 
 export type { Passage } from './chunk.ts';
 export { filePage } from './folder-source.ts';
-export { formatMaterial, type KnowledgeSourceLink, MATERIAL_PREAMBLE, type Material } from './material.ts';
+export { formatMaterial, MATERIAL_PREAMBLE, type Material } from './material.ts';
 export type { Page, Section } from './page.ts';
 export { type Question, RETRIEVAL_LIMITS, type RetrievalLimits, retrieve, type ScoredPassage } from './retrieve.ts';
 export { buildIndex, type KnowledgeIndex } from './search-index.ts';

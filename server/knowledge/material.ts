@@ -1,17 +1,11 @@
+import type { ReplySource } from '../../contract/llm.ts';
 import type { Passage } from './chunk.ts';
 import { oneLine } from './page.ts';
-
-/** A page given to the model, as the page shows it under the reply: `[n]` in the reply is this source. */
-export interface KnowledgeSourceLink {
-  n: number;
-  title: string;
-  url: string;
-}
 
 /** The passages as the system text's quoted material, the sources behind its numbers, and how many passages it quotes. */
 export interface Material {
   text: string;
-  sources: KnowledgeSourceLink[];
+  sources: ReplySource[];
   passages: number;
 }
 
@@ -31,7 +25,7 @@ const LINE_BREAK = /\r\n|[\n\r\v\f\u0085\u2028\u2029]/;
  * breaker of chat-template control sequences) runs over every title, heading and passage.
  */
 export function formatMaterial(passages: readonly Passage[], breakControl: (text: string) => string): Material {
-  const sources: KnowledgeSourceLink[] = [];
+  const sources: ReplySource[] = [];
   const quoted = new Map<string, string[]>();
   for (const passage of passages) {
     let lines = quoted.get(passage.url);
