@@ -161,7 +161,8 @@ export type ParsedChatRequest =
   | { ok: true; request: ChatRequest; sources: ReplySource[]; passages: number }
   | { ok: false; reason: string };
 
-function isRecord(value: unknown): value is Record<string, unknown> {
+/** A JSON object (not `null`, not an array): what a body, a message or a reply's part must be. */
+export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 

@@ -1,4 +1,5 @@
 import type { ReplySource } from '../../contract/llm.ts';
+import { isRecord } from './chat-request.ts';
 
 /**
  * A provider's reply, rebuilt from the few fields the page reads: each choice's role, content and finish reason, and
@@ -9,10 +10,6 @@ interface RebuiltUsage {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** A finish reason as the API names one (`stop`, `length`, `content_filter`...); anything else is no reason. */
