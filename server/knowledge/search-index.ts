@@ -57,13 +57,17 @@ export async function buildIndex(pages: readonly Page[]): Promise<KnowledgeIndex
   let sliced = 0;
   for (const page of ordered) {
     const added: IndexedPassage[] = [];
+    // Every passage of a page has its title and language: the title is cut into terms once.
+    const titleTerms = tokenize(page.title, page.language);
+    const title = titleTerms.join(' ');
     for (const passage of chunkPage(page)) {
       const id = passages.push(passage) - 1;
-      const fields = [passage.title, passage.headings.join(' '), passage.text].map((field) =>
-        tokenize(field, passage.language),
-      );
-      for (const term of new Set(fields.flat())) documentFrequency.set(term, (documentFrequency.get(term) ?? 0) + 1);
-      added.push({ id, title: fields[0].join(' '), headings: fields[1].join(' '), text: fields[2].join(' ') });
+      const headings = tokenize(passage.headings.join(' '), passage.language);
+      const text = tokenize(passage.text, passage.language);
+      for (const term of new Set([...titleTerms, ...headings, ...text])) {
+        documentFrequency.set(term, (documentFrequency.get(term) ?? 0) + 1);
+      }
+      added.push({ id, title, headings: headings.join(' '), text: text.join(' ') });
     }
     const language = ruleLanguage(page.language);
     languages.set(language, (languages.get(language) ?? 0) + added.length);
