@@ -23,7 +23,7 @@ export interface KnowledgeIndex {
 }
 
 /** A page's title and headings count above its body text. */
-export const FIELD_BOOST = { title: 3, headings: 2, text: 1 };
+const FIELD_BOOST = { title: 3, headings: 2, text: 1 };
 
 /** Passages are added in slices this size, with a turn of the event loop between, so chat requests are never held up. */
 const SLICE = 16;
@@ -33,7 +33,7 @@ const splitTerms = (text: string) => text.split(' ');
 const keepTerm = (term: string) => term || null;
 
 /** An empty index, and the one that every query of a build reads: the same options for adding and searching. */
-export function emptySearch(): MiniSearch<IndexedPassage> {
+function emptySearch(): MiniSearch<IndexedPassage> {
   return new MiniSearch<IndexedPassage>({
     fields: ['title', 'headings', 'text'],
     tokenize: splitTerms,
