@@ -4,6 +4,7 @@ import { rateLimiter, type Store } from 'hono-rate-limiter';
 import { LIMIT_ERROR_CODES } from '../../contract/llm.ts';
 import { apiError, refusalLine } from '../api-error.ts';
 import type { ProxyOptions, ServerEnv } from '../hono-env.ts';
+import { oncePerWindow } from '../once-per-window.ts';
 import { clientAddress, clientAddressBehind, clientKey, trustedProxyList } from './client-key.ts';
 import type { Counters } from './counters.ts';
 
@@ -26,24 +27,6 @@ function counterStore(counters: Counters, windowMs: number): Store<ServerEnv> {
       await counters.add(`rate:${resetAt}:${key}`, -1, resetAt);
     },
     resetKey: () => undefined,
-  };
-}
-
-/**
- * Whether a key is seen for the first time in `windowMs`. Keys are kept in the order first seen, so the expired ones
- * are always at the front: memory holds only the keys of the last window.
- */
-export function oncePerWindow(windowMs: number, now = () => Date.now()): (key: string) => boolean {
-  const seen = new Map<string, number>();
-  return (key) => {
-    const time = now();
-    for (const [old, at] of seen) {
-      if (time - at < windowMs) break;
-      seen.delete(old);
-    }
-    if (seen.has(key)) return false;
-    seen.set(key, time);
-    return true;
   };
 }
 
