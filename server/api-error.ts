@@ -1,5 +1,6 @@
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import type { LIMIT_ERROR_CODES } from '../contract/llm.ts';
 
 /** The codes of a request refused for what it is or how often it comes (not a failure of the server or provider). */
 export type RefusalCode =
@@ -7,8 +8,7 @@ export type RefusalCode =
   | 'unsupported_media_type'
   | 'invalid_body'
   | 'body_too_large'
-  | 'rate_limited'
-  | 'daily_token_limit';
+  | (typeof LIMIT_ERROR_CODES)[keyof typeof LIMIT_ERROR_CODES];
 
 type ErrorCode =
   | RefusalCode

@@ -1,6 +1,6 @@
 import { type Context, Hono } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { CHAT_COMPLETIONS_PATH } from '../../contract/llm.ts';
+import { CHAT_COMPLETIONS_PATH, LIMIT_ERROR_CODES } from '../../contract/llm.ts';
 import { apiError, type RefusalCode, refusalLine } from '../api-error.ts';
 import type { ProxyOptions, ServerEnv, Upstream } from '../hono-env.ts';
 import { formatMaterial } from '../knowledge/knowledge.ts';
@@ -31,7 +31,12 @@ const NEVER_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN']);
 
 /** The cap's 429: the client's openai library reads it like a provider's rate limit, and waits for `Retry-After`. */
 function capRefusal(c: Context, retryAfter: number): Response {
-  const refusal = apiError(c, 429, 'daily_token_limit', 'The daily usage limit is reached, please come back later.');
+  const refusal = apiError(
+    c,
+    429,
+    LIMIT_ERROR_CODES.daily,
+    'The daily usage limit is reached, please come back later.',
+  );
   refusal.headers.set('Retry-After', String(retryAfter));
   return refusal;
 }
@@ -88,27 +93,23 @@ async function forwardChat(
   }
   // The site's pages: the passages found for the question (none before the first index, none when not covered).
   const { knowledge } = options;
-  let passages = 0;
   const lookUp =
     knowledge &&
-    ((latest: string, previous: string | undefined) => {
-      const found = knowledge.retrieve({ latest, previous, language: options.assistant?.language });
-      passages = found.length;
-      return formatMaterial(
-        found.map((f) => f.passage),
+    ((latest: string, previous: string | undefined) =>
+      formatMaterial(
+        knowledge.retrieve({ latest, previous, language: options.assistant?.language }).map((f) => f.passage),
         breakControlSequences,
-      );
-    });
+      ));
   const parsed = parseChatRequest(body, upstream.kind === 'demo' ? DEMO_MODEL : upstream.model, {
     instructions: options.assistant?.instructions,
     history: options.assistant?.page.history ?? 0,
     lookUp,
-    ...(options.assistant?.pageContext && framesAllowed
+    ...(options.assistant?.page.pageContext && framesAllowed
       ? { pageOrigin: (origin: string) => framesAllowed(origin, c.req.header('host') ?? '') }
       : {}),
   });
   if (!parsed.ok) return refuse(400, 'invalid_body', parsed.reason);
-  const { request, sources } = parsed;
+  const { request, sources, passages } = parsed;
   // Counted once the provider answers: what site owners learn of their pages' coverage, never the question.
   const countAnswer = () => {
     if (!knowledge) return;
@@ -122,7 +123,7 @@ async function forwardChat(
     const held = await spendCap.reserve(reservationFor(request));
     if ('retryAfter' in held) {
       metrics?.rateLimited.inc({ reason: 'spend_cap' });
-      log(refusalLine(c, 429, 'daily_token_limit', ` (${spendCap.dailyLimit} tokens today)`));
+      log(refusalLine(c, 429, LIMIT_ERROR_CODES.daily, ` (${spendCap.dailyLimit} tokens today)`));
       return capRefusal(c, held.retryAfter);
     }
     reservation = held;

@@ -1,4 +1,5 @@
 import type { ReplySource } from '../../contract/llm.ts';
+import { isRecord } from './chat-request.ts';
 
 /**
  * A provider's reply, rebuilt from the few fields the page reads: each choice's role, content and finish reason, and
@@ -9,10 +10,6 @@ interface RebuiltUsage {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** A finish reason as the API names one (`stop`, `length`, `content_filter`...); anything else is no reason. */
@@ -43,17 +40,17 @@ function textOf(message: Record<string, unknown>): string | null | undefined {
   return typeof message.content === 'string' || message.content === null ? message.content : undefined;
 }
 
-/**
- * A streamed chunk rebuilt: `undefined` when it carries no choice (the usage-only chunk, which the page has no use for,
- * or a vendor's own object).
- */
 /** A streamed chunk as the page receives it: only what it reads. */
-export interface RebuiltChunk {
+interface RebuiltChunk {
   object: 'chat.completion.chunk';
   choices: { index: number; delta: { role?: 'assistant'; content?: string | null }; finish_reason: unknown }[];
   usage?: unknown;
 }
 
+/**
+ * A streamed chunk rebuilt: `undefined` when it carries no choice (the usage-only chunk, which the page has no use for,
+ * or a vendor's own object).
+ */
 export function rebuildChunk(chunk: object): RebuiltChunk | undefined {
   const choices = choicesOf((chunk as { choices?: unknown }).choices);
   if (!choices || choices.length === 0) return undefined;

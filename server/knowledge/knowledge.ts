@@ -7,11 +7,10 @@ import { type Question, type RetrievalLimits, retrieve, type ScoredPassage } fro
 import { buildIndex, type KnowledgeIndex } from './search-index.ts';
 import { type CrawlLimits, readSitemap } from './sitemap-source.ts';
 
-export type { Passage } from './chunk.ts';
 export { filePage } from './folder-source.ts';
-export { formatMaterial, type KnowledgeSourceLink, MATERIAL_PREAMBLE, type Material } from './material.ts';
-export type { Page, Section } from './page.ts';
-export { type Question, RETRIEVAL_LIMITS, type RetrievalLimits, retrieve, type ScoredPassage } from './retrieve.ts';
+export { formatMaterial, MATERIAL_PREAMBLE, type Material } from './material.ts';
+export type { Page } from './page.ts';
+export { retrieve } from './retrieve.ts';
 export { buildIndex, type KnowledgeIndex } from './search-index.ts';
 
 /** One entry of the site's `knowledge:` list: a folder published at `url`, or a sitemap. */
@@ -25,7 +24,7 @@ export interface KnowledgeOptions extends CrawlLimits {
   log: (line: string) => void;
 }
 
-export const KNOWLEDGE_DEFAULTS: KnowledgeOptions = {
+const KNOWLEDGE_DEFAULTS: KnowledgeOptions = {
   userAgent: 'AIAssistantBot',
   maxPages: 1000,
   maxPageBytes: 2_000_000,
@@ -43,8 +42,6 @@ export interface Knowledge {
   /** Settles when the first index is built (sources that failed then count as empty); it never rejects. */
   readonly ready: Promise<void>;
   isReady(): boolean;
-  /** The index that answers now: the last one fully built. */
-  current(): KnowledgeIndex | undefined;
   /** {@link retrieve} on the current index; no passages before the first one is built. */
   retrieve(question: Question, limits?: RetrievalLimits): ScoredPassage[];
   /** Reads every source again now and swaps the index when the new one is built. */
@@ -115,7 +112,6 @@ export function startKnowledge(
   return {
     ready,
     isReady: () => index !== undefined,
-    current: () => index,
     retrieve: (question, limits) => (index ? retrieve(index, question, limits) : []),
     refresh,
     stop: () => {

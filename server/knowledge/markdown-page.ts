@@ -1,14 +1,14 @@
 import { oneLine, type PageDraft, SectionWriter } from './page.ts';
 
 /** What a Markdown file's front matter may set. */
-export interface FrontMatter {
+interface FrontMatter {
   title?: string;
   url?: string;
   language?: string;
 }
 
 /** Reads the `title:`, `url:` and `lang:`/`language:` lines of a `---` front matter block, and the text after it. */
-export function splitFrontMatter(text: string): { front: FrontMatter; body: string } {
+function splitFrontMatter(text: string): { front: FrontMatter; body: string } {
   const match = /^\uFEFF?---\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/.exec(text);
   if (!match) return { front: {}, body: text };
   const front: FrontMatter = {};

@@ -39,7 +39,7 @@ describe('the material for the system text', () => {
         '[2] Shipping — https://shop.example.com/shipping\n> Four euros.',
       ].join('\n\n'),
     );
-    expect(material.tokens).toBeGreaterThan(material.text.length / 5);
+    expect(material.passages).toBe(3);
   });
 
   it('keeps a hostile title and passage inside their quoting, and breaks their control sequences', () => {
@@ -65,6 +65,6 @@ describe('the material for the system text', () => {
   });
 
   it('is empty, with no sources, when there are no passages', () => {
-    expect(formatMaterial([], marked)).toEqual({ text: '', sources: [], tokens: 0 });
+    expect(formatMaterial([], marked)).toEqual({ text: '', sources: [], passages: 0 });
   });
 });

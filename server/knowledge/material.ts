@@ -1,18 +1,12 @@
-import { estimateTokens, type Passage } from './chunk.ts';
+import type { ReplySource } from '../../contract/llm.ts';
+import type { Passage } from './chunk.ts';
 import { oneLine } from './page.ts';
 
-/** A page given to the model, as the page shows it under the reply: `[n]` in the reply is this source. */
-export interface KnowledgeSourceLink {
-  n: number;
-  title: string;
-  url: string;
-}
-
-/** The passages as the system text's quoted material, the sources behind its numbers, and its size for the spend cap. */
+/** The passages as the system text's quoted material, the sources behind its numbers, and how many passages it quotes. */
 export interface Material {
   text: string;
-  sources: KnowledgeSourceLink[];
-  tokens: number;
+  sources: ReplySource[];
+  passages: number;
 }
 
 /** What the model is told about the material; the site's instructions come before it. */
@@ -31,7 +25,7 @@ const LINE_BREAK = /\r\n|[\n\r\v\f\u0085\u2028\u2029]/;
  * breaker of chat-template control sequences) runs over every title, heading and passage.
  */
 export function formatMaterial(passages: readonly Passage[], breakControl: (text: string) => string): Material {
-  const sources: KnowledgeSourceLink[] = [];
+  const sources: ReplySource[] = [];
   const quoted = new Map<string, string[]>();
   for (const passage of passages) {
     let lines = quoted.get(passage.url);
@@ -46,8 +40,8 @@ export function formatMaterial(passages: readonly Passage[], breakControl: (text
     for (const line of breakControl(passage.text).split(LINE_BREAK)) lines.push(line === '' ? '>' : `> ${line}`);
   }
   const entries = sources.map(
-    ({ n, title, url }) => `[${n}] ${oneLine(breakControl(title))} — ${url}\n${(quoted.get(url) ?? []).join('\n')}`,
+    ({ n, title, url }) => `[${n}] ${breakControl(title)} — ${url}\n${(quoted.get(url) ?? []).join('\n')}`,
   );
   const text = passages.length === 0 ? '' : [MATERIAL_PREAMBLE, ...entries].join('\n\n');
-  return { text, sources, tokens: estimateTokens(text) };
+  return { text, sources, passages: passages.length };
 }

@@ -23,7 +23,7 @@ export interface KnowledgeIndex {
 }
 
 /** A page's title and headings count above its body text. */
-export const FIELD_BOOST = { title: 3, headings: 2, text: 1 };
+const FIELD_BOOST = { title: 3, headings: 2, text: 1 };
 
 /** Passages are added in slices this size, with a turn of the event loop between, so chat requests are never held up. */
 const SLICE = 16;
@@ -33,7 +33,7 @@ const splitTerms = (text: string) => text.split(' ');
 const keepTerm = (term: string) => term || null;
 
 /** An empty index, and the one that every query of a build reads: the same options for adding and searching. */
-export function emptySearch(): MiniSearch<IndexedPassage> {
+function emptySearch(): MiniSearch<IndexedPassage> {
   return new MiniSearch<IndexedPassage>({
     fields: ['title', 'headings', 'text'],
     tokenize: splitTerms,
@@ -57,13 +57,17 @@ export async function buildIndex(pages: readonly Page[]): Promise<KnowledgeIndex
   let sliced = 0;
   for (const page of ordered) {
     const added: IndexedPassage[] = [];
+    // Every passage of a page has its title and language: the title is cut into terms once.
+    const titleTerms = tokenize(page.title, page.language);
+    const title = titleTerms.join(' ');
     for (const passage of chunkPage(page)) {
       const id = passages.push(passage) - 1;
-      const fields = [passage.title, passage.headings.join(' '), passage.text].map((field) =>
-        tokenize(field, passage.language),
-      );
-      for (const term of new Set(fields.flat())) documentFrequency.set(term, (documentFrequency.get(term) ?? 0) + 1);
-      added.push({ id, title: fields[0].join(' '), headings: fields[1].join(' '), text: fields[2].join(' ') });
+      const headings = tokenize(passage.headings.join(' '), passage.language);
+      const text = tokenize(passage.text, passage.language);
+      for (const term of new Set([...titleTerms, ...headings, ...text])) {
+        documentFrequency.set(term, (documentFrequency.get(term) ?? 0) + 1);
+      }
+      added.push({ id, title, headings: headings.join(' '), text: text.join(' ') });
     }
     const language = ruleLanguage(page.language);
     languages.set(language, (languages.get(language) ?? 0) + added.length);

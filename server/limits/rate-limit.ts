@@ -1,8 +1,10 @@
 import { getConnInfo } from '@hono/node-server/conninfo';
 import type { Context, MiddlewareHandler } from 'hono';
 import { rateLimiter, type Store } from 'hono-rate-limiter';
+import { LIMIT_ERROR_CODES } from '../../contract/llm.ts';
 import { apiError, refusalLine } from '../api-error.ts';
 import type { ProxyOptions, ServerEnv } from '../hono-env.ts';
+import { oncePerWindow } from '../once-per-window.ts';
 import { clientAddress, clientAddressBehind, clientKey, trustedProxyList } from './client-key.ts';
 import type { Counters } from './counters.ts';
 
@@ -25,24 +27,6 @@ function counterStore(counters: Counters, windowMs: number): Store<ServerEnv> {
       await counters.add(`rate:${resetAt}:${key}`, -1, resetAt);
     },
     resetKey: () => undefined,
-  };
-}
-
-/**
- * Whether a key is seen for the first time in `windowMs`. Keys are kept in the order first seen, so the expired ones
- * are always at the front: memory holds only the keys of the last window.
- */
-export function oncePerWindow(windowMs: number, now = () => Date.now()): (key: string) => boolean {
-  const seen = new Map<string, number>();
-  return (key) => {
-    const time = now();
-    for (const [old, at] of seen) {
-      if (time - at < windowMs) break;
-      seen.delete(old);
-    }
-    if (seen.has(key)) return false;
-    seen.set(key, time);
-    return true;
   };
 }
 
@@ -96,10 +80,10 @@ export function rateLimit(
     handler: (c) => {
       // One line per client per minute: a client hammering the limit must not flood the log as well.
       if (firstThisMinute(keyOf(c))) {
-        log(refusalLine(c, 429, 'rate_limited', ' (this client is not logged again for a minute)'));
+        log(refusalLine(c, 429, LIMIT_ERROR_CODES.rate, ' (this client is not logged again for a minute)'));
       }
       options.metrics?.rateLimited.inc({ reason: 'rate_limit' });
-      return apiError(c, 429, 'rate_limited', 'Too many requests, please try again later.');
+      return apiError(c, 429, LIMIT_ERROR_CODES.rate, 'Too many requests, please try again later.');
     },
   });
   return [warnOnce, limiter];

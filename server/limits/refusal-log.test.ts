@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { CHAT_COMPLETIONS_PATH } from '../../contract/llm.ts';
 import { chatBody, postChat, proxyHarness, SECRET_TEXT } from '../../testing/proxy-app.ts';
-import { oncePerWindow } from './rate-limit.ts';
+import { oncePerWindow } from '../once-per-window.ts';
 
 const { start } = await proxyHarness();
 

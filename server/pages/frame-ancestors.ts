@@ -1,3 +1,4 @@
+import { oncePerWindow } from '../once-per-window.ts';
 import { DEFAULT_FRAME_ANCESTORS } from './security-headers.ts';
 
 /** How often one refused origin is logged: once is enough to be seen, and a busy host page cannot fill the log. */
@@ -50,7 +51,7 @@ export function refusedFrameNotice(
   { now = Date.now, intervalMs = REFUSED_FRAME_LOG_INTERVAL_MS } = {},
 ): (embed: string | null | undefined, selfHost: string | undefined) => void {
   const sources = frameAncestorSources(frameAncestors);
-  const logged = new Map<string, number>();
+  const firstInInterval = oncePerWindow(intervalMs, now, MAX_REMEMBERED);
   return (embed, selfHost) => {
     if (!embed || !selfHost) return;
     let origin: string;
@@ -61,12 +62,7 @@ export function refusedFrameNotice(
     }
     // Only a real origin is logged: nothing the request wrote reaches the log but a parsed scheme, host and port.
     if (origin === 'null' || frameAncestorAllows(sources, origin, selfHost)) return;
-    const at = now();
-    const last = logged.get(origin);
-    if (last !== undefined && at - last < intervalMs) return;
-    logged.delete(origin);
-    logged.set(origin, at);
-    if (logged.size > MAX_REMEMBERED) logged.delete(logged.keys().next().value as string);
+    if (!firstInInterval(origin)) return;
     log(
       `[frame] ${origin} embeds the chat, but FRAME_ANCESTORS (${sources.join(' ')}) does not allow it: its visitors ` +
         `see a refused frame. To allow it, add ${origin} to FRAME_ANCESTORS and restart.`,

@@ -15,7 +15,7 @@ const MAX_ACCEPT_ENCODING = 256;
  * The coding of `page` that the browser accepts best (`q` values honoured, brotli first among equals), or `undefined`
  * for the plain page: never one the browser refused (`q=0`), and identity whenever nothing else is accepted.
  */
-export function chooseEncoding(header: string | undefined, page: ServedPage): 'br' | 'gzip' | undefined {
+function chooseEncoding(header: string | undefined, page: ServedPage): 'br' | 'gzip' | undefined {
   if (!header) return undefined;
   const accepted = parseAccept(header.slice(0, MAX_ACCEPT_ENCODING));
   const q = (coding: string) =>

@@ -137,10 +137,9 @@ describe('the configuration file', () => {
   it('takes persist (off, the default, or tab) and page_context, and refuses other values', () => {
     const config = parseAssistantConfig('persist: tab\npage_context: true', 'p.yaml', proxy);
     expect(config.page).toMatchObject({ persist: 'tab', pageContext: true });
-    expect(config.pageContext).toBe(true);
     const off = parseAssistantConfig('persist: "off"\npage_context: false', 'p.yaml', proxy);
     expect(off.page).toEqual({ starters: [], history: 0 });
-    expect(off.pageContext).toBeUndefined();
+    expect(off.page.pageContext).toBeUndefined();
     expect(problems('persist: local')).toEqual([expect.stringMatching(/^persist \(line 1\): .*must be off or tab/)]);
   });
 
@@ -253,7 +252,7 @@ describe('assistant.config.example.yaml', () => {
     const source = readFileSync(new URL('../../assistant.config.example.yaml', import.meta.url), 'utf8');
     const config = parseAssistantConfig(source, 'example', proxy);
 
-    expect(Object.keys(config).sort()).toEqual(['accent', 'file', 'instructions', 'page', 'pageContext']);
+    expect(Object.keys(config).sort()).toEqual(['accent', 'file', 'instructions', 'page']);
     expect(Object.keys(config.page).sort()).toEqual([
       'history',
       'pageContext',

@@ -116,8 +116,6 @@ export interface AssistantConfig {
   instructions?: string;
   /** The site's pages the model answers from (proxy mode); a folder's `path` is absolute, resolved against the file's. */
   knowledge?: v.InferOutput<typeof knowledgeSource>[];
-  /** The embed's host page (origin, path, title) goes to the model as quoted data (proxy mode only). */
-  pageContext?: true;
 }
 
 /** The configuration of a site with no file: exactly the spec. */
@@ -271,7 +269,6 @@ export function parseAssistantConfig(source: string, file: string, { direct }: {
             'path' in source ? { path: resolve(dirname(file), source.path), url: source.url } : source,
           ),
         }),
-    ...(values.page_context ? { pageContext: true as const } : {}),
   };
 }
 
