@@ -115,6 +115,8 @@ test('the user bubble and Send read --ai-accent at run time, in both schemes', a
     await page.getByRole('textbox', { name: 'Message' }).fill('Hello');
     await send.click();
     await expect(page.locator('[data-sender="bot"]')).toHaveText('Branded.');
+    // The reply has ended and the card is ready again: Send is no longer the disabled one of a pending reply.
+    await expect(page.getByRole('textbox', { name: 'Message' })).toBeEditable();
     await expect(page.locator('[data-sender="user"]')).toHaveCSS('background-color', brand);
     await expectNoAxeViolations(page, `with a branded accent, ${scheme}`);
   }
