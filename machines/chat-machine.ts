@@ -231,10 +231,7 @@ export const chatMachine = setup({
       ...NO_REPLY,
     }),
     appendStoppedReply: assign({
-      messages: ({ context }) => [
-        ...context.messages,
-        { text: context.reply, sender: 'bot', stopped: true, ...(context.reply ? sourcesOf(context) : {}) },
-      ],
+      messages: ({ context }) => [...context.messages, stoppedReply(context)],
       ...NO_REPLY,
     }),
     // The failed attempt's messages (everything after the visitor's last message) give way to the new reply.
@@ -376,8 +373,13 @@ export const chatMachine = setup({
   },
 });
 
+/** The pending reply as a stopped message: what had arrived, with its sources once any text has. */
+export function stoppedReply(context: Pick<ChatContext, 'reply' | 'sources'>): ChatMessage {
+  return { text: context.reply, sender: 'bot', stopped: true, ...(context.reply ? sourcesOf(context) : {}) };
+}
+
 /** The pending reply's sources as a message's field, when there are any. */
-function sourcesOf(context: ChatContext): { sources?: ReplySource[] } {
+function sourcesOf(context: Pick<ChatContext, 'sources'>): { sources?: ReplySource[] } {
   return context.sources?.length ? { sources: context.sources } : {};
 }
 

@@ -71,12 +71,15 @@ describe('the conversation kept for the tab', () => {
     expect(warn).toHaveBeenCalledOnce();
   });
 
-  it('keeps a reply still coming in as a stopped one with what had arrived', () => {
+  it('keeps a reply still coming in as a stopped one with what had arrived when the page is left', () => {
     const fake = createControllableFetchReply();
     const actor = createActor(chatMachine.provide({ actors: { fetchReply: fake.logic } })).start();
     const stop = keepConversation(actor);
     actor.send({ type: 'message.submit', text: 'Hi' });
+    const writes = vi.spyOn(Storage.prototype, 'setItem');
     fake.latest().delta('Hel');
+    expect(writes, "a reply's pieces are not written one by one").not.toHaveBeenCalled();
+    dispatchEvent(new Event('pagehide'));
     expect(readKeptConversation()).toEqual([
       { text: 'Hi', sender: 'user' },
       { text: 'Hel', sender: 'bot', stopped: true },
@@ -84,6 +87,7 @@ describe('the conversation kept for the tab', () => {
     const sources = [{ n: 1, title: 'Hello', url: 'https://www.example.com/hello' }];
     fake.latest().sources(sources);
     fake.latest().delta('lo [1]');
+    dispatchEvent(new Event('pagehide'));
     expect(readKeptConversation()?.at(-1)).toEqual({ text: 'Hello [1]', sender: 'bot', stopped: true, sources });
     actor.send({ type: 'conversation.clear' });
     expect(sessionStorage.getItem(KEPT_CONVERSATION_KEY)).toBeNull();

@@ -1,6 +1,6 @@
 import type { ActorRefFrom } from 'xstate';
 import { isReplySource } from '../../contract/llm';
-import type { ChatMessage, chatMachine } from '../../machines/chat-machine';
+import { type ChatMessage, type chatMachine, stoppedReply } from '../../machines/chat-machine';
 
 // The conversation kept for the tab (the site's `persist: tab`): in session storage only, so never shared with another
 // tab nor kept after it closes. What is stored is a versioned shape, checked on every read by the small checker below
@@ -9,7 +9,7 @@ import type { ChatMessage, chatMachine } from '../../machines/chat-machine';
 /** Where the conversation is kept, in the app origin's session storage. */
 export const KEPT_CONVERSATION_KEY = 'ai-assistant-conversation';
 /** The shape's version: data of any other version is dropped, never misread. */
-export const KEPT_CONVERSATION_VERSION = 1;
+const KEPT_CONVERSATION_VERSION = 1;
 /** The most messages kept: the last ones. */
 export const MAX_KEPT_MESSAGES = 50;
 /** The most characters read back: more is not a conversation this page wrote. */
@@ -43,7 +43,7 @@ function ownFields({ text, sender, stopped, sources }: ChatMessage): ChatMessage
 }
 
 /** Whether `data` is a kept conversation of this version, of at most `MAX_KEPT_MESSAGES` well-formed messages. */
-export function isKeptConversation(data: unknown): data is KeptConversation {
+function isKeptConversation(data: unknown): data is KeptConversation {
   const kept = data as Partial<KeptConversation> | null;
   return (
     typeof kept === 'object' &&
@@ -105,24 +105,33 @@ export function keepConversation(
   actor: ActorRefFrom<typeof chatMachine>,
   storage: Storage | undefined = sessionStorageOrNothing(),
 ): () => void {
-  // The machine replaces what changes (its messages, the reply, the sources), never changes it in place: a snapshot
-  // with the same ones as the last (a keystroke in the box, say) has nothing new to keep.
+  const keep = () => {
+    const snapshot = actor.getSnapshot();
+    const { messages } = snapshot.context;
+    writeKeptConversation(
+      snapshot.matches('sending') ? [...messages, stoppedReply(snapshot.context)] : messages,
+      storage,
+    );
+  };
+  // Written when the messages change or a reply starts or ends. The machine replaces its messages, never changes them in
+  // place: a snapshot with the same ones (a keystroke in the box, a piece of a reply) has nothing new to keep. A reply's
+  // pieces are kept once, as the page is left (`pagehide`, which the frame gets too when the host page changes), rather
+  // than serialising the whole conversation many times a second while it streams.
   let last: unknown[] = [];
   const subscription = actor.subscribe((snapshot) => {
-    const { messages, reply, sources } = snapshot.context;
-    const sending = snapshot.matches('sending');
-    const seen = [messages, reply, sources, sending];
+    const seen = [snapshot.context.messages, snapshot.matches('sending')];
     if (seen.every((value, index) => value === last[index])) return;
     last = seen;
-    const cut = {
-      text: reply,
-      sender: 'bot' as const,
-      stopped: true as const,
-      ...(reply && sources ? { sources } : {}),
-    };
-    writeKeptConversation(sending ? [...messages, cut] : messages, storage);
+    keep();
   });
-  return () => subscription.unsubscribe();
+  const leave = () => {
+    if (actor.getSnapshot().matches('sending')) keep();
+  };
+  addEventListener('pagehide', leave);
+  return () => {
+    subscription.unsubscribe();
+    removeEventListener('pagehide', leave);
+  };
 }
 
 /** The page's session storage, or nothing where the browser refuses it (storage blocked): then nothing is kept. */
