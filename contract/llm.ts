@@ -52,6 +52,16 @@ export interface ReplySource {
   url: string;
 }
 
+/**
+ * The host page the visitor is reading, as the embed loader names it (never its query or fragment): `page_context` in
+ * a chat request's body, with the site's `page_context`.
+ */
+export interface PageContext {
+  origin: string;
+  path: string;
+  title: string;
+}
+
 /** Whether `value` is a well-formed {@link ReplySource} with a web address: read from the network or from storage. */
 export function isReplySource(value: unknown): value is ReplySource {
   const source = value as Partial<ReplySource> | null;

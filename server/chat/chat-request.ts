@@ -1,4 +1,4 @@
-import { MAX_TOKENS, type ReplySource, TEMPERATURE } from '../../contract/llm.ts';
+import { MAX_TOKENS, type PageContext, type ReplySource, TEMPERATURE } from '../../contract/llm.ts';
 import { MAX_PAGE_TITLE_LENGTH } from '../../contract/page-settings.ts';
 import type { Material } from '../knowledge/knowledge.ts';
 
@@ -43,13 +43,6 @@ export interface ConversationRules {
 
 /** The longest path of a host page the model is told about (and, from contract/, the longest title). */
 const MAX_PAGE_PATH_LENGTH = 500;
-
-/** The host page the visitor is reading, as the embed's frame names it (`page_context` in the body). */
-export interface PageContext {
-  origin: string;
-  path: string;
-  title: string;
-}
 
 const SPEC_RULES: ConversationRules = { history: 0 };
 
