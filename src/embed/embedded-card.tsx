@@ -78,7 +78,7 @@ export function EmbeddedCard({ host }: { host: HostPage }) {
  * The embedded card connected to the page that framed the app, which it greets at once (`root` holds the served card
  * until the app replaces it), or `undefined` when no allowed host framed it.
  */
-export function embeddedCard(root: HTMLElement, settings?: PageSettings) {
+export function embeddedCard(root: HTMLElement, settings: PageSettings) {
   const host = greetHostPage(root, settings);
   return host ? <EmbeddedCard host={host} /> : undefined;
 }

@@ -5,7 +5,7 @@ import {
   embedMessage,
   embedMessageType,
 } from '../../contract/embed-messages';
-import { DEFAULT_PAGE_SETTINGS, MAX_PAGE_TITLE_LENGTH, type PageSettings } from '../../contract/page-settings';
+import { MAX_PAGE_TITLE_LENGTH, type PageSettings } from '../../contract/page-settings';
 import { hostPageContext } from '../llm/host-page-context';
 
 /**
@@ -64,7 +64,7 @@ export function connectHostPage(origin: string): HostPage {
  * the loader to keep the panel's state for the tab's next page; with `page_context` it asks for the host page's path
  * and title, which then go with each message (`hostPageContext`). `undefined` when no allowed host framed the app.
  */
-export function greetHostPage(root: HTMLElement, settings: PageSettings = DEFAULT_PAGE_SETTINGS): HostPage | undefined {
+export function greetHostPage(root: HTMLElement, settings: PageSettings): HostPage | undefined {
   const origin = hostOrigin();
   if (!origin) return undefined;
   const host = connectHostPage(origin);
