@@ -71,7 +71,7 @@ describe('the conversation kept for the tab', () => {
     expect(warn).toHaveBeenCalledOnce();
   });
 
-  it('keeps a reply still coming in as a stopped one with what had arrived when the page is left', () => {
+  it('keeps a reply still coming in as a stopped one with what had arrived when the page is left', async () => {
     const fake = createControllableFetchReply();
     const actor = createActor(chatMachine.provide({ actors: { fetchReply: fake.logic } })).start();
     const stop = keepConversation(actor);
@@ -84,11 +84,22 @@ describe('the conversation kept for the tab', () => {
       { text: 'Hi', sender: 'user' },
       { text: 'Hel', sender: 'bot', stopped: true },
     ]);
+    // Shown again from the back-forward cache, the page goes on keeping.
+    dispatchEvent(new Event('pageshow'));
     const sources = [{ n: 1, title: 'Hello', url: 'https://www.example.com/hello' }];
     fake.latest().sources(sources);
     fake.latest().delta('lo [1]');
     dispatchEvent(new Event('pagehide'));
-    expect(readKeptConversation()?.at(-1)).toEqual({ text: 'Hello [1]', sender: 'bot', stopped: true, sources });
+    const cut = { text: 'Hello [1]', sender: 'bot', stopped: true, sources };
+    expect(readKeptConversation()?.at(-1)).toEqual(cut);
+    // Leaving cuts the request off: the machine takes it for an error, which the next page is not given.
+    vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    fake.latest().reject(new TypeError('network error'));
+    await vi.waitFor(() =>
+      expect(actor.getSnapshot().context.messages.at(-1)?.text).toBe('Error: Unable to get response'),
+    );
+    expect(readKeptConversation()?.at(-1)).toEqual(cut);
+    dispatchEvent(new Event('pageshow'));
     actor.send({ type: 'conversation.clear' });
     expect(sessionStorage.getItem(KEPT_CONVERSATION_KEY)).toBeNull();
     stop();

@@ -116,21 +116,30 @@ export function keepConversation(
   // Written when the messages change or a reply starts or ends. The machine replaces its messages, never changes them in
   // place: a snapshot with the same ones (a keystroke in the box, a piece of a reply) has nothing new to keep. A reply's
   // pieces are kept once, as the page is left (`pagehide`, which the frame gets too when the host page changes), rather
-  // than serialising the whole conversation many times a second while it streams.
+  // than serialising the whole conversation many times a second while it streams. What the page shows then is what the
+  // next page gets: leaving cuts the reply's request off, which the machine would take for an error, and that is not
+  // kept (until the page is shown again, from the back-forward cache).
   let last: unknown[] = [];
+  let leaving = false;
   const subscription = actor.subscribe((snapshot) => {
     const seen = [snapshot.context.messages, snapshot.matches('sending')];
-    if (seen.every((value, index) => value === last[index])) return;
+    if (leaving || seen.every((value, index) => value === last[index])) return;
     last = seen;
     keep();
   });
   const leave = () => {
     if (actor.getSnapshot().matches('sending')) keep();
+    leaving = true;
+  };
+  const back = () => {
+    leaving = false;
   };
   addEventListener('pagehide', leave);
+  addEventListener('pageshow', back);
   return () => {
     subscription.unsubscribe();
     removeEventListener('pagehide', leave);
+    removeEventListener('pageshow', back);
   };
 }
 
