@@ -3,6 +3,7 @@ import type { Frame, Page } from '@playwright/test';
 import { FAKE_REPLY } from '../testing/fake-provider';
 import { type HostSite, hostPageHtml } from '../testing/host-site';
 import {
+  callApi,
   chatFrame,
   configuredAppFixture,
   embedAppFixture,
@@ -146,6 +147,34 @@ test('a reply cut off by a page change keeps the message, shows what had arrived
   await expect(messageBox(page)).toBeEditable();
   await chatFrame(page).getByRole('button', { name: 'Retry' }).click();
   await expect(said(page)).toHaveText([QUESTION, FAKE_REPLY]);
+});
+
+test('where the host page refuses storage, persist: tab still opens, closes and reopens the chat, with no error', async ({
+  page,
+  site,
+  keepingApp,
+}) => {
+  // As a browser that blocks the site's storage does: reading or writing `sessionStorage` throws.
+  await page.addInitScript((origin) => {
+    if (location.origin !== origin) return;
+    Object.defineProperty(window, 'sessionStorage', {
+      get() {
+        throw new DOMException('The operation is insecure.', 'SecurityError');
+      },
+    });
+  }, site.origin);
+  const errors: Error[] = [];
+  page.on('pageerror', (error) => errors.push(error));
+  const at = sitePages(site, keepingApp.origin);
+  await page.goto(at('/'));
+  await launcher(page).click();
+  await converse(page);
+  await callApi(page, 'close');
+  await expect(launcher(page)).toHaveAttribute('aria-expanded', 'false');
+  await callApi(page, 'open');
+  await expect(launcher(page)).toHaveAttribute('aria-expanded', 'true');
+  await expect(messageBox(page)).toBeFocused();
+  expect(errors.map(String)).toEqual([]);
 });
 
 test('corrupt stored data is dropped with a warning; "New conversation" clears, and it stays clear', async ({

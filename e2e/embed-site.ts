@@ -1,4 +1,5 @@
 import type { FrameLocator, Page } from '@playwright/test';
+import type { EmbedApi } from '../embed/loader';
 import type { FakeProvider } from '../testing/fake-provider';
 import { type HostSite, startHostSite } from '../testing/host-site';
 import { startAppServer } from './app-server';
@@ -56,3 +57,8 @@ export const launcher = (page: Page) => page.getByRole('button', { name: 'Chat w
 export const chatFrame = (page: Page): FrameLocator => page.frameLocator('iframe[title="AI Assistant chat"]');
 /** The message box in the chat's frame. */
 export const messageBox = (page: Page) => chatFrame(page).getByRole('textbox', { name: 'Message' });
+
+/** What a site's own button would call: the loader's global API. */
+export function callApi(page: Page, method: keyof EmbedApi) {
+  return page.evaluate((name) => (window as unknown as { AIAssistant: EmbedApi }).AIAssistant[name](), method);
+}

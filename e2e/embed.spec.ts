@@ -1,10 +1,17 @@
 import type { Page } from '@playwright/test';
-import type { EmbedApi } from '../embed/loader';
 import { FAKE_REPLY } from '../testing/fake-provider';
 import { type HostPageOptions, type HostSite, hostPageHtml } from '../testing/host-site';
 import { expectNoAxeViolations } from './axe-check';
 import { UPSTREAM_API_KEY } from './e2e-env';
-import { chatFrame, embedAppFixture, hostSiteFixture, launcher, messageBox, resetProviderFixture } from './embed-site';
+import {
+  callApi,
+  chatFrame,
+  embedAppFixture,
+  hostSiteFixture,
+  launcher,
+  messageBox,
+  resetProviderFixture,
+} from './embed-site';
 import { test as base, expect, holdRoute } from './fixtures';
 
 // The snippet on a site of another origin, against the production build and server (proxy mode), in Chromium.
@@ -73,11 +80,6 @@ async function inAccessibilityTree(page: Page, name: string) {
   };
   await session.detach();
   return nodes.some((node) => !node.ignored && node.name?.value === name);
-}
-
-/** What a site's own button would call. */
-function callApi(page: Page, method: keyof EmbedApi) {
-  return page.evaluate((name) => (window as unknown as { AIAssistant: EmbedApi }).AIAssistant[name](), method);
 }
 
 test('a host page fetches nothing but the loader until the visitor shows intent, and nothing shifts', async ({

@@ -103,10 +103,13 @@ iframe{border:0;width:100%;height:100%;display:block}
   let ready = false;
   // With the site's `persist: tab` (the frame says `keep`), whether the panel is open, for the tab's next page: one
   // session-storage key, never written otherwise. A panel reopened so stays `still`: it leaves the focus to the page.
+  // Where the browser refuses storage, writing throws: the panel then just opens and closes, and is not remembered.
   let keep = 0;
   let still = 0;
   const remember = () => {
-    if (keep) sessionStorage[EMBED_NAMESPACE] = +panel.open;
+    try {
+      if (keep) sessionStorage[EMBED_NAMESPACE] = +panel.open;
+    } catch {}
   };
   // The host page's handlers: an EventTarget keeps one that throws from stopping the others, in a few bytes.
   const events = new EventTarget();
