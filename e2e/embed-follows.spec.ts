@@ -12,7 +12,7 @@ import {
   messageBox,
   resetProviderFixture,
 } from './embed-site';
-import { test as base, expect } from './fixtures';
+import { test as base, box, expect, hydrated } from './fixtures';
 
 // The conversation that follows the visitor across a host site's pages (`persist: tab`), the host page as context
 // (`page_context`), a host with a strict CSP, and a chat that scrolls alone: against the production build and server
@@ -58,10 +58,16 @@ async function storedText(page: Page, appOrigin: string) {
   return (await page.evaluate(dump)) + (await (await appFrame(page, appOrigin)).evaluate(dump));
 }
 
+/**
+ * Waits until the app has taken the served card over (its header has the close button): the served card is editable
+ * and empty from the first, so what the app restored, or did not, shows only then.
+ */
+const takenOver = (page: Page) => expect(chatFrame(page).getByRole('button', { name: 'Close chat' })).toBeVisible();
+
 /** Sends `text` once the app has taken the served card over (its header has the close button): typing while it is
  * taken over is embed.spec.ts's subject, not this file's. */
 async function send(page: Page, text: string) {
-  await expect(chatFrame(page).getByRole('button', { name: 'Close chat' })).toBeVisible();
+  await takenOver(page);
   await messageBox(page).fill(text);
   await messageBox(page).press('Enter');
 }
@@ -85,6 +91,7 @@ test('with no configuration a page change starts an empty conversation, and no s
   await page.goto(at('/spades'));
   await expect(launcher(page)).toHaveAttribute('aria-expanded', 'false');
   await launcher(page).click();
+  await takenOver(page);
   await expect(messageBox(page)).toBeEditable();
   await expect(said(page)).toHaveCount(0);
   expect(await storedText(page, embedApp.origin)).not.toContain('Norway');
@@ -115,6 +122,7 @@ test('with persist: tab the panel and the whole conversation follow page changes
   await other.goto(at('/rakes'));
   await expect(launcher(other)).toHaveAttribute('aria-expanded', 'false');
   await launcher(other).click();
+  await takenOver(other);
   await expect(messageBox(other)).toBeEditable();
   await expect(said(other)).toHaveCount(0);
   await other.close();
@@ -194,15 +202,17 @@ test('corrupt stored data is dropped with a warning; "New conversation" clears, 
 
   await page.goto(at('/spades'));
   await expect(launcher(page)).toHaveAttribute('aria-expanded', 'true');
+  await takenOver(page);
   await expect(messageBox(page)).toBeEditable();
   await expect(said(page)).toHaveCount(0);
-  expect(warnings.some((text) => text.includes('kept conversation could not be read'))).toBe(true);
+  await expect.poll(() => warnings.some((text) => text.includes('kept conversation could not be read'))).toBe(true);
   await converse(page, 'Rakes?');
 
   await chatFrame(page).getByRole('button', { name: 'New conversation' }).click();
   await expect(said(page)).toHaveCount(0);
   await expect(chatFrame(page).getByRole('button', { name: 'New conversation' })).toHaveCount(0);
   await page.goto(at('/rakes'));
+  await takenOver(page);
   await expect(messageBox(page)).toBeEditable();
   await expect(said(page)).toHaveCount(0);
   expect(await storedText(page, keepingApp.origin)).not.toContain('Rakes?');
@@ -290,8 +300,7 @@ test('a wheel over the open chat, at either end of the conversation, never scrol
   const log = chatFrame(page).getByRole('log', { name: 'Conversation' });
   const heading = chatFrame(page).getByRole('heading');
   for (const target of [log, heading]) {
-    const area = await target.boundingBox();
-    if (!area) throw new Error('the chat is not drawn');
+    const area = await box(target);
     await page.mouse.move(area.x + area.width / 2, area.y + area.height / 2);
     // Down past the conversation's end, then up past its start: the host page stays at the top both ways.
     for (const deltaY of [400, -400]) {
@@ -317,6 +326,7 @@ test("with persist: tab the assistant's own page keeps the conversation through 
   await page.getByRole('button', { name: 'New conversation' }).click();
   await expect(own).toHaveCount(0);
   await page.reload();
+  await hydrated(page);
   await expect(page.getByRole('textbox', { name: 'Message' })).toBeEditable();
   await expect(own).toHaveCount(0);
   expect(await page.evaluate(() => JSON.stringify([{ ...sessionStorage }, { ...localStorage }]))).not.toContain(

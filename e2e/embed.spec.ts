@@ -369,6 +369,10 @@ test('Enter pressed in the frame before the app has taken the card over sends th
   provider,
 }) => {
   const release = await typeBeforeTakeOver(page, site, embedApp.origin, 'Sent before the app');
+  // The send is noted by the served card's own script (public/served-card.js), loaded at low priority: once it is in.
+  const frame = page.frame({ url: (url) => url.origin === embedApp.origin });
+  if (!frame) throw new Error("the chat's frame is not in the page");
+  await frame.evaluate((path) => import(path), '/served-card.js');
   await page.keyboard.press('Enter');
   expect(provider.requests).toHaveLength(0);
 
