@@ -12,7 +12,7 @@ import {
   messageBox,
   resetProviderFixture,
 } from './embed-site';
-import { test as base, box, expect, hydrated } from './fixtures';
+import { test as base, box, expect, holdRoute, hydrated } from './fixtures';
 
 // The conversation that follows the visitor across a host site's pages (`persist: tab`), the host page as context
 // (`page_context`), a host with a strict CSP, and a chat that scrolls alone: against the production build and server
@@ -332,4 +332,21 @@ test("with persist: tab the assistant's own page keeps the conversation through 
   expect(await page.evaluate(() => JSON.stringify([{ ...sessionStorage }, { ...localStorage }]))).not.toContain(
     'Norway',
   );
+});
+
+test("on the assistant's own page with persist: tab, the box the visitor types in keeps the focus as the app replaces it", async ({
+  page,
+  keepingApp,
+}) => {
+  // The app replaces the served card once the kept conversation's code is in: held, the visitor is typing meanwhile.
+  const release = await holdRoute(page, '**/assets/persist-tab-*.js');
+  await page.goto(keepingApp.url);
+  const input = page.getByRole('textbox', { name: 'Message' });
+  await input.click();
+  await page.keyboard.type('Do you ship');
+  release();
+  await hydrated(page);
+  await expect(input).toBeFocused();
+  await page.keyboard.type(' spades?');
+  await expect(input).toHaveValue('Do you ship spades?');
 });

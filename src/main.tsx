@@ -61,6 +61,7 @@ void Promise.all([
     // gets its first render here: hydrating an empty root would be a mismatch. In one task, effects included: keys pressed
     // meanwhile wait, then reach a box that shows the carried text and is subscribed to the machine (rendered as a
     // transition, the card would subscribe a task after it is in the page, and a key in between would be lost).
+    const typing = served && document.activeElement === served.box;
     const app = createRoot(root);
     flushSync(() => {
       app.render(
@@ -69,6 +70,8 @@ void Promise.all([
         </StrictMode>,
       );
     });
+    // Replacing the served card dropped the focus of the box the visitor was typing in: the app's box takes it.
+    if (typing) root.querySelector('input')?.focus();
   } else {
     // The card is in the page already (build/prerender-card.ts): React takes it over as a transition, which it renders
     // in slices, yielding to the browser between them, and the visitor sees no change.
