@@ -6,10 +6,10 @@ import { chatRoute } from './chat/chat-route.ts';
 import type { ProxyOptions, ServerEnv } from './hono-env.ts';
 import { MemoryCounters, RedisCounters } from './limits/counters.ts';
 import { SpendCap } from './limits/spend-cap.ts';
-import { frameAncestorAllows, frameAncestorSources, refusedFrameNotice } from './pages/frame-ancestors.ts';
+import { frameAncestorAllows, refusedFrameNotice } from './pages/frame-ancestors.ts';
 import { prepareLoaders, preparePages } from './pages/page-html.ts';
 import { pageLanguage } from './pages/page-language.ts';
-import { headersForPath, securityHeaders } from './pages/security-headers.ts';
+import { frameAncestorSources, headersForPath, securityHeaders } from './pages/security-headers.ts';
 import { serveClient } from './pages/serve-client.ts';
 import { DEFAULT_ASSISTANT_CONFIG } from './settings/assistant-config.ts';
 
@@ -77,8 +77,8 @@ export function createApp(options: ProxyOptions): Hono<ServerEnv> {
 
   const { upstream } = options;
   if (upstream.kind !== 'none') {
-    const framesAllowed = (origin: string, selfHost: string) =>
-      frameAncestorAllows(frameAncestorSources(options.security.frameAncestors), origin, selfHost);
+    const frameSources = frameAncestorSources(options.security.frameAncestors);
+    const framesAllowed = (origin: string, selfHost: string) => frameAncestorAllows(frameSources, origin, selfHost);
     app.route('/', chatRoute({ ...options, upstream }, { counters, spendCap, log, framesAllowed }));
   }
   app.all(`${PROXY_BASE_PATH}/*`, (c) => apiError(c, 404, 'not_found', 'Not found.'));

@@ -21,7 +21,7 @@ export interface ChatRouteDeps {
   spendCap: SpendCap | undefined;
   log: (line: string) => void;
   /** Whether a host page at `origin` may frame the site whose own host is `selfHost` (`FRAME_ANCESTORS`). */
-  framesAllowed?: (origin: string, selfHost: string) => boolean;
+  framesAllowed: (origin: string, selfHost: string) => boolean;
 }
 
 type ChatUpstream = Exclude<Upstream, { kind: 'none' }>;
@@ -104,7 +104,7 @@ async function forwardChat(
     instructions: options.assistant?.instructions,
     history: options.assistant?.page.history ?? 0,
     lookUp,
-    ...(options.assistant?.page.pageContext && framesAllowed
+    ...(options.assistant?.page.pageContext
       ? { pageOrigin: (origin: string) => framesAllowed(origin, c.req.header('host') ?? '') }
       : {}),
   });

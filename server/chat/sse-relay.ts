@@ -10,7 +10,7 @@ export const MAX_REPLY_BYTES = 256 * 1024;
  * A whole stream may hold this many bytes, its framing included: a reply of many small pieces carries far more framing
  * than text (a few hundred bytes an event), and what the relay drops (comments, vendor events) is counted here too.
  */
-export const MAX_STREAM_BYTES = 16 * MAX_REPLY_BYTES;
+const MAX_STREAM_BYTES = 16 * MAX_REPLY_BYTES;
 
 /**
  * The project's own event for a stream that ends badly (the provider broke off, said it failed, or passed a bound):

@@ -2,7 +2,6 @@
 import { describe, expect, it } from 'vitest';
 import { CHAT_COMPLETIONS_PATH } from '../../contract/llm.ts';
 import { chatBody, postChat, proxyHarness, SECRET_TEXT } from '../../testing/proxy-app.ts';
-import { oncePerWindow } from '../once-per-window.ts';
 
 const { start } = await proxyHarness();
 
@@ -42,17 +41,5 @@ describe('refused requests in the log', () => {
     expect(limited.logs.filter((entry) => entry.includes('refused'))).toEqual([line(429, 'rate_limited')]);
     expect(cap.status).toBe(429);
     expect(capped.logs).toEqual([line(429, 'daily_token_limit')]);
-  });
-
-  it('keep one client to one rate-limit line per minute, however many clients there are', () => {
-    let now = 0;
-    const first = oncePerWindow(60_000, () => now);
-    expect([first('a'), first('a')]).toEqual([true, false]);
-    now = 30_000;
-    expect([first('b'), first('a')]).toEqual([true, false]);
-    now = 60_000;
-    expect([first('a'), first('a'), first('b')]).toEqual([true, false, false]);
-    now = 90_000;
-    expect(first('b')).toBe(true);
   });
 });

@@ -30,7 +30,6 @@ afterAll(async () => {
   await redis?.stop();
 });
 
-/** One sample of a Prometheus text exposition, e.g. `sample(text, 'x_total', 'status="200"')`. */
 /** Waits until each replica says it is ready (its Redis reachable). */
 async function allReady(...servers: ProductionServer[]): Promise<void> {
   await Promise.all(
@@ -44,6 +43,7 @@ async function allReady(...servers: ProductionServer[]): Promise<void> {
   );
 }
 
+/** One sample of a Prometheus text exposition, e.g. `sample(text, 'x_total', 'status="200"')`. */
 function sample(text: string, name: string, labels = ''): number {
   const line = text.split('\n').find((entry) => entry.startsWith(labels ? `${name}{${labels}} ` : `${name} `));
   return line ? Number(line.split(' ').pop()) : 0;
@@ -133,11 +133,7 @@ describe('replicas behind a load balancer', () => {
       const ownRedis = await startRedisServer();
       try {
         const server = await startServer({ REDIS_URL: ownRedis.url, RATE_LIMIT_PER_MINUTE: '100' });
-        await until(
-          () => readiness(server),
-          (r) => r.status === 200,
-          'Redis',
-        );
+        await allReady(server);
         expect(await readiness(server)).toEqual({ status: 200, redis: 'reachable' });
         expect(await statuses(() => chat(server))).toEqual([200]);
 

@@ -1,5 +1,5 @@
 import { oncePerWindow } from '../once-per-window.ts';
-import { DEFAULT_FRAME_ANCESTORS } from './security-headers.ts';
+import { frameAncestorSources } from './security-headers.ts';
 
 /** How often one refused origin is logged: once is enough to be seen, and a busy host page cannot fill the log. */
 export const REFUSED_FRAME_LOG_INTERVAL_MS = 60 * 60 * 1000;
@@ -32,11 +32,6 @@ export function frameAncestorAllows(sources: readonly string[], origin: string, 
     const actual = url.port || DEFAULT_PORTS[url.protocol];
     return port === '*' || actual === (port ?? DEFAULT_PORTS[url.protocol]);
   });
-}
-
-/** The `frame-ancestors` sources in force: `FRAME_ANCESTORS`, or the default (`'self'`) when it is empty. */
-export function frameAncestorSources(frameAncestors: readonly string[]): readonly string[] {
-  return frameAncestors.length > 0 ? frameAncestors : DEFAULT_FRAME_ANCESTORS;
 }
 
 /**

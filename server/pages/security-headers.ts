@@ -17,6 +17,11 @@ export interface SecurityOptions {
 /** The default: embeddable by the site itself only. */
 export const DEFAULT_FRAME_ANCESTORS = ["'self'"];
 
+/** The `frame-ancestors` sources in force: `FRAME_ANCESTORS`, or the default (`'self'`) when it is empty. */
+export function frameAncestorSources(frameAncestors: readonly string[]): readonly string[] {
+  return frameAncestors.length > 0 ? frameAncestors : DEFAULT_FRAME_ANCESTORS;
+}
+
 // A CSP source list item: a keyword, `*`, a scheme (`https:`) or a host source with optional scheme, `*.` and port.
 const SOURCE_PATTERN =
   /^(?:'self'|'none'|\*|[a-z][a-z0-9+.-]*:|(?:[a-z][a-z0-9+.-]*:\/\/)?(?:\*|(?:\*\.)?[a-z0-9-]+(?:\.[a-z0-9-]+)*)(?::(?:\d{1,5}|\*))?\/?)$/i;
@@ -53,7 +58,7 @@ export function parseSourceList(value: string, name: string): string[] {
  * (Vite's inline scripts and websocket): framing then behaves as in production.
  */
 export function frameHeaders(frameAncestors: string[]): Record<string, string> {
-  const sources = frameAncestors.length > 0 ? frameAncestors : DEFAULT_FRAME_ANCESTORS;
+  const sources = frameAncestorSources(frameAncestors);
   const headers: Record<string, string> = { 'Content-Security-Policy': ['frame-ancestors', ...sources].join(' ') };
   const only = sources.length === 1 ? sources[0] : undefined;
   if (only === "'none'") headers['X-Frame-Options'] = 'DENY';
