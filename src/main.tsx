@@ -71,7 +71,7 @@ void Promise.all([
       );
     });
     // Replacing the served card dropped the focus of the box the visitor was typing in: the app's box takes it.
-    if (typing) root.querySelector('input')?.focus();
+    if (typing) root.querySelector<HTMLInputElement>('input[name="message"]')?.focus();
   } else {
     // The card is in the page already (build/prerender-card.ts): React takes it over as a transition, which it renders
     // in slices, yielding to the browser between them, and the visitor sees no change.
