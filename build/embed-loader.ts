@@ -1,8 +1,8 @@
 import { fileURLToPath } from 'node:url';
-import { gzipSync } from 'node:zlib';
 import { build, type Plugin, type Rolldown } from 'vite';
 import { EMBED_LOADER_PATH } from '../contract/embed.ts';
 import { launcherColors, lightDark } from '../src/theme.ts';
+import { gzipBytes } from './size-budget.ts';
 
 /** The embed loader's limit: every page of a host site downloads it, whether or not anyone chats. */
 export const EMBED_BUDGET_BYTES = 2048;
@@ -50,9 +50,9 @@ export async function bundleLoader(): Promise<string> {
 
 /** The loader's gzip size (level 9, as precompressed for the server) against its budget. */
 export function checkLoaderBudget(code: string, budget = EMBED_BUDGET_BYTES) {
-  const gzipBytes = gzipSync(code, { level: 9 }).length;
-  const report = `  ${EMBED_LOADER_PATH.slice(1).padEnd(44)} ${String(gzipBytes).padStart(8)} B gzip (budget ${budget} B, ${((gzipBytes / budget) * 100).toFixed(1)}%)`;
-  return { gzipBytes, ok: gzipBytes <= budget, report };
+  const bytes = gzipBytes(code);
+  const report = `  ${EMBED_LOADER_PATH.slice(1).padEnd(44)} ${String(bytes).padStart(8)} B gzip (budget ${budget} B, ${((bytes / budget) * 100).toFixed(1)}%)`;
+  return { gzipBytes: bytes, ok: bytes <= budget, report };
 }
 
 /**

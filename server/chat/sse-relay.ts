@@ -186,11 +186,13 @@ export function relayStream(
           }
           hooks.onChunk();
           received += value.length;
-          const events = received > MAX_STREAM_BYTES ? 'too-large' : reader.push(value);
+          if (received > MAX_STREAM_BYTES) {
+            await breakOff(controller, '', `stream over ${MAX_STREAM_BYTES} bytes`);
+            return;
+          }
+          const events = reader.push(value);
           if (events === 'too-large') {
-            const bound =
-              received > MAX_STREAM_BYTES ? `stream over ${MAX_STREAM_BYTES}` : `event over ${MAX_EVENT_BYTES}`;
-            await breakOff(controller, '', `${bound} bytes`);
+            await breakOff(controller, '', `event over ${MAX_EVENT_BYTES} bytes`);
             return;
           }
           let out = '';
