@@ -108,12 +108,13 @@ describe('relaying a stream', () => {
   });
 
   it('lets a stream run past the time limit while its pieces keep coming', async () => {
-    // Eight pieces 60 ms apart: about 480 ms in all, with a limit of 200 ms between two pieces.
-    provider.respondWith({ stream: Array.from({ length: 8 }, (_, index) => `p${index} `), pieceDelayMs: 60 });
-    const { url } = await start({ timeoutMs: 200 });
+    // Twelve pieces 50 ms apart: about 600 ms in all, with a limit of 400 ms between two pieces (a busy machine's pause
+    // between two pieces stays well under it).
+    provider.respondWith({ stream: Array.from({ length: 12 }, (_, index) => `p${index} `), pieceDelayMs: 50 });
+    const { url } = await start({ timeoutMs: 400 });
     const text = await (await postChat(url, chatBody('hi', { stream: true }))).text();
 
-    expect(text).toContain('"p7 "');
+    expect(text).toContain('"p11 "');
     expect(text.trim().endsWith('data: [DONE]')).toBe(true);
     expect(provider.requests[0].aborted).toBe(false);
   });
