@@ -6,12 +6,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEFAULT_PAGE_SETTINGS } from '../../contract/page-settings.ts';
 import { whiteContrastOf } from './accent.ts';
-import {
-  AssistantConfigError,
-  DEFAULT_ASSISTANT_CONFIG,
-  loadAssistantConfig,
-  parseAssistantConfig,
-} from './assistant-config.ts';
+import { DEFAULT_ASSISTANT_CONFIG, loadAssistantConfig, parseAssistantConfig } from './assistant-config.ts';
+import { AssistantConfigError } from './config-file.ts';
 
 const proxy = { direct: false };
 

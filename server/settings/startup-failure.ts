@@ -1,4 +1,4 @@
-import { AssistantConfigError } from './assistant-config.ts';
+import { AssistantConfigError } from './config-file.ts';
 import { EnvError } from './env.ts';
 
 /** How `npm start`, `npm run dev` and `npm run build` print a problem that stops them: its message, no stack trace. */

@@ -1,11 +1,11 @@
 import { DEFAULT_BASE_URL, DEFAULT_MODEL, MAX_TOKENS, PROXY_BASE_PATH, TEMPERATURE } from '../../contract/llm';
-import { readReplyTimers } from './reply-timers';
+import { type ReplyTimers, readReplyTimers } from './reply-timers';
 
 // Read by the request's lazy chunk (request-reply.ts), not at start-up: of the configuration, start-up needs only the
 // machine's delays (`readReplyTimers`).
 
 /** How the browser reaches the model. */
-export interface LlmConfig {
+export interface LlmConfig extends ReplyTimers {
   /** `proxy`: the page's own server holds the token. `direct`: the token is embedded in the bundle (the spec's mode). */
   mode: 'proxy' | 'direct';
   baseURL: string;
@@ -13,10 +13,6 @@ export interface LlmConfig {
   model: string;
   /** Whether the reply is asked for as a stream (`stream: true`) and shown as it is written. */
   stream: boolean;
-  /** The reply's deadline: to the first piece (or the whole reply when not streamed), then between pieces. */
-  timeoutMs: number;
-  /** How long without a first piece before the visitor is told the model is still working. */
-  slowMs: number;
   /** The spec's fixed request parameters. */
   maxTokens: number;
   temperature: number;

@@ -1,0 +1,96 @@
+// The configuration file's schema: the one place its keys, types and limits are written (docs/configuration.md
+// describes each). assistant-config.ts reads a file with it; config-file.ts words its problems.
+import * as v from 'valibot';
+import {
+  MAX_HISTORY,
+  MAX_LIMIT_MESSAGE_LENGTH,
+  MAX_STARTER_LENGTH,
+  MAX_STARTERS,
+} from '../../contract/page-settings.ts';
+import { LANGUAGES, matchLanguage } from '../../locales/languages.ts';
+import { ACCENT_FORMS } from './accent.ts';
+
+const MAX_TITLE_LENGTH = 60;
+const MAX_WELCOME_LENGTH = 2000;
+const MAX_INSTRUCTIONS_LENGTH = 8000;
+
+const MAX_KNOWLEDGE_SOURCES = 20;
+
+/** A source's address: the library links only to web pages, so anything but `http:` and `https:` is refused here. */
+const webAddress = v.pipe(
+  v.string('must be an http: or https: address'),
+  v.check((value) => {
+    try {
+      return ['http:', 'https:'].includes(new URL(value).protocol);
+    } catch {
+      return false;
+    }
+  }, 'must be an http: or https: address'),
+);
+
+/** One `knowledge:` entry: a folder published at `url`, or a sitemap (server/knowledge/knowledge.ts reads both). */
+export const knowledgeSource = v.union(
+  [
+    v.strictObject({ path: v.pipe(v.string('must be a folder'), v.nonEmpty('must be a folder')), url: webAddress }),
+    v.strictObject({ sitemap: webAddress }),
+  ],
+  'must be a folder and its address ({ path, url }) or a sitemap ({ sitemap })',
+);
+
+const text = (max: number) =>
+  v.pipe(
+    v.string(`must be text of 1 to ${max} characters`),
+    v.check((value) => value.trim() !== '', `must be text of 1 to ${max} characters, not blank`),
+    v.maxLength(max, `must be text of 1 to ${max} characters`),
+  );
+
+/** Every message says what is allowed. */
+export const configSchema = v.strictObject(
+  {
+    title: v.optional(text(MAX_TITLE_LENGTH)),
+    welcome: v.optional(text(MAX_WELCOME_LENGTH)),
+    starters: v.optional(
+      v.pipe(
+        v.array(text(MAX_STARTER_LENGTH), `must be a list of up to ${MAX_STARTERS} questions`),
+        v.maxLength(MAX_STARTERS, `must be a list of up to ${MAX_STARTERS} questions`),
+      ),
+    ),
+    instructions: v.optional(text(MAX_INSTRUCTIONS_LENGTH)),
+    limit_message: v.optional(text(MAX_LIMIT_MESSAGE_LENGTH)),
+    accent: v.optional(v.string(`must be ${ACCENT_FORMS}`)),
+    language: v.optional(
+      v.pipe(
+        v.string(`must be one of ${LANGUAGES.join(', ')} (or a regional variant of one)`),
+        v.check(
+          (tag) => matchLanguage(tag) !== undefined,
+          `must be one of ${LANGUAGES.join(', ')} (or a regional variant of one)`,
+        ),
+      ),
+    ),
+    knowledge: v.optional(
+      v.pipe(
+        v.array(knowledgeSource, `must be a list of up to ${MAX_KNOWLEDGE_SOURCES} sources`),
+        v.minLength(1, `must be a list of up to ${MAX_KNOWLEDGE_SOURCES} sources`),
+        v.maxLength(MAX_KNOWLEDGE_SOURCES, `must be a list of up to ${MAX_KNOWLEDGE_SOURCES} sources`),
+      ),
+    ),
+    history: v.optional(
+      v.pipe(
+        v.number(`must be a whole number from 0 to ${MAX_HISTORY}`),
+        v.integer(`must be a whole number from 0 to ${MAX_HISTORY}`),
+        v.minValue(0, `must be a whole number from 0 to ${MAX_HISTORY}`),
+        v.maxValue(MAX_HISTORY, `must be a whole number from 0 to ${MAX_HISTORY}`),
+      ),
+    ),
+    persist: v.optional(v.picklist(['off', 'tab'], 'must be off or tab')),
+    page_context: v.optional(v.boolean('must be true or false')),
+  },
+  'is not a known key',
+);
+
+export type ConfigFile = v.InferOutput<typeof configSchema>;
+/** The known keys, as a problem lists them. */
+export const KEYS = Object.keys(configSchema.entries).join(', ');
+
+/** One `knowledge:` entry as the file gives it. */
+export type KnowledgeSourceEntry = v.InferOutput<typeof knowledgeSource>;
