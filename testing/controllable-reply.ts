@@ -10,6 +10,8 @@ export interface ReplyCall {
   delta: (text: string) => void;
   /** Hands the machine the reply's sources, as the real actor does before the reply. */
   sources: (sources: ReplySource[]) => void;
+  /** Hands the machine the reply's token, as the real actor does in proxy mode before the reply. */
+  token: (token: string, uncovered?: true) => void;
   resolve: (output: FetchReplyOutput) => void;
   reject: (error: unknown) => void;
 }
@@ -28,6 +30,8 @@ export function createControllableFetchReply() {
           signal,
           delta: (text) => input.parent.send({ type: 'reply.delta', text }),
           sources: (sources) => input.parent.send({ type: 'reply.sources', sources }),
+          token: (token, uncovered) =>
+            input.parent.send({ type: 'reply.token', token, ...(uncovered ? { uncovered } : {}) }),
           resolve,
           reject,
         });
