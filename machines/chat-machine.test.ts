@@ -94,8 +94,7 @@ describe('the vote on a reply', () => {
     const voted = vi.fn();
     actor.on('reply.voted', voted);
     submit(actor, 'Can I return it?');
-    fake.latest().token('t-1');
-    fake.latest().sources(SOURCES);
+    fake.latest().sources(SOURCES, { token: 't-1' });
     fake.latest().resolve('Within thirty days [1].');
     await backToIdle(actor);
     const reply = () => actor.getSnapshot().context.messages[1];
@@ -114,7 +113,7 @@ describe('the vote on a reply', () => {
       feedback: { token: 't-1', rating: 'down', reason: 'outdated' },
     });
     // Back to Helpful: the reason goes with the old vote.
-    actor.send({ type: 'reply.vote', token: 't-1', rating: 'up', reason: 'wrong' });
+    actor.send({ type: 'reply.vote', token: 't-1', rating: 'up' });
     expect(reply().feedback).toEqual({ token: 't-1', rating: 'up' });
     expect(voted.mock.calls.map(([event]) => event)).toEqual([
       { type: 'reply.voted', token: 't-1', rating: 'up' },
@@ -130,11 +129,11 @@ describe('the vote on a reply', () => {
     const voted = vi.fn();
     actor.on('reply.voted', voted);
     submit(actor, 'Hours?');
-    fake.latest().token('t-stopped', true);
+    fake.latest().sources([], { token: 't-stopped', uncovered: true });
     fake.latest().delta('Nine to');
     actor.send({ type: 'reply.stop' });
     submit(actor, 'Returns?');
-    fake.latest().token('t-pending');
+    fake.latest().sources([], { token: 't-pending' });
     actor.send({ type: 'reply.vote', token: 't-stopped', rating: 'down', reason: 'unclear' });
     // A token of a reply still coming names no message yet, and one no reply has names nothing.
     actor.send({ type: 'reply.vote', token: 't-pending', rating: 'up' });
@@ -164,10 +163,10 @@ describe('the vote on a reply', () => {
   it('gives no token to an empty stopped reply, nor to a reply without content', async () => {
     const { actor, fake } = startChat();
     submit(actor, 'Hi');
-    fake.latest().token('t-1');
+    fake.latest().sources([], { token: 't-1' });
     actor.send({ type: 'reply.stop' });
     submit(actor, 'Hi again');
-    fake.latest().token('t-2');
+    fake.latest().sources([], { token: 't-2' });
     fake.latest().resolve(' ');
     await backToIdle(actor);
     expect(actor.getSnapshot().context.messages.filter((m) => m.sender === 'bot')).toEqual([

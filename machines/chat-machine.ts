@@ -51,15 +51,14 @@ export interface ReplyDeltaEvent {
   text: string;
 }
 
-/** The site's pages given to the model for the pending reply, sent by the reply actor before the reply itself. */
+/**
+ * What the server said of the pending reply before the reply itself, sent by the reply actor: the site's pages given
+ * to the model (maybe none), and the reply's token (proxy mode only: a direct provider gives none).
+ */
 export interface ReplySourcesEvent {
   type: 'reply.sources';
   sources: ReplySource[];
-}
-
-/** The reply's token, sent by the reply actor before the reply (proxy mode only: a direct provider gives none). */
-export interface ReplyTokenEvent extends ReplyToken {
-  type: 'reply.token';
+  token?: ReplyToken;
 }
 
 /** A vote on a reply, named by its token: Helpful (`up`) or Not helpful (`down`, with a reason or none). */
@@ -83,11 +82,13 @@ export interface FetchReplyInput {
   text: string;
   /** Oldest first; never a failed, empty or stopped reply. Absent with no `history`: the spec's latest message alone. */
   history?: Exchange[];
+  /** The conversation's first message (for the owner's count of conversations; never its text). */
+  first?: true;
   /**
    * The invoking machine: a streaming actor sends it each piece as a `reply.delta` event; any actor sends the reply's
-   * sources, when the server gives some, as a `reply.sources` event before the reply, and its token (`reply.token`).
+   * sources and token, when the server gives some, as a `reply.sources` event before the reply.
    */
-  parent: { send: (event: ReplyDeltaEvent | ReplySourcesEvent | ReplyTokenEvent) => void };
+  parent: { send: (event: ReplyDeltaEvent | ReplySourcesEvent) => void };
 }
 
 /**
@@ -144,8 +145,7 @@ export type ChatEvent =
   /** Helpful or Not helpful (with a reason or none) on the reply with this token; a later vote replaces it. */
   | ({ type: 'reply.vote' } & ReplyVote)
   | ReplyDeltaEvent
-  | ReplySourcesEvent
-  | ReplyTokenEvent;
+  | ReplySourcesEvent;
 
 /**
  * What the machine tells its observers (`actor.on(type, handler)`): `reply.ended` when a pending reply ends, whichever
@@ -236,8 +236,7 @@ export const chatMachine = setup({
       if (event.type !== 'reply.vote') return false;
       const feedback = context.messages.find((message) => message.feedback?.token === event.token)?.feedback;
       if (!feedback) return false;
-      const vote = votedOn(feedback, event);
-      return vote.rating !== feedback.rating || vote.reason !== feedback.reason;
+      return event.rating !== feedback.rating || event.reason !== feedback.reason;
     },
   },
   actions: {
@@ -253,15 +252,10 @@ export const chatMachine = setup({
     appendDelta: assign({
       reply: ({ context, event }) => context.reply + (event.type === 'reply.delta' ? event.text : ''),
     }),
-    rememberSources: assign({
-      sources: ({ event }) => (event.type === 'reply.sources' ? event.sources : undefined),
-    }),
-    rememberToken: assign({
-      token: ({ event }) =>
-        event.type === 'reply.token'
-          ? { token: event.token, ...(event.uncovered ? { uncovered: true } : {}) }
-          : undefined,
-    }),
+    rememberSources: assign(
+      ({ event }): Partial<ChatContext> =>
+        event.type === 'reply.sources' ? { sources: event.sources, token: event.token } : {},
+    ),
     recordVote: assign({
       messages: ({ context, event }) =>
         event.type === 'reply.vote'
@@ -272,10 +266,7 @@ export const chatMachine = setup({
             )
           : context.messages,
     }),
-    announceVote: emit(({ event }) => {
-      const { token, rating, reason } = event as ReplyVote;
-      return { type: 'reply.voted' as const, token, rating, ...(rating === 'down' && reason ? { reason } : {}) };
-    }),
+    announceVote: emit(({ event }) => ({ ...(event as ReplyVote), type: 'reply.voted' as const })),
     appendReply: assign({
       messages: ({ context }, reply: FetchReplyOutput) => [
         ...context.messages,
@@ -379,6 +370,7 @@ export const chatMachine = setup({
         input: ({ context, self }) => ({
           text: context.messages.findLast(isFromUser)?.text ?? '',
           ...(context.history ? { history: earlierExchanges(context.messages, context.history) } : {}),
+          ...(context.messages.filter(isFromUser).length === 1 ? { first: true as const } : {}),
           parent: self,
         }),
         onDone: {
@@ -408,7 +400,6 @@ export const chatMachine = setup({
         'reply.stop': { target: 'idle.retryable', actions: 'appendStoppedReply' },
         // Before the first piece, and no piece itself: the wait for the reply goes on.
         'reply.sources': { actions: 'rememberSources' },
-        'reply.token': { actions: 'rememberToken' },
       },
       initial: 'waiting',
       states: {
@@ -456,13 +447,12 @@ export function stoppedReply(context: Pick<ChatContext, 'reply' | 'sources' | 't
 
 /** The pending reply's token as a message's field, when the server gave one. */
 function feedbackOf(context: Pick<ChatContext, 'token'>): { feedback?: ReplyFeedback } {
-  return context.token ? { feedback: { ...context.token } } : {};
+  return context.token ? { feedback: context.token } : {};
 }
 
-/** A reply's feedback with the visitor's new vote: a reason only with `down`, and a new vote replaces the old. */
+/** A reply's feedback with the visitor's new vote, which replaces the old one (its reason too). */
 function votedOn(feedback: ReplyFeedback, { rating, reason }: ReplyVote): ReplyFeedback {
-  const { token, uncovered } = feedback;
-  return { token, ...(uncovered ? { uncovered } : {}), rating, ...(rating === 'down' && reason ? { reason } : {}) };
+  return { token: feedback.token, uncovered: feedback.uncovered, rating, reason };
 }
 
 /** The pending reply's sources as a message's field, when there are any. */
