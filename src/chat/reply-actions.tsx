@@ -46,28 +46,32 @@ function sendVotes(actor: ReturnType<typeof ChatActorContext.useActorRef>) {
  * not cover. Icon buttons with names, as Copy: the conversation's live region reads the reply without them.
  */
 export function ReplyActions({ text, feedback }: { text: string; feedback?: ReplyFeedback }) {
+  return (
+    <Flex direction="column" align="flex-start" gap="1">
+      {feedback ? <Votes text={text} feedback={feedback} /> : <CopyButton text={text} />}
+    </Flex>
+  );
+}
+
+/** Copy, the two votes, the reasons and the contact link of a reply with a token. */
+function Votes({ text, feedback }: { text: string; feedback: ReplyFeedback }) {
   const actorRef = ChatActorContext.useActorRef();
   const [contact] = useState(() => readPageSettings(document).contact);
   useEffect(() => sendVotes(actorRef), [actorRef]);
-  const vote = (rating: FeedbackRating, reason?: FeedbackReason) => {
-    if (feedback) actorRef.send({ type: 'reply.vote', token: feedback.token, rating, ...(reason ? { reason } : {}) });
-  };
-  const rated = feedback?.rating;
+  const vote = (rating: FeedbackRating, reason?: FeedbackReason) =>
+    actorRef.send({ type: 'reply.vote', token: feedback.token, rating, ...(reason ? { reason } : {}) });
+  const rated = feedback.rating;
   return (
-    <Flex direction="column" align="flex-start" gap="1">
+    <>
       <Flex align="center" gap="1">
         <CopyButton text={text} />
-        {feedback && (
-          <>
-            <VoteButton label={t('helpful')} pressed={rated === 'up'} onClick={() => vote('up')} path={THUMB_UP} />
-            <VoteButton
-              label={t('notHelpful')}
-              pressed={rated === 'down'}
-              onClick={() => vote('down', feedback.reason)}
-              path={THUMB_DOWN}
-            />
-          </>
-        )}
+        <VoteButton label={t('helpful')} pressed={rated === 'up'} onClick={() => vote('up')} path={THUMB_UP} />
+        <VoteButton
+          label={t('notHelpful')}
+          pressed={rated === 'down'}
+          onClick={() => vote('down', feedback.reason)}
+          path={THUMB_DOWN}
+        />
       </Flex>
       {rated === 'down' && (
         <Flex role="group" aria-label={t('whyNotHelpful')} gap="1" wrap="wrap" maxW="xs">
@@ -75,24 +79,24 @@ export function ReplyActions({ text, feedback }: { text: string; feedback?: Repl
             <RecipeButton
               key={code}
               size="2xs"
-              variant={feedback?.reason === code ? 'solid' : 'outline'}
-              aria-pressed={feedback?.reason === code}
+              variant={feedback.reason === code ? 'solid' : 'outline'}
+              aria-pressed={feedback.reason === code}
               // A second click on the chosen reason takes it back: the vote stays, without a reason.
-              onClick={() => vote('down', feedback?.reason === code ? undefined : code)}
+              onClick={() => vote('down', feedback.reason === code ? undefined : code)}
             >
               {t(key)}
             </RecipeButton>
           ))}
         </Flex>
       )}
-      {contact && feedback && (rated === 'down' || feedback.uncovered) && (
+      {contact && (rated === 'down' || feedback.uncovered) && (
         <Box fontSize="sm" css={{ '& a': { color: 'reply.link', textDecoration: 'underline' } }}>
           <a href={contact} target="_blank" rel="noopener noreferrer">
             {t('contactUs')}
           </a>
         </Box>
       )}
-    </Flex>
+    </>
   );
 }
 
