@@ -36,7 +36,7 @@ export interface IndexBudget {
   maxTerms: number;
 }
 
-export const INDEX_BUDGET: IndexBudget = { maxTextChars: 60_000_000, maxPassages: 150_000, maxTerms: 1_000_000 };
+export const INDEX_BUDGET: IndexBudget = { maxTextChars: 60_000_000, maxPassages: 150_000, maxTerms: 250_000 };
 
 /** A page's title and headings count above its body text. */
 const FIELD_BOOST = { title: 3, headings: 2, text: 1 };
