@@ -6,6 +6,7 @@ import { appResolve } from './build/app-resolve.ts';
 import { chakraTokens } from './build/chakra-tokens.ts';
 import { compileHints } from './build/compile-hints.ts';
 import { embedLoader } from './build/embed-loader.ts';
+import { machineDescriptions } from './build/machine-descriptions.ts';
 import { plainDynamicImports } from './build/plain-dynamic-imports.ts';
 import { prerenderCard } from './build/prerender-card.ts';
 import { serverWorker } from './build/server-worker.ts';
@@ -16,6 +17,7 @@ import { llmServer } from './server/vite-plugin.ts';
 export default defineConfig({
   plugins: [
     plainDynamicImports(),
+    machineDescriptions(),
     react(),
     chakraTokens(),
     compileHints(),

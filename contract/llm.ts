@@ -77,7 +77,17 @@ export function isReplySource(value: unknown): value is ReplySource {
 }
 
 /**
- * The `object` of the proxy's own first event of a streamed reply, `{ object, sources }`, before the first piece; a
- * whole (non-streamed) reply carries `sources` next to its choices instead. Sent only when there are sources.
+ * The `object` of the proxy's own first event of a streamed reply, `{ object, sources, reply, uncovered }`, before the
+ * first piece; a whole (non-streamed) reply carries those fields next to its choices instead. Sent only when there are
+ * sources or a token (the server's feedback: `ReplyTokenFields`).
  */
 export const SOURCES_OBJECT = 'chat.completion.sources';
+
+/**
+ * What the proxy says of a reply besides its sources: `reply`, the token a vote on it names (contract/feedback.ts), and
+ * `uncovered` when the site has pages and none covered the question.
+ */
+export interface ReplyTokenFields {
+  reply: string;
+  uncovered?: true;
+}

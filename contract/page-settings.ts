@@ -48,6 +48,8 @@ export interface PageSettings {
   persist?: 'tab';
   /** The embed's frame asks its host page for its path and title, which go with each message (proxy mode only). */
   pageContext?: true;
+  /** Where a visitor goes after a Not helpful, or under a reply the site's pages did not cover: `https:` or `mailto:`. */
+  contact?: string;
 }
 
 /** The settings of a page with no configuration: exactly the spec. */

@@ -88,6 +88,94 @@ describe("the site's sources", () => {
   });
 });
 
+describe('the vote on a reply', () => {
+  it('belongs to the reply the server gave a token with; a change replaces it, and each is announced once', async () => {
+    const { actor, fake } = startChat();
+    const voted = vi.fn();
+    actor.on('reply.voted', voted);
+    submit(actor, 'Can I return it?');
+    fake.latest().sources(SOURCES, { token: 't-1' });
+    fake.latest().resolve('Within thirty days [1].');
+    await backToIdle(actor);
+    const reply = () => actor.getSnapshot().context.messages[1];
+    expect(reply().feedback).toEqual({ token: 't-1' });
+
+    actor.send({ type: 'reply.vote', token: 't-1', rating: 'up' });
+    expect(reply().feedback).toEqual({ token: 't-1', rating: 'up' });
+    // The same vote again changes nothing and is not sent twice.
+    actor.send({ type: 'reply.vote', token: 't-1', rating: 'up' });
+    actor.send({ type: 'reply.vote', token: 't-1', rating: 'down' });
+    actor.send({ type: 'reply.vote', token: 't-1', rating: 'down', reason: 'outdated' });
+    expect(reply()).toEqual({
+      text: 'Within thirty days [1].',
+      sender: 'bot',
+      sources: SOURCES,
+      feedback: { token: 't-1', rating: 'down', reason: 'outdated' },
+    });
+    // Back to Helpful: the reason goes with the old vote.
+    actor.send({ type: 'reply.vote', token: 't-1', rating: 'up' });
+    expect(reply().feedback).toEqual({ token: 't-1', rating: 'up' });
+    expect(voted.mock.calls.map(([event]) => event)).toEqual([
+      { type: 'reply.voted', token: 't-1', rating: 'up' },
+      { type: 'reply.voted', token: 't-1', rating: 'down' },
+      { type: 'reply.voted', token: 't-1', rating: 'down', reason: 'outdated' },
+      { type: 'reply.voted', token: 't-1', rating: 'up' },
+    ]);
+  });
+
+  it('is taken on a stopped reply, and while the next reply is pending; a reply without a token takes none', async () => {
+    vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    const { actor, fake } = startChat();
+    const voted = vi.fn();
+    actor.on('reply.voted', voted);
+    submit(actor, 'Hours?');
+    fake.latest().sources([], { token: 't-stopped', uncovered: true });
+    fake.latest().delta('Nine to');
+    actor.send({ type: 'reply.stop' });
+    submit(actor, 'Returns?');
+    fake.latest().sources([], { token: 't-pending' });
+    actor.send({ type: 'reply.vote', token: 't-stopped', rating: 'down', reason: 'unclear' });
+    // A token of a reply still coming names no message yet, and one no reply has names nothing.
+    actor.send({ type: 'reply.vote', token: 't-pending', rating: 'up' });
+    actor.send({ type: 'reply.vote', token: 'forged', rating: 'up' });
+    expect(actor.getSnapshot().matches('sending')).toBe(true);
+    fake.latest().reject(new Error('down'));
+    await backToIdle(actor);
+    submit(actor, 'Direct mode?');
+    fake.latest().resolve('No token here.');
+    await backToIdle(actor);
+
+    const bots = actor.getSnapshot().context.messages.filter((m) => m.sender === 'bot');
+    expect(bots).toEqual([
+      {
+        text: 'Nine to',
+        sender: 'bot',
+        stopped: true,
+        feedback: { token: 't-stopped', uncovered: true, rating: 'down', reason: 'unclear' },
+      },
+      { text: ERROR, sender: 'bot' },
+      { text: 'No token here.', sender: 'bot' },
+    ]);
+    expect(voted).toHaveBeenCalledTimes(1);
+    expect(actor.getSnapshot().context.token).toBeUndefined();
+  });
+
+  it('gives no token to an empty stopped reply, nor to a reply without content', async () => {
+    const { actor, fake } = startChat();
+    submit(actor, 'Hi');
+    fake.latest().sources([], { token: 't-1' });
+    actor.send({ type: 'reply.stop' });
+    submit(actor, 'Hi again');
+    fake.latest().sources([], { token: 't-2' });
+    fake.latest().resolve(' ');
+    await backToIdle(actor);
+    expect(actor.getSnapshot().context.messages.filter((m) => m.sender === 'bot')).toEqual([
+      { text: '', sender: 'bot', stopped: true },
+      { text: NO_CONTENT, sender: 'bot' },
+    ]);
+  });
+});
+
 describe('chat machine', () => {
   it('starts idle with an empty conversation and an empty draft', () => {
     const { actor } = startChat();

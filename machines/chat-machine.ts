@@ -1,4 +1,5 @@
 import { assign, emit, fromPromise, setup } from 'xstate';
+import type { FeedbackRating, FeedbackReason } from '../contract/feedback';
 import { DEFAULT_SLOW_MS, DEFAULT_TIMEOUT_MS, type LIMIT_ERROR_CODES, type ReplySource } from '../contract/llm';
 
 /** Who wrote a message. */
@@ -12,6 +13,24 @@ export interface ChatMessage {
   stopped?: true;
   /** A bot reply's pages of the site, as given to the model: its `[n]` cite them, and the page lists them under it. */
   sources?: ReplySource[];
+  /** A reply the page's own server gave (proxy mode): the token a vote on it names, and the visitor's vote. */
+  feedback?: ReplyFeedback;
+}
+
+/**
+ * What the server said of a reply it gave: the token a vote names (its random id, day and source addresses, signed),
+ * and whether the site's pages covered the question (`uncovered`: the site has pages and none was given).
+ */
+export interface ReplyToken {
+  token: string;
+  uncovered?: true;
+}
+
+/** A reply's token and the visitor's vote on it: one vote per reply, which a later one replaces. */
+export interface ReplyFeedback extends ReplyToken {
+  rating?: FeedbackRating;
+  /** Why it did not help (only with `down`), when the visitor says. */
+  reason?: FeedbackReason;
 }
 
 /** The bot message shown when the provider answers without content. */
@@ -32,10 +51,21 @@ export interface ReplyDeltaEvent {
   text: string;
 }
 
-/** The site's pages given to the model for the pending reply, sent by the reply actor before the reply itself. */
+/**
+ * What the server said of the pending reply before the reply itself, sent by the reply actor: the site's pages given
+ * to the model (maybe none), and the reply's token (proxy mode only: a direct provider gives none).
+ */
 export interface ReplySourcesEvent {
   type: 'reply.sources';
   sources: ReplySource[];
+  token?: ReplyToken;
+}
+
+/** A vote on a reply, named by its token: Helpful (`up`) or Not helpful (`down`, with a reason or none). */
+export interface ReplyVote {
+  token: string;
+  rating: FeedbackRating;
+  reason?: FeedbackReason;
 }
 
 /** An earlier message and the reply the visitor saw to it, sent as history with a later message. */
@@ -52,9 +82,11 @@ export interface FetchReplyInput {
   text: string;
   /** Oldest first; never a failed, empty or stopped reply. Absent with no `history`: the spec's latest message alone. */
   history?: Exchange[];
+  /** The conversation's first message (for the owner's count of conversations; never its text). */
+  first?: true;
   /**
    * The invoking machine: a streaming actor sends it each piece as a `reply.delta` event; any actor sends the reply's
-   * sources, when the server gives some, as a `reply.sources` event before the reply.
+   * sources and token, when the server gives some, as a `reply.sources` event before the reply.
    */
   parent: { send: (event: ReplyDeltaEvent | ReplySourcesEvent) => void };
 }
@@ -95,6 +127,8 @@ export interface ChatContext extends ChatInput {
   reply: string;
   /** The pending reply's sources, when the server gave some. */
   sources?: ReplySource[];
+  /** The pending reply's token, when the server gave one. */
+  token?: ReplyToken;
   statusTexts: StatusTexts;
   /** While `idle.limited`: which limit refused the last request, and for how long. */
   limit?: ReplyLimit;
@@ -108,14 +142,17 @@ export type ChatEvent =
   | { type: 'reply.retry' }
   /** "New conversation": the messages go (a pending reply is stopped), and the chat starts afresh. */
   | { type: 'conversation.clear' }
+  /** Helpful or Not helpful (with a reason or none) on the reply with this token; a later vote replaces it. */
+  | ({ type: 'reply.vote' } & ReplyVote)
   | ReplyDeltaEvent
   | ReplySourcesEvent;
 
 /**
  * What the machine tells its observers (`actor.on(type, handler)`): `reply.ended` when a pending reply ends, whichever
- * way (an answer, a failure, a timeout or a stop), so that the UI can give the box back its focus.
+ * way (an answer, a failure, a timeout or a stop), so that the UI can give the box back its focus; `reply.voted` when
+ * the visitor votes or changes a vote, for the app to tell the server (and the embed's host page).
  */
-export type ChatEmitted = { type: 'reply.ended' };
+export type ChatEmitted = { type: 'reply.ended' } | ({ type: 'reply.voted' } & ReplyVote);
 
 /** Which of the server's limits refused a request: the per-client rate, or the site's daily allowance. */
 export type LimitReason = keyof typeof LIMIT_ERROR_CODES;
@@ -152,7 +189,7 @@ export class ReplyTimeoutError extends Error {
 }
 
 /** No reply in progress: what every way out of `sending` leaves, its sources with it (a next reply may bring none). */
-const NO_REPLY = { reply: '', sources: undefined };
+const NO_REPLY = { reply: '', sources: undefined, token: undefined };
 
 /**
  * The chat. `idle` accepts a draft and a submit, and in `idle.retryable` (after a failed, timed-out or stopped reply)
@@ -194,6 +231,13 @@ export const chatMachine = setup({
       return last?.sender === 'bot' && (last.stopped === true || last.text === context.statusTexts.error);
     },
     isLimited: (_, error: unknown) => error instanceof ReplyLimitedError,
+    // A vote counts only for a reply the server gave a token with, and only when it changes something.
+    changesVote: ({ context, event }) => {
+      if (event.type !== 'reply.vote') return false;
+      const feedback = context.messages.find((message) => message.feedback?.token === event.token)?.feedback;
+      if (!feedback) return false;
+      return event.rating !== feedback.rating || event.reason !== feedback.reason;
+    },
   },
   actions: {
     updateDraft: assign({
@@ -208,15 +252,27 @@ export const chatMachine = setup({
     appendDelta: assign({
       reply: ({ context, event }) => context.reply + (event.type === 'reply.delta' ? event.text : ''),
     }),
-    rememberSources: assign({
-      sources: ({ event }) => (event.type === 'reply.sources' ? event.sources : undefined),
+    rememberSources: assign(
+      ({ event }): Partial<ChatContext> =>
+        event.type === 'reply.sources' ? { sources: event.sources, token: event.token } : {},
+    ),
+    recordVote: assign({
+      messages: ({ context, event }) =>
+        event.type === 'reply.vote'
+          ? context.messages.map((message) =>
+              message.feedback?.token === event.token
+                ? { ...message, feedback: votedOn(message.feedback, event) }
+                : message,
+            )
+          : context.messages,
     }),
+    announceVote: emit(({ event }) => ({ ...(event as ReplyVote), type: 'reply.voted' as const })),
     appendReply: assign({
       messages: ({ context }, reply: FetchReplyOutput) => [
         ...context.messages,
         // A reply of only white space would be an empty bubble: to the visitor that is no content either.
         reply?.trim()
-          ? { text: reply, sender: 'bot', ...sourcesOf(context) }
+          ? { text: reply, sender: 'bot', ...sourcesOf(context), ...feedbackOf(context) }
           : { text: context.statusTexts.noContent, sender: 'bot' },
       ],
       ...NO_REPLY,
@@ -268,6 +324,8 @@ export const chatMachine = setup({
   initial: 'idle',
   on: {
     'conversation.clear': { guard: 'hasConversation', target: '.idle.fresh', actions: 'clearConversation' },
+    // A vote belongs to its reply, whatever the chat is doing meanwhile (the next reply may be on its way).
+    'reply.vote': { guard: 'changesVote', actions: ['recordVote', 'announceVote'] },
   },
   states: {
     idle: {
@@ -312,6 +370,7 @@ export const chatMachine = setup({
         input: ({ context, self }) => ({
           text: context.messages.findLast(isFromUser)?.text ?? '',
           ...(context.history ? { history: earlierExchanges(context.messages, context.history) } : {}),
+          ...(context.messages.filter(isFromUser).length === 1 ? { first: true as const } : {}),
           parent: self,
         }),
         onDone: {
@@ -373,9 +432,27 @@ export const chatMachine = setup({
   },
 });
 
-/** The pending reply as a stopped message: what had arrived, with its sources once any text has. */
-export function stoppedReply(context: Pick<ChatContext, 'reply' | 'sources'>): ChatMessage {
-  return { text: context.reply, sender: 'bot', stopped: true, ...(context.reply ? sourcesOf(context) : {}) };
+/**
+ * The pending reply as a stopped message: what had arrived, with its sources and its token (a stopped reply can be voted
+ * on) once any text has.
+ */
+export function stoppedReply(context: Pick<ChatContext, 'reply' | 'sources' | 'token'>): ChatMessage {
+  return {
+    text: context.reply,
+    sender: 'bot',
+    stopped: true,
+    ...(context.reply ? { ...sourcesOf(context), ...feedbackOf(context) } : {}),
+  };
+}
+
+/** The pending reply's token as a message's field, when the server gave one. */
+function feedbackOf(context: Pick<ChatContext, 'token'>): { feedback?: ReplyFeedback } {
+  return context.token ? { feedback: context.token } : {};
+}
+
+/** A reply's feedback with the visitor's new vote, which replaces the old one (its reason too). */
+function votedOn(feedback: ReplyFeedback, { rating, reason }: ReplyVote): ReplyFeedback {
+  return { token: feedback.token, uncovered: feedback.uncovered, rating, reason };
 }
 
 /** The pending reply's sources as a message's field, when there are any. */

@@ -1,8 +1,10 @@
 import { type Context, Hono } from 'hono';
 import { EMBED_HOST_PARAM, EMBED_LANG_PARAM } from '../contract/embed.ts';
+import { FEEDBACK_PATH } from '../contract/feedback.ts';
 import { PROXY_BASE_PATH } from '../contract/llm.ts';
 import { apiError, refusalLine } from './api-error.ts';
 import { chatRoute } from './chat/chat-route.ts';
+import { feedbackRoutes } from './feedback/feedback-routes.ts';
 import type { ProxyOptions, ServerEnv } from './hono-env.ts';
 import { MemoryCounters, RedisCounters } from './limits/counters.ts';
 import { SpendCap } from './limits/spend-cap.ts';
@@ -61,7 +63,7 @@ export function createApp(options: ProxyOptions): Hono<ServerEnv> {
     );
   });
 
-  app.use(`${PROXY_BASE_PATH}/*`, async (c, next) => {
+  const visitorApi = async (c: Context<ServerEnv>, next: () => Promise<void>) => {
     // Answers are per visitor and per message: no cache may keep them.
     c.env.outgoing.setHeader('Cache-Control', 'no-store');
     // Browsers mark every request with where it came from; a page on another site must not spend this site's quota.
@@ -73,13 +75,20 @@ export function createApp(options: ProxyOptions): Hono<ServerEnv> {
       return apiError(c, 403, 'forbidden_origin', 'Requests from other sites are not allowed.');
     }
     await next();
-  });
+  };
+  app.use(`${PROXY_BASE_PATH}/*`, visitorApi);
 
   const { upstream } = options;
   if (upstream.kind !== 'none') {
     const frameSources = frameAncestorSources(options.security.frameAncestors);
     const framesAllowed = (origin: string, selfHost: string) => frameAncestorAllows(frameSources, origin, selfHost);
     app.route('/', chatRoute({ ...options, upstream }, { counters, spendCap, log, framesAllowed }));
+  }
+  // A vote is only for a reply this server gave: with no chat route (direct mode) there is none.
+  if (upstream.kind !== 'none' && options.feedback) {
+    app.use(FEEDBACK_PATH, visitorApi);
+    const deps = { feedback: options.feedback, counters, log, ownerToken: options.ownerToken };
+    app.route('/', feedbackRoutes(options, deps));
   }
   app.all(`${PROXY_BASE_PATH}/*`, (c) => apiError(c, 404, 'not_found', 'Not found.'));
 

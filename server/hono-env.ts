@@ -1,4 +1,5 @@
 import type { HttpBindings } from '@hono/node-server';
+import type { Feedback } from './feedback/feedback.ts';
 import type { Knowledge } from './knowledge/knowledge.ts';
 import type { Counters } from './limits/counters.ts';
 import type { Metrics } from './metrics.ts';
@@ -50,6 +51,13 @@ export interface ProxyOptions {
    * model, and `/readyz` waits for the first index.
    */
   knowledge?: Knowledge;
+  /**
+   * The owner's loop (server/feedback/): a token with each reply, `POST /api/feedback`, the counts and `GET /api/stats`.
+   * Unset (direct mode, and the tests that are not about it): no tokens, no counts.
+   */
+  feedback?: Feedback;
+  /** `OWNER_TOKEN`: the bearer token of `GET /api/stats` and the owner's page; unset, both answer 404. */
+  ownerToken?: string;
   /** The built client (`dist/client`) to serve next to the proxy; left out in Vite's dev and preview servers. */
   clientDir?: string;
   /** Largest accepted request body in bytes. */

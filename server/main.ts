@@ -4,6 +4,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { BUILD_INFO_FILE, type BuildInfo } from '../contract/llm.ts';
 import { createApp } from './app.ts';
+import { FileCountStore } from './feedback/count-store.ts';
+import { createFeedback } from './feedback/feedback.ts';
+import { RedisCountStore } from './feedback/redis-count-store.ts';
 import { startKnowledge } from './knowledge/knowledge.ts';
 import { RedisCounters } from './limits/counters.ts';
 import { listen } from './listen.ts';
@@ -38,7 +41,17 @@ async function main(): Promise<void> {
   const metrics = config.metrics ? createMetrics() : undefined;
   // Read in the background: the server answers at once, and `/readyz` says 503 until the pages are indexed.
   const knowledge = assistant.knowledge && startKnowledge(assistant.knowledge, { log });
-  const app = createApp({ ...config.proxy, assistant, knowledge, clientDir, counters, metrics, log });
+  // The owner's counts: in Redis for replicas, else in the data folder. A direct-mode build gives no reply to vote on.
+  const feedback =
+    config.proxy.upstream.kind === 'none'
+      ? undefined
+      : createFeedback({
+          store: config.redisUrl ? new RedisCountStore(config.redisUrl) : new FileCountStore(config.dataDir),
+          secret: config.feedbackSecret,
+          metrics,
+          log,
+        });
+  const app = createApp({ ...config.proxy, assistant, knowledge, clientDir, counters, metrics, feedback, log });
   const running = await listen(app, { port: config.port, host: config.host, limits: config.connections, log });
   const metricsServer =
     config.metrics && metrics ? await serveMetrics(metrics, config.metrics.port, config.metrics.host) : undefined;
@@ -66,6 +79,7 @@ async function main(): Promise<void> {
       .then(async (cut) => {
         if (cut > 0) console.log(`[server] ${cut} connections were still open after the grace period and were closed`);
         await counters?.close();
+        await feedback?.close();
       })
       .finally(() => process.exit(0));
   };

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 
 /** What the server counts, in its own registry (not prom-client's global one, so two apps in one process stay apart). */
 export interface Metrics {
@@ -12,6 +12,15 @@ export interface Metrics {
   /** Answers given with the site's pages configured, by whether the pages covered the question; never its text. */
   knowledgeAnswers: Counter<'sources'>;
   knowledgePassages: Counter;
+  /** The owner's counts (server/feedback/), as they happen: never a visitor's text. */
+  conversations: Counter;
+  messages: Counter;
+  replies: Counter<'sources'>;
+  replyErrors: Counter;
+  firstPiece: Histogram;
+  /** Votes standing (a changed vote moves from one rating to the other), since this process started. */
+  votes: Gauge<'rating'>;
+  downReasons: Gauge<'reason'>;
 }
 
 export function createMetrics(): Metrics {
@@ -52,6 +61,45 @@ export function createMetrics(): Metrics {
     knowledgePassages: new Counter({
       name: 'ai_assistant_knowledge_passages_total',
       help: "Passages of the site's pages given to the model.",
+      registers: [registry],
+    }),
+    conversations: new Counter({
+      name: 'ai_assistant_conversations_total',
+      help: "Conversations started (a tab's first message).",
+      registers: [registry],
+    }),
+    messages: new Counter({
+      name: 'ai_assistant_messages_total',
+      help: "Visitors' messages passed to the model.",
+      registers: [registry],
+    }),
+    replies: new Counter({
+      name: 'ai_assistant_replies_total',
+      help: "Replies, by sources: with (the site's passages given) or without.",
+      labelNames: ['sources'],
+      registers: [registry],
+    }),
+    replyErrors: new Counter({
+      name: 'ai_assistant_reply_errors_total',
+      help: 'Chat requests that ended in a server or provider error (5xx).',
+      registers: [registry],
+    }),
+    firstPiece: new Histogram({
+      name: 'ai_assistant_first_piece_seconds',
+      help: 'Time from a chat request to the first piece of its reply (the whole reply when not streamed).',
+      buckets: [0.25, 0.5, 0.75, 1, 1.5, 2, 3, 5, 8, 15, 30],
+      registers: [registry],
+    }),
+    votes: new Gauge({
+      name: 'ai_assistant_votes',
+      help: 'Votes on replies since this process started, by rating (up or down); a changed vote moves.',
+      labelNames: ['rating'],
+      registers: [registry],
+    }),
+    downReasons: new Gauge({
+      name: 'ai_assistant_down_reasons',
+      help: 'Not helpful votes since this process started, by reason.',
+      labelNames: ['reason'],
       registers: [registry],
     }),
   };

@@ -5,7 +5,6 @@ import { DEFAULT_PAGE_SETTINGS, type PageSettings } from '../contract/page-setti
 import type { chatMachine } from '../machines/chat-machine';
 import { ChatActorContext } from './chat/chat-actor-context';
 import { ChatCard } from './chat/chat-card';
-import { NewConversationContext } from './chat/new-conversation-slot';
 import { PageTitleContext } from './page-settings';
 import type { ServedCard } from './served-card';
 import { getSystem } from './system';
@@ -57,7 +56,7 @@ export function App({
         >
           {keeping ? <KeepConversation keep={keeping.keepConversation} /> : null}
           {served ? <CarryOver from={served} /> : null}
-          <NewConversationContext value={keeping?.NewConversation}>{card}</NewConversationContext>
+          {card}
         </ChatActorContext.Provider>
       </PageTitleContext>
     </ChakraProvider>

@@ -1,6 +1,6 @@
 import { fromPromise } from 'xstate';
 import type { ReplySource } from '../contract/llm';
-import type { FetchReplyInput, FetchReplyOutput } from '../machines/chat-machine';
+import type { FetchReplyInput, FetchReplyOutput, ReplyToken } from '../machines/chat-machine';
 
 /** One call of the fake reply actor, settled by the test. */
 export interface ReplyCall {
@@ -8,8 +8,8 @@ export interface ReplyCall {
   signal: AbortSignal;
   /** Hands the machine a streamed piece of the reply, as the real actor does. */
   delta: (text: string) => void;
-  /** Hands the machine the reply's sources, as the real actor does before the reply. */
-  sources: (sources: ReplySource[]) => void;
+  /** Hands the machine the reply's sources (and token, in proxy mode), as the real actor does before the reply. */
+  sources: (sources: ReplySource[], token?: ReplyToken) => void;
   resolve: (output: FetchReplyOutput) => void;
   reject: (error: unknown) => void;
 }
@@ -27,7 +27,8 @@ export function createControllableFetchReply() {
           input,
           signal,
           delta: (text) => input.parent.send({ type: 'reply.delta', text }),
-          sources: (sources) => input.parent.send({ type: 'reply.sources', sources }),
+          sources: (sources, token) =>
+            input.parent.send({ type: 'reply.sources', sources, ...(token ? { token } : {}) }),
           resolve,
           reject,
         });

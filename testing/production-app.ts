@@ -1,7 +1,9 @@
 import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 
@@ -103,12 +105,24 @@ async function startServerProcess(
   env: Record<string, string>,
 ): Promise<ProductionServer> {
   const output: string[] = [];
+  // A data folder of its own (the owner's counts), gone with the server, unless the test gives one to look into.
+  const ownData = env.DATA_DIR ? undefined : mkdtempSync(join(tmpdir(), 'ai-assistant-data-'));
   const child = spawn(command, args, {
     cwd,
-    env: { PATH: process.env.PATH, NODE_ENV: 'production', HOST: '127.0.0.1', PORT: '0', ...env },
+    env: {
+      PATH: process.env.PATH,
+      NODE_ENV: 'production',
+      HOST: '127.0.0.1',
+      PORT: '0',
+      ...(ownData ? { DATA_DIR: ownData } : {}),
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  const exited = once(child, 'exit').then(() => child.exitCode);
+  const exited = once(child, 'exit').then(() => {
+    if (ownData) rmSync(ownData, { recursive: true, force: true });
+    return child.exitCode;
+  });
   const signal = async (name: NodeJS.Signals) => {
     if (child.exitCode === null && child.signalCode === null) child.kill(name);
     return exited;

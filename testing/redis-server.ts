@@ -25,16 +25,19 @@ export interface RedisServer {
 }
 
 /**
- * A real `redis-server` (Debian's package) for tests, on a loopback port, keeping nothing on disk. `.ci/run`
+ * A real `redis-server` (Debian's package) for tests, on a loopback port, keeping nothing on disk unless asked: with
+ * `dir`, a `SAVE` writes `dir/dump.rdb` uncompressed, so that a test can search everything Redis held. `.ci/run`
  * installs it; `REDIS_SERVER_PATH` points elsewhere if needed.
  */
-export async function startRedisServer(): Promise<RedisServer> {
+export async function startRedisServer({ dir }: { dir?: string } = {}): Promise<RedisServer> {
   const port = await freePort();
   let child: ChildProcess | undefined;
 
   const start = async () => {
     const binary = process.env.REDIS_SERVER_PATH ?? 'redis-server';
-    const started = spawn(binary, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+    const saving = dir ? ['--dir', dir, '--rdbcompression', 'no'] : [];
+    const options = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...saving];
+    const started = spawn(binary, options, {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     child = started;

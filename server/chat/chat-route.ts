@@ -54,6 +54,8 @@ export function chatRoute(options: ProxyOptions & { upstream: ChatUpstream }, de
     async (c, next) => {
       await next();
       metrics?.chatRequests.inc({ status: String(c.res.status) });
+      if (c.res.status === 429) options.feedback?.count({ kind: 'limited' });
+      else if (c.res.status >= 500) options.feedback?.count({ kind: 'error' });
     },
     ...rateLimit(options, deps.counters, deps.log),
     limitBody(options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES, deps.log),
@@ -110,12 +112,17 @@ async function forwardChat(
   });
   if (!parsed.ok) return refuse(400, 'invalid_body', parsed.reason);
   const { request, sources, passages } = parsed;
+  const { feedback } = options;
+  // The page says which message starts a conversation (`first_message`); nothing else of the body is counted.
+  feedback?.count({ kind: 'message', first: (body as { first_message?: unknown }).first_message === true });
   // Counted once the provider answers: what site owners learn of their pages' coverage, never the question.
   const countAnswer = () => {
+    feedback?.count({ kind: 'answer', withSources: sources.length > 0 });
     if (!knowledge) return;
     metrics?.knowledgeAnswers.inc({ sources: sources.length > 0 ? 'with' : 'without' });
     metrics?.knowledgePassages.inc(passages);
   };
+  const firstPiece = () => feedback?.count({ kind: 'first-piece', ms: Date.now() - started });
 
   // The demo costs nothing. A provider's call is paid for before it is made, so that no burst can outrun the cap.
   let reservation: Reservation | undefined;
@@ -190,16 +197,22 @@ async function forwardChat(
     }
     // Passed through chunk by chunk as it arrives (no buffering), under the same abort signal and a deadline that
     // each chunk restarts.
+    const token = await feedback?.issue(sources, knowledge !== undefined);
+    let pieces = 0;
     const relayed = relayStream(
       answer.chunks(),
       {
-        onChunk: () => exchange.stillComing(),
+        onChunk: () => {
+          if (pieces++ === 0) firstPiece();
+          exchange.stillComing();
+        },
         onUsage: recordUsage,
         onEnd: () => exchange.end(),
         visitorLeft: () => exchange.stopped === 'visitor-left',
         log,
       },
       sources,
+      token,
     );
     countAnswer();
     const headers = { 'Content-Type': 'text/event-stream', 'X-Accel-Buffering': 'no' };
@@ -235,8 +248,10 @@ async function forwardChat(
   }
   const usage = readUsage((completion as { usage?: unknown } | null)?.usage);
   if (usage) await recordUsage(usage);
+  firstPiece();
   countAnswer();
-  return done(c.json(rebuildCompletion(completion, sources), 200), 'ok');
+  const token = await feedback?.issue(sources, knowledge !== undefined);
+  return done(c.json(rebuildCompletion(completion, sources, token), 200), 'ok');
 }
 
 /** For the log line of a provider's refusal: its error's `type` and `code` (never its message), when it gives them. */

@@ -1,4 +1,4 @@
-import type { ReplySource } from '../../contract/llm.ts';
+import type { ReplySource, ReplyTokenFields } from '../../contract/llm.ts';
 import { isRecord } from './chat-request.ts';
 
 /**
@@ -71,9 +71,13 @@ export function rebuildChunk(chunk: object): RebuiltChunk | undefined {
 
 /**
  * A whole (non-streamed) completion rebuilt: its choices' messages as the assistant's, and its usage; `sources` (the
- * site's pages given to the model) are the proxy's own, added when there are some.
+ * site's pages given to the model) are the proxy's own, added when there are some, and so is the reply's token.
  */
-export function rebuildCompletion(completion: unknown, sources: readonly ReplySource[] = []): object {
+export function rebuildCompletion(
+  completion: unknown,
+  sources: readonly ReplySource[] = [],
+  token?: ReplyTokenFields,
+): object {
   const record = isRecord(completion) ? completion : {};
   const usage = usageOf(record.usage);
   return {
@@ -85,6 +89,7 @@ export function rebuildCompletion(completion: unknown, sources: readonly ReplySo
     })),
     ...(usage ? { usage } : {}),
     ...(sources.length > 0 ? { sources } : {}),
+    ...token,
   };
 }
 

@@ -1,4 +1,4 @@
-import { type ReplySource, SOURCES_OBJECT } from '../../contract/llm.ts';
+import { type ReplySource, type ReplyTokenFields, SOURCES_OBJECT } from '../../contract/llm.ts';
 import { readUsage, type TokenUsage } from '../limits/spend-cap.ts';
 import { describeProviderError, rebuildChunk } from './reply-rebuild.ts';
 
@@ -141,12 +141,14 @@ export interface RelayHooks {
  * One event past `MAX_EVENT_BYTES`, or a reply past `MAX_REPLY_BYTES`, ends it as a broken stream; its reservation
  * under the spend cap then stands, as for any reply cut short. When the visitor leaves, the abort has already
  * cancelled the upstream request; the stream then just ends, rather than surfacing as an error nobody can receive.
- * `sources` (the site's pages given to the model) go first, as the project's own event.
+ * `sources` (the site's pages given to the model) and the reply's `token` (for a vote on it) go first, as the
+ * project's own event.
  */
 export function relayStream(
   body: AsyncIterator<Uint8Array>,
   hooks: RelayHooks,
   sources: readonly ReplySource[] = [],
+  token?: ReplyTokenFields,
 ): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
   const reader = new EventReader();
@@ -168,8 +170,9 @@ export function relayStream(
   return new ReadableStream<Uint8Array>({
     // The project's own event, not the provider's: the pages given to the model, before its first piece.
     start(controller) {
-      if (sources.length > 0) {
-        controller.enqueue(encoder.encode(`data: ${JSON.stringify({ object: SOURCES_OBJECT, sources })}\n\n`));
+      if (sources.length > 0 || token) {
+        const event = { object: SOURCES_OBJECT, ...(sources.length > 0 ? { sources } : {}), ...token };
+        controller.enqueue(encoder.encode(`data: ${JSON.stringify(event)}\n\n`));
       }
     },
     async pull(controller) {

@@ -32,6 +32,27 @@ function counterStore(counters: Counters, windowMs: number): Store<ServerEnv> {
 
 type RateLimitOptions = Pick<ProxyOptions, 'rateLimitPerMinute' | 'trustProxyHops' | 'trustedProxies' | 'metrics'>;
 
+/** Who a request comes from, as the rate limit counts it: its socket address, or what trusted proxies forwarded. */
+export function clientKeyOf(
+  options: Pick<ProxyOptions, 'trustProxyHops' | 'trustedProxies'>,
+  trustedProxies = options.trustedProxies?.length ? trustedProxyList(options.trustedProxies) : undefined,
+): (c: Context<ServerEnv>) => string {
+  return (c) => {
+    let socketAddress: string | undefined;
+    try {
+      socketAddress = getConnInfo(c).remote.address;
+    } catch {
+      // Not served by @hono/node-server (e.g. `app.request()` in a script): every caller shares one key.
+    }
+    const forwardedFor = c.req.header('x-forwarded-for');
+    return clientKey(
+      trustedProxies
+        ? clientAddressBehind(socketAddress, forwardedFor, trustedProxies)
+        : clientAddress(socketAddress, forwardedFor, options.trustProxyHops),
+    );
+  };
+}
+
 /**
  * Chat requests per client per minute, the client being its socket address or, behind trusted proxies, the address
  * they forwarded. Also says once in the log when requests carry `X-Forwarded-For` that no setting trusts: every
@@ -56,20 +77,7 @@ export function rateLimit(
   };
   if (options.rateLimitPerMinute <= 0) return [warnOnce];
 
-  const keyOf = (c: Context<ServerEnv>) => {
-    let socketAddress: string | undefined;
-    try {
-      socketAddress = getConnInfo(c).remote.address;
-    } catch {
-      // Not served by @hono/node-server (e.g. `app.request()` in a script): every caller shares one key.
-    }
-    const forwardedFor = c.req.header('x-forwarded-for');
-    return clientKey(
-      trustedProxies
-        ? clientAddressBehind(socketAddress, forwardedFor, trustedProxies)
-        : clientAddress(socketAddress, forwardedFor, options.trustProxyHops),
-    );
-  };
+  const keyOf = clientKeyOf(options, trustedProxies);
   const firstThisMinute = oncePerWindow(WINDOW_MS);
   const limiter = rateLimiter<ServerEnv>({
     windowMs: WINDOW_MS,

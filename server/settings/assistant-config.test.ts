@@ -62,7 +62,7 @@ describe('the configuration file', () => {
   it.each([
     [
       'titel: Acme',
-      /^titel \(line 1\): is not a known key \(the keys are title, welcome, starters, instructions, limit_message, accent, language, knowledge, history, persist, page_context\)/,
+      /^titel \(line 1\): is not a known key \(the keys are title, welcome, starters, instructions, limit_message, accent, language, knowledge, history, persist, page_context, contact\)/,
     ],
     ['title: 42', /^title \(line 1\): 42 must be text of 1 to 60 characters/],
     ['title: "   "', /^title \(line 1\): " {3}" must be text of 1 to 60 characters, not blank/],
@@ -128,6 +128,20 @@ describe('the configuration file', () => {
       ...DEFAULT_PAGE_SETTINGS,
       limitMessage: 'Busy, back soon.',
     });
+  });
+
+  it('takes contact (an https: or mailto: address) to the page, and stops at anything else with its key and line', () => {
+    expect(parseAssistantConfig('contact: https://shop.example/help', 'c.yaml', proxy).page.contact).toBe(
+      'https://shop.example/help',
+    );
+    expect(parseAssistantConfig('contact: mailto:help@shop.example', 'c.yaml', proxy).page.contact).toBe(
+      'mailto:help@shop.example',
+    );
+    for (const bad of ['http://shop.example/help', 'javascript:alert(1)', 'help@shop.example', '42']) {
+      expect(() => parseAssistantConfig(`title: Shop\ncontact: ${bad}`, 'c.yaml', proxy)).toThrow(
+        /contact \(line 2\): .*must be an https: address or a mailto: address/,
+      );
+    }
   });
 
   it('takes persist (off, the default, or tab) and page_context, and refuses other values', () => {

@@ -79,6 +79,7 @@ export function parseAssistantConfig(source: string, file: string, { direct }: {
       ...(values.limit_message === undefined ? {} : { limitMessage: values.limit_message.trim() }),
       ...(values.persist === 'tab' ? { persist: 'tab' as const } : {}),
       ...(values.page_context ? { pageContext: true as const } : {}),
+      ...(values.contact === undefined ? {} : { contact: values.contact.trim() }),
     },
     ...(accent ? { accent } : {}),
     ...(values.language === undefined ? {} : { language: matchLanguage(values.language) }),

@@ -45,6 +45,9 @@ const text = (max: number) =>
   );
 
 /** Every message says what is allowed. */
+/** What `contact:` may be. */
+const CONTACT_FORMS = 'must be an https: address or a mailto: address, such as https://www.example.com/contact';
+
 export const configSchema = v.strictObject(
   {
     title: v.optional(text(MAX_TITLE_LENGTH)),
@@ -84,6 +87,14 @@ export const configSchema = v.strictObject(
     ),
     persist: v.optional(v.picklist(['off', 'tab'], 'must be off or tab')),
     page_context: v.optional(v.boolean('must be true or false')),
+    // The hand-off after a Not helpful: a page of the site's own (https:) or an address to write to (mailto:).
+    contact: v.optional(
+      v.pipe(
+        v.string(CONTACT_FORMS),
+        v.maxLength(500, CONTACT_FORMS),
+        v.check((value) => /^(https:\/\/[^\s/]+[^\s]*|mailto:[^\s@]+@[^\s@]+)$/i.test(value.trim()), CONTACT_FORMS),
+      ),
+    ),
   },
   'is not a known key',
 );

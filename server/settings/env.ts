@@ -11,6 +11,11 @@ export const DEFAULT_PORT = 3000;
 /** All interfaces: a production server usually runs in a container or behind a reverse proxy that must reach it. */
 export const DEFAULT_HOST = '0.0.0.0';
 export const DEFAULT_RATE_LIMIT_PER_MINUTE = 20;
+/** The data folder when `DATA_DIR` is unset: `data` in the working directory (in `.gitignore`). */
+export const DEFAULT_DATA_DIR = './data';
+/** The shortest `OWNER_TOKEN` and `FEEDBACK_SECRET` taken: long enough that guessing is hopeless. */
+const MIN_SECRET_LENGTH = 24;
+
 /** Metrics are for the operator's scraper on the same host (or a sidecar), not for the public. */
 export const DEFAULT_METRICS_HOST = '127.0.0.1';
 
@@ -23,6 +28,10 @@ export interface ServerConfig {
   connections: ConnectionLimits;
   /** Where rate limits and the spend cap are shared (`REDIS_URL`); unset: in this process's memory. */
   redisUrl?: string;
+  /** The one data folder (`DATA_DIR`, default `./data`): the owner's counts without Redis, the knowledge store. */
+  dataDir: string;
+  /** `FEEDBACK_SECRET`: signs reply tokens; unset, one is made and kept with the counts, the same for every replica. */
+  feedbackSecret?: string;
   /** The Prometheus listener (`METRICS_PORT`, `METRICS_HOST`); unset: no metrics. */
   metrics?: { port: number; host: string };
   /** Things worth saying at start-up (never secrets). */
@@ -115,8 +124,13 @@ export function readServerEnv(
         connectSrc,
       },
     },
+    dataDir: env.DATA_DIR?.trim() || DEFAULT_DATA_DIR,
     notices,
   };
+  const ownerToken = readSecret(env, 'OWNER_TOKEN', problems);
+  if (ownerToken) config.proxy.ownerToken = ownerToken;
+  const feedbackSecret = readSecret(env, 'FEEDBACK_SECRET', problems);
+  if (feedbackSecret) config.feedbackSecret = feedbackSecret;
   const redisUrl = readRedisUrl(env, problems);
   if (redisUrl) config.redisUrl = redisUrl;
   // METRICS_PORT=0 cannot mean "any free port": nobody could find it to scrape.
@@ -170,6 +184,17 @@ function readTrustProxy(env: Env, problems: string[]): number | string[] {
     }
   }
   return readInteger(env, 'TRUST_PROXY', 0, 0, 10, problems);
+}
+
+/** A secret of the server's: unset, or at least `MIN_SECRET_LENGTH` characters with no white space. Never repeated. */
+function readSecret(env: Env, name: 'OWNER_TOKEN' | 'FEEDBACK_SECRET', problems: string[]): string | undefined {
+  const raw = env[name]?.trim();
+  if (!raw) return undefined;
+  if (raw.length < MIN_SECRET_LENGTH || /\s/.test(raw)) {
+    problems.push(`${name} must be at least ${MIN_SECRET_LENGTH} characters with no spaces (openssl rand -hex 24)`);
+    return undefined;
+  }
+  return raw;
 }
 
 function readRedisUrl(env: Env, problems: string[]): string | undefined {

@@ -42,6 +42,7 @@ export const MessageBubble = memo(function MessageBubble({
   streaming,
   welcome,
   sources,
+  feedback,
 }: MessageBubbleProps) {
   const fromUser = sender === 'user';
   const markdown = useMarkdown();
@@ -83,7 +84,7 @@ export const MessageBubble = memo(function MessageBubble({
       )}
       {rich && !streaming && !welcome && text !== '' && (
         <FaultBoundary fallback={null}>
-          <markdown.CopyButton text={withSources(text, sources)} />
+          <markdown.ReplyActions text={withSources(text, sources)} feedback={feedback} />
         </FaultBoundary>
       )}
       {stopped && (

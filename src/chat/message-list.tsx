@@ -193,6 +193,7 @@ const MessageGroup = memo(function MessageGroup({ messages, start, end }: Messag
           stopped={message.stopped}
           streaming={message.streaming}
           sources={message.sources}
+          feedback={message.feedback}
         />
       </FaultBoundary>,
     );

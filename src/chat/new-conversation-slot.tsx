@@ -1,10 +1,7 @@
-import { type ComponentType, createContext, useContext } from 'react';
+import { useReplyStatus } from './reply-status';
 
-/** "New conversation", given by the app where the site keeps the conversation (`persist: tab`); elsewhere nothing. */
-export const NewConversationContext = createContext<ComponentType | undefined>(undefined);
-
-/** Where the cards show "New conversation", when the site has it. */
+/** Where the cards show "New conversation" and "Download conversation": from the reply-status chunk, once it is in. */
 export function NewConversationSlot() {
-  const NewConversation = useContext(NewConversationContext);
-  return NewConversation ? <NewConversation /> : null;
+  const replyStatus = useReplyStatus();
+  return replyStatus ? <replyStatus.NewConversation /> : null;
 }

@@ -1,3 +1,2 @@
 // What a site with `persist: tab` needs, as one lazy chunk: the page of a site without it never downloads it.
 export { keepConversation, readKeptConversation } from './kept-conversation';
-export { NewConversation } from './new-conversation';

@@ -1,6 +1,6 @@
 import { fromPromise } from 'xstate';
 import type { ReplySource } from '../../contract/llm';
-import type { FetchReplyInput, FetchReplyOutput } from '../../machines/chat-machine';
+import type { FetchReplyInput, FetchReplyOutput, ReplyToken } from '../../machines/chat-machine';
 import { lazyModule } from '../lazy-module';
 import type { LlmConfig } from './llm-config';
 
@@ -23,8 +23,9 @@ export function createFetchReply(config?: LlmConfig) {
     // turn of the event loop (after React's render of the visitor's message) between Enter and the request.
     const { requestReply, pageLlmConfig } = requestModule.current() ?? (await requestModule.load());
     const onDelta = (text: string) => input.parent.send({ type: 'reply.delta', text });
-    const onSources = (sources: ReplySource[]) => input.parent.send({ type: 'reply.sources', sources });
-    return requestReply(input.text, signal, config ?? pageLlmConfig(), onDelta, input.history, onSources);
+    const onSources = (sources: ReplySource[], token?: ReplyToken) =>
+      input.parent.send({ type: 'reply.sources', sources, token });
+    return requestReply(input.text, signal, config ?? pageLlmConfig(), onDelta, input.history, onSources, input.first);
   });
 }
 

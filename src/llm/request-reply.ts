@@ -1,6 +1,12 @@
 import { APIError, OpenAI } from 'openai';
 import { isReplySource, LIMIT_ERROR_CODES, type ReplySource, SOURCES_OBJECT } from '../../contract/llm';
-import { type Exchange, type FetchReplyOutput, type LimitReason, ReplyLimitedError } from '../../machines/chat-machine';
+import {
+  type Exchange,
+  type FetchReplyOutput,
+  type LimitReason,
+  ReplyLimitedError,
+  type ReplyToken,
+} from '../../machines/chat-machine';
 import { hostPageContext } from './host-page-context';
 import { type LlmConfig, readLlmConfig } from './llm-config';
 
@@ -61,12 +67,19 @@ export async function requestReply(
   config: LlmConfig,
   onDelta: (text: string) => void = () => undefined,
   history: readonly Exchange[] = [],
-  onSources: (sources: ReplySource[]) => void = () => undefined,
+  onSources: (sources: ReplySource[], token?: ReplyToken) => void = () => undefined,
+  first?: true,
 ): Promise<FetchReplyOutput> {
-  // Only the page's own server gives sources: in direct mode the provider's answer could name any address.
-  const sourcesFrom = config.mode === 'proxy' ? onSources : () => undefined;
+  // Only the page's own server gives sources and reply tokens: in direct mode the provider's answer could say anything.
+  const proxied = config.mode === 'proxy';
+  const handlers = {
+    onDelta,
+    onSources: proxied ? onSources : () => undefined,
+    // The server counts conversations by their first message; the spec's direct request carries nothing more.
+    first: proxied && first,
+  };
   try {
-    return await request(text, signal, config, { onDelta, onSources: sourcesFrom }, history);
+    return await request(text, signal, config, handlers, history);
   } catch (error) {
     // Only the page's own server has these limits: in direct mode a 429 is the provider's, whatever its code.
     throw (config.mode === 'proxy' ? limitRefusal(error) : undefined) ?? error;
@@ -96,17 +109,30 @@ export function readSources(value: unknown): ReplySource[] {
   return Array.isArray(value) ? value.filter(isReplySource) : [];
 }
 
-/** Hands the well-formed sources in `value` to `onSources`, if there are any. */
-function offerSources(value: unknown, onSources: (sources: ReplySource[]) => void) {
-  const sources = readSources(value);
-  if (sources.length > 0) onSources(sources);
+type ReplyHandlers = {
+  onDelta: (text: string) => void;
+  onSources: (sources: ReplySource[], token?: ReplyToken) => void;
+  first?: boolean;
+};
+
+/**
+ * Hands the well-formed sources in the proxy's own fields (`SOURCES_OBJECT`'s event, or a whole reply), and the reply's
+ * token, to `onSources`, if there are any.
+ */
+function offerSources(value: { sources?: unknown; reply?: unknown; uncovered?: unknown }, handlers: ReplyHandlers) {
+  const sources = readSources(value.sources);
+  const token =
+    typeof value.reply === 'string' && value.reply !== ''
+      ? { token: value.reply, ...(value.uncovered === true ? { uncovered: true as const } : {}) }
+      : undefined;
+  if (sources.length > 0 || token) handlers.onSources(sources, token);
 }
 
 async function request(
   text: string,
   signal: AbortSignal,
   config: LlmConfig,
-  { onDelta, onSources }: { onDelta: (text: string) => void; onSources: (sources: ReplySource[]) => void },
+  handlers: ReplyHandlers,
   history: readonly Exchange[],
 ): Promise<FetchReplyOutput> {
   const body = {
@@ -123,6 +149,7 @@ async function request(
     temperature: config.temperature,
     // The host page, with the site's `page_context` in the embed's frame; the server checks it and quotes it.
     ...(hostPageContext.current ? { page_context: hostPageContext.current } : {}),
+    ...(handlers.first ? { first_message: true } : {}),
   };
   const client = clientFor(config);
   if (!config.stream) {
@@ -132,7 +159,7 @@ async function request(
     if (typeof completion !== 'object' || completion === null) {
       throw new Error(`The provider's answer is not a chat completion (${typeof completion})`);
     }
-    offerSources((completion as { sources?: unknown }).sources, onSources);
+    offerSources(completion as object, handlers);
     // Whether a string is worth showing (empty, only white space) is the chat machine's decision.
     const content: unknown = completion.choices?.[0]?.message?.content;
     return typeof content === 'string' ? content : null;
@@ -148,12 +175,12 @@ async function request(
     throw new Error(`The provider's answer is not an event stream (${response.headers.get('content-type')})`);
   }
   let reply = '';
-  const pieces = batchPieces(onDelta);
+  const pieces = batchPieces(handlers.onDelta);
   try {
     for await (const chunk of stream) {
       // The proxy's own first event: the pages given to the model, before any piece.
       if ((chunk.object as string) === SOURCES_OBJECT) {
-        offerSources((chunk as { sources?: unknown }).sources, onSources);
+        offerSources(chunk as object, handlers);
         continue;
       }
       const piece: unknown = chunk.choices?.[0]?.delta?.content;

@@ -4,8 +4,9 @@ import userEvent from '@testing-library/user-event';
 import { fromMarkdown } from 'mdast-util-from-markdown';
 import { describe, expect, it, vi } from 'vitest';
 import { getSystem } from '../system';
+import { CopyButton } from './copy-button';
 import { safeHref } from './render-markdown';
-import { CopyButton, PARTIAL_PARSE_LIMIT, RichReply } from './rich-reply';
+import { PARTIAL_PARSE_LIMIT, RichReply } from './rich-reply';
 
 // The real parser, watched: which sources it is given shows what is parsed again as a reply grows.
 vi.mock('mdast-util-from-markdown', async (importOriginal) => {

@@ -6,7 +6,7 @@ import { renderMarkdown } from './render-markdown';
 import { healPartialBlock, type ReplyBlocks, splitBlocks } from './stream-blocks';
 
 // The lazily loaded part of the card: everything a reply needs to show as Markdown, and its Copy buttons.
-export { CopyButton } from './copy-button';
+export { ReplyActions } from '../chat/reply-actions';
 export { SourceList } from './source-list';
 
 /** Finished blocks rendered before, by source: a streamed reply's blocks render again as the finished message. */

@@ -1,0 +1,47 @@
+// The visitor's vote on a reply, and the owner's counts: plain constants and types shared by the app, the server and
+// the owner's page. No imports: every side may use it.
+
+/** `POST` a {@link FeedbackBody} here: a vote on one reply, by the token the server gave with it. */
+export const FEEDBACK_PATH = '/api/feedback';
+/** `GET ?days=30` with `Authorization: Bearer <OWNER_TOKEN>`: the owner's counts ({@link Stats}). */
+export const STATS_PATH = '/api/stats';
+/** The owner's page, a page of its own (its own entry, none of it in the visitor's start-up budget). */
+export const OWNER_PAGE_PATH = '/owner';
+
+export const FEEDBACK_RATINGS = ['up', 'down'] as const;
+export type FeedbackRating = (typeof FEEDBACK_RATINGS)[number];
+/** Why a reply did not help: five fixed reasons and never free text, so that no visitor's words are ever kept. */
+export const FEEDBACK_REASONS = ['wrong', 'outdated', 'unclear', 'off_topic', 'other'] as const;
+export type FeedbackReason = (typeof FEEDBACK_REASONS)[number];
+
+/** What the page sends: no message text, only the reply's token and the vote. */
+export interface FeedbackBody {
+  reply: string;
+  rating: FeedbackRating;
+  reason?: FeedbackReason;
+}
+
+/** The counts of one UTC day, or of a span of days (`GET /api/stats`): a public interface. */
+export interface StatsCounts {
+  conversations: number;
+  messages: number;
+  with_sources: number;
+  without_sources: number;
+  up: number;
+  down: number;
+  down_reasons: Record<FeedbackReason, number>;
+  limited: number;
+  errors: number;
+  first_piece_ms: { p50: number; p95: number };
+}
+
+export interface Stats {
+  from: string;
+  to: string;
+  totals: StatsCounts;
+  days: (StatsCounts & { date: string })[];
+  down_sources: { address: string; down: number }[];
+}
+
+/** How many days of counts are kept, and the most `GET /api/stats?days=` asks for. */
+export const STATS_MAX_DAYS = 90;

@@ -1,0 +1,108 @@
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { FEEDBACK_PATH } from '../contract/feedback';
+import { startAppServer } from './app-server';
+import { BUILD_DIR } from './e2e-env';
+import { test as base, expect } from './fixtures';
+
+// Helpful / Not helpful, the reasons, Contact us and the visitor's own copy, against the production build and server
+// (proxy mode: a direct-mode page has no server to vote to) with a site that has pages and a `contact:`.
+
+const CONTACT = 'https://shop.example/contact';
+const QUESTION = 'Can I return a rake bought last week? private-marker-7f3a';
+
+const test = base.extend<object, { feedbackApp: { url: string; output: string[] } }>({
+  feedbackApp: [
+    async ({ provider }, use) => {
+      const dir = await mkdtemp(join(BUILD_DIR, 'feedback-'));
+      await mkdir(join(dir, 'docs'));
+      await writeFile(join(dir, 'docs', 'returns.md'), '# Returns\n\nA rake can be returned within thirty days.\n');
+      const config = join(dir, 'assistant.config.yaml');
+      await writeFile(config, `contact: ${CONTACT}\nknowledge:\n  - path: ./docs\n    url: https://shop.example/\n`);
+      const server = await startAppServer('proxy', provider.baseURL, { ASSISTANT_CONFIG: config });
+      await expect.poll(async () => (await fetch(`${server.url}/readyz`)).status, { timeout: 30_000 }).toBe(200);
+      await use({ url: server.url, output: server.output });
+      await server.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+    { scope: 'worker' },
+  ],
+  baseURL: async ({ feedbackApp }, use) => {
+    await use(feedbackApp.url);
+  },
+});
+
+test.skip(({ mode }) => mode !== 'proxy', 'votes go to the page’s own server: proxy mode only');
+
+test('the two buttons on replies only, the reasons, a vote with no text, and Contact us after Not helpful', async ({
+  chat,
+  fake,
+  page,
+}) => {
+  fake.respondWith({ content: 'Yes, within thirty days [1].' });
+  await chat.markdownLoaded();
+  await chat.sendWithEnter(QUESTION);
+  await chat.expectReadyAfterReply();
+  fake.respondWith({ status: 500 });
+  await chat.sendWithEnter('And a spade?');
+  await chat.expectIdle();
+  const helpful = page.getByRole('button', { name: 'Helpful', exact: true });
+  const notHelpful = page.getByRole('button', { name: 'Not helpful' });
+  // The reply has them; the error after it has none.
+  await expect(helpful).toHaveCount(1);
+  await expect(notHelpful).toHaveCount(1);
+  await expect(helpful).toHaveAttribute('aria-pressed', 'false');
+
+  const voted = page.waitForRequest((request) => request.url().endsWith(FEEDBACK_PATH));
+  await helpful.focus();
+  await page.keyboard.press('Enter');
+  const vote = await voted;
+  expect(vote.method()).toBe('POST');
+  expect(Object.keys(vote.postDataJSON())).toEqual(['reply', 'rating']);
+  expect(vote.postData()).not.toContain('private-marker');
+  expect(vote.postData()).not.toContain('thirty');
+  expect((await vote.response())?.status()).toBe(204);
+  await expect(helpful).toHaveAttribute('aria-pressed', 'true');
+
+  await notHelpful.click();
+  await expect(notHelpful).toHaveAttribute('aria-pressed', 'true');
+  await expect(helpful).toHaveAttribute('aria-pressed', 'false');
+  const reasons = page.getByRole('group', { name: 'What was wrong?' });
+  await expect(reasons.getByRole('button')).toHaveText([
+    'Wrong',
+    'Out of date',
+    'Unclear',
+    'Not what I asked',
+    'Something else',
+  ]);
+  const reasoned = page.waitForRequest((request) => request.url().endsWith(FEEDBACK_PATH));
+  await reasons.getByRole('button', { name: 'Out of date' }).click();
+  expect((await reasoned).postDataJSON()).toMatchObject({ rating: 'down', reason: 'outdated' });
+  const contact = page.getByRole('link', { name: 'Contact us' });
+  await expect(contact).toHaveAttribute('href', CONTACT);
+  await expect(contact).toHaveAttribute('target', '_blank');
+  await expect(contact).toHaveAttribute('rel', 'noopener noreferrer');
+});
+
+test('Contact us under a reply the pages did not cover; the download is made with no request', async ({
+  chat,
+  fake,
+  page,
+}) => {
+  fake.respondWith({ content: 'The pages do not say.' });
+  await chat.markdownLoaded();
+  await chat.sendWithEnter('Do you sell submarines?');
+  await chat.expectReadyAfterReply();
+  await expect(page.getByRole('link', { name: 'Contact us' })).toHaveCount(1);
+
+  const before = chat.requests.length;
+  const download = page.waitForEvent('download');
+  await page.getByRole('button', { name: 'Download conversation' }).click();
+  const file = await download;
+  const path = await file.path();
+  const { readFile } = await import('node:fs/promises');
+  const text = await readFile(path, 'utf8');
+  expect(text).toContain('Do you sell submarines?');
+  expect(text).toContain('The pages do not say.');
+  expect(chat.requests.slice(before).filter((request) => !request.url.startsWith('blob:'))).toEqual([]);
+});

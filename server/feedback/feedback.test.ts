@@ -1,0 +1,233 @@
+// @vitest-environment node
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { FEEDBACK_PATH, STATS_PATH, type Stats } from '../../contract/feedback.ts';
+import { chatBody, postChat, proxyHarness } from '../../testing/proxy-app.ts';
+import { type RedisServer, startRedisServer } from '../../testing/redis-server.ts';
+import { type CountStore, FileCountStore } from './count-store.ts';
+import { createFeedback, type Feedback } from './feedback.ts';
+import { RedisCountStore } from './redis-count-store.ts';
+import { replyTokens, TOKEN_LIFETIME_MS } from './reply-token.ts';
+
+const { start } = await proxyHarness();
+// Obviously fake: tests only.
+const OWNER_TOKEN = 'test-owner-token-0123456789abcdef';
+const folders: string[] = [];
+const feedbacks: Feedback[] = [];
+let redis: RedisServer;
+// Where Redis saves when told to: searched for the visitor's text.
+const redisDir = mkdtempSync(join(tmpdir(), 'feedback-redis-'));
+
+beforeAll(async () => {
+  redis = await startRedisServer({ dir: redisDir });
+});
+afterAll(async () => {
+  await redis.stop();
+  rmSync(redisDir, { recursive: true, force: true });
+});
+afterEach(async () => {
+  await Promise.all(feedbacks.splice(0).map((feedback) => feedback.close()));
+  for (const folder of folders.splice(0)) rmSync(folder, { recursive: true, force: true });
+});
+
+function dataDir(): string {
+  const folder = mkdtempSync(join(tmpdir(), 'feedback-test-'));
+  folders.push(folder);
+  return folder;
+}
+
+/** A server with the owner's loop over `store`, and its log. */
+async function serverWith(store: CountStore, options: { now?: () => number; ownerToken?: string } = {}) {
+  const log: { to?: string[] } = {};
+  const feedback = createFeedback({ store, log: (line) => log.to?.push(line), now: options.now });
+  feedbacks.push(feedback);
+  const server = await start({ feedback, ownerToken: options.ownerToken ?? OWNER_TOKEN });
+  // The feedback's lines go to the server's log, as in production.
+  log.to = server.logs;
+  return { ...server, feedback };
+}
+
+/** A whole reply's token, as the page gets it. */
+async function replyToken(url: string, text = 'How do returns work?', extra: Record<string, unknown> = {}) {
+  const response = await postChat(url, chatBody(text, extra));
+  expect(response.status).toBe(200);
+  const { reply } = (await response.json()) as { reply: string };
+  expect(reply).toMatch(/^[\w-]+\.[\w-]+$/);
+  return reply;
+}
+
+function vote(url: string, body: unknown) {
+  return fetch(url + FEEDBACK_PATH, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+}
+
+async function stats(url: string, days = 30): Promise<Stats> {
+  const response = await fetch(`${url}${STATS_PATH}?days=${days}`, {
+    headers: { authorization: `Bearer ${OWNER_TOKEN}` },
+  });
+  expect(response.status).toBe(200);
+  return (await response.json()) as Stats;
+}
+
+describe('a vote', () => {
+  it('counts once per reply: a change replaces it, and the same vote again changes nothing', async () => {
+    const { url } = await serverWith(new FileCountStore(dataDir()));
+    const reply = await replyToken(url, 'first', { first_message: true });
+    await replyToken(url, 'second');
+    expect((await vote(url, { reply, rating: 'up' })).status).toBe(204);
+    expect((await vote(url, { reply, rating: 'up' })).status).toBe(204);
+    expect((await stats(url)).totals).toMatchObject({ conversations: 1, messages: 2, without_sources: 2, up: 1 });
+    expect((await vote(url, { reply, rating: 'down', reason: 'outdated' })).status).toBe(204);
+    expect((await vote(url, { reply, rating: 'down', reason: 'unclear' })).status).toBe(204);
+    const { totals, days } = await stats(url);
+    expect(totals).toMatchObject({
+      up: 0,
+      down: 1,
+      down_reasons: { wrong: 0, outdated: 0, unclear: 1, off_topic: 0, other: 0 },
+    });
+    expect(days).toHaveLength(30);
+    expect(days.at(-1)).toMatchObject({ date: new Date().toISOString().slice(0, 10), down: 1, messages: 2 });
+  });
+
+  it('is refused with a code for a forged, expired or malformed token, and counts nothing', async () => {
+    let now = Date.now();
+    const { url, logs } = await serverWith(new FileCountStore(dataDir()), { now: () => now });
+    const reply = await replyToken(url);
+    const [payload] = reply.split('.');
+    const forgedClaims = Buffer.from(JSON.stringify({ i: 'x', t: now, s: ['https://evil.example/'] })).toString(
+      'base64url',
+    );
+    const cases: [unknown, string][] = [
+      [{ reply: `${payload}.${'A'.repeat(43)}`, rating: 'up' }, 'forged_token'],
+      [{ reply: `${forgedClaims}.${reply.split('.')[1]}`, rating: 'down' }, 'forged_token'],
+      [{ reply: replyTokens('another-secret').issue([], now), rating: 'up' }, 'forged_token'],
+      [{ reply: 'not-a-token', rating: 'up' }, 'malformed_token'],
+      [{ reply: 42, rating: 'up' }, 'malformed_token'],
+      [{ reply, rating: 'maybe' }, 'invalid_body'],
+      [{ reply, rating: 'up', reason: 'wrong' }, 'invalid_body'],
+      [{ reply, rating: 'down', reason: 'I hated it' }, 'invalid_body'],
+      [{ reply, rating: 'down', text: 'free text' }, 'invalid_body'],
+    ];
+    for (const [body, code] of cases) {
+      const response = await vote(url, body);
+      expect(response.status, JSON.stringify(body)).toBe(400);
+      expect(((await response.json()) as { error: { code: string } }).error.code).toBe(code);
+    }
+    now += TOKEN_LIFETIME_MS + 1_000;
+    const expired = await vote(url, { reply, rating: 'up' });
+    expect(expired.status).toBe(400);
+    expect(((await expired.json()) as { error: { code: string } }).error.code).toBe('expired_token');
+    now -= TOKEN_LIFETIME_MS + 1_000;
+    expect((await stats(url)).totals).toMatchObject({ up: 0, down: 0 });
+    expect(logs.join('\n')).toContain('refused: forged_token');
+    // Over 1 KB is no vote.
+    expect((await vote(url, { reply, rating: 'up', pad: 'x'.repeat(1100) })).status).toBe(413);
+  });
+
+  it('counts Not helpful against the pages given with the reply', async () => {
+    const store = new FileCountStore(dataDir());
+    const { url, feedback } = await serverWith(store);
+    const sources = [{ n: 1, title: 'Returns', url: 'https://shop.example/returns' }];
+    const { reply } = await feedback.issue(sources, true);
+    expect(await feedback.issue([], true)).toMatchObject({ uncovered: true });
+    expect(await feedback.issue([], false)).not.toHaveProperty('uncovered');
+    await vote(url, { reply, rating: 'down', reason: 'wrong' });
+    expect((await stats(url)).down_sources).toEqual([{ address: 'https://shop.example/returns', down: 1 }]);
+  });
+});
+
+describe('the counts', () => {
+  it('survive a restart under DATA_DIR, and the tokens given before it still take a vote', async () => {
+    const folder = dataDir();
+    const first = await serverWith(new FileCountStore(folder));
+    const reply = await replyToken(first.url, 'q', { first_message: true });
+    await vote(first.url, { reply, rating: 'up' });
+    await first.feedback.close();
+
+    const second = await serverWith(new FileCountStore(folder));
+    expect((await stats(second.url)).totals).toMatchObject({ conversations: 1, messages: 1, up: 1 });
+    await vote(second.url, { reply, rating: 'down' });
+    expect((await stats(second.url)).totals).toMatchObject({ up: 0, down: 1 });
+  });
+
+  it('are shared by two replicas through Redis: a vote on one replica replaces the vote taken by the other', async () => {
+    const url = `${redis.url}/1`;
+    const a = await serverWith(new RedisCountStore(url));
+    const b = await serverWith(new RedisCountStore(url));
+    const reply = await replyToken(a.url);
+    await replyToken(b.url);
+    // Both at once: one of them replaces the other, never both counted.
+    await Promise.all([vote(a.url, { reply, rating: 'up' }), vote(b.url, { reply, rating: 'up' })]);
+    expect((await vote(b.url, { reply, rating: 'down', reason: 'other' })).status).toBe(204);
+    for (const replica of [a, b]) {
+      expect((await stats(replica.url)).totals).toMatchObject({ messages: 2, up: 0, down: 1 });
+    }
+  });
+});
+
+describe('GET /api/stats', () => {
+  it('answers 401 without the owner token, limits wrong guesses, and is 404 with no OWNER_TOKEN', async () => {
+    const { url } = await serverWith(new FileCountStore(dataDir()));
+    expect((await fetch(url + STATS_PATH)).status).toBe(401);
+    const wrong = { headers: { authorization: 'Bearer test-owner-token-0123456789abcdeX' } };
+    const statuses = [];
+    for (let attempt = 0; attempt < 6; attempt += 1) statuses.push((await fetch(url + STATS_PATH, wrong)).status);
+    expect(statuses).toEqual([401, 401, 401, 401, 429, 429]);
+    const bad = await fetch(`${url}${STATS_PATH}?days=91`, { headers: { authorization: `Bearer ${OWNER_TOKEN}` } });
+    expect(bad.status).toBe(429);
+
+    const open = await serverWith(new FileCountStore(dataDir()));
+    const over = await fetch(`${open.url}${STATS_PATH}?days=91`, {
+      headers: { authorization: `Bearer ${OWNER_TOKEN}` },
+    });
+    expect(over.status).toBe(400);
+    expect((await stats(open.url, 90)).days).toHaveLength(90);
+
+    const none = await start({ feedback: createFeedback({ store: new FileCountStore(dataDir()), log: () => {} }) });
+    expect((await fetch(none.url + STATS_PATH, { headers: { authorization: `Bearer ${OWNER_TOKEN}` } })).status).toBe(
+      404,
+    );
+  });
+});
+
+describe('no visitor text', () => {
+  it('is kept in Redis, under DATA_DIR or in the log, whatever was asked and voted', async () => {
+    const marker = `marker-${Date.now().toString(36)}-unique-question`;
+    const folder = dataDir();
+    const fileServer = await serverWith(new FileCountStore(folder));
+    const redisServer = await serverWith(new RedisCountStore(`${redis.url}/2`));
+    for (const { url } of [fileServer, redisServer]) {
+      const reply = await replyToken(url, `Where is ${marker}?`, { first_message: true });
+      await postChat(url, chatBody(`And ${marker} again?`, { stream: true })).then((response) => response.text());
+      await vote(url, { reply, rating: 'down', reason: 'wrong' });
+      await vote(url, { reply: `${marker}.${marker}`, rating: 'up' });
+    }
+    await fileServer.feedback.close();
+    await redisServer.feedback.close();
+
+    // Redis saved to a file, uncompressed, so that a marker in any key or value would be there as written.
+    const client = new Redis(redis.url);
+    await client.save();
+    await client.quit();
+    const saved = readFileSync(join(redisDir, 'dump.rdb'));
+    expect(saved.includes('down_reason:wrong')).toBe(true);
+    expect(saved.includes(marker)).toBe(false);
+
+    const files = readdirSync(folder, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile());
+    expect(files.length).toBeGreaterThan(0);
+    for (const file of files) {
+      const path = join(file.parentPath, file.name);
+      expect(statSync(path).size).toBeGreaterThan(0);
+      expect(readFileSync(path, 'utf8')).not.toContain(marker);
+    }
+    const log = [...fileServer.logs, ...redisServer.logs].join('\n');
+    expect(log).toContain('refused: forged_token');
+    expect(log).not.toContain(marker);
+  });
+});

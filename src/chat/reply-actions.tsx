@@ -1,0 +1,139 @@
+import { Box, Flex } from '@chakra-ui/react';
+import { useEffect, useState } from 'react';
+import { FEEDBACK_PATH, type FeedbackBody, type FeedbackRating, type FeedbackReason } from '../../contract/feedback';
+import type { MessageKey } from '../../locales/catalogue';
+import type { ReplyFeedback } from '../../machines/chat-machine';
+import { CopyButton } from '../markdown/copy-button';
+import { readPageSettings } from '../page-settings';
+import { t } from '../text';
+import { ChatActorContext } from './chat-actor-context';
+import { RecipeButton } from './controls';
+
+/** The five reasons for a Not helpful, in the order offered. */
+const REASONS: [FeedbackReason, MessageKey][] = [
+  ['wrong', 'reasonWrong'],
+  ['outdated', 'reasonOutdated'],
+  ['unclear', 'reasonUnclear'],
+  ['off_topic', 'reasonOffTopic'],
+  ['other', 'reasonOther'],
+];
+
+// Each chat's votes go to the server once, however many replies show their buttons.
+const sending = new WeakSet<object>();
+
+/**
+ * Tells the server each vote the machine takes (`reply.voted`): the reply's token and the vote, never a word of the
+ * conversation. A vote that cannot be sent is lost, never retried: it is a count, not the visitor's business.
+ */
+function sendVotes(actor: ReturnType<typeof ChatActorContext.useActorRef>) {
+  if (sending.has(actor)) return;
+  sending.add(actor);
+  actor.on('reply.voted', ({ token, rating, reason }) => {
+    const body: FeedbackBody = { reply: token, rating, ...(reason ? { reason } : {}) };
+    fetch(FEEDBACK_PATH, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+      keepalive: true,
+    }).catch(() => undefined);
+  });
+}
+
+/**
+ * Under a finished reply: Copy and, for a reply the page's own server gave (it came with a token), Helpful and Not
+ * helpful (`aria-pressed` says which is chosen; a second click on another replaces the vote). After Not helpful, the
+ * five reasons (optional, no free text), and the site's `contact:` link, which also shows under a reply its pages did
+ * not cover. Icon buttons with names, as Copy: the conversation's live region reads the reply without them.
+ */
+export function ReplyActions({ text, feedback }: { text: string; feedback?: ReplyFeedback }) {
+  return (
+    <Flex direction="column" align="flex-start" gap="1">
+      {feedback ? <Votes text={text} feedback={feedback} /> : <CopyButton text={text} />}
+    </Flex>
+  );
+}
+
+/** Copy, the two votes, the reasons and the contact link of a reply with a token. */
+function Votes({ text, feedback }: { text: string; feedback: ReplyFeedback }) {
+  const actorRef = ChatActorContext.useActorRef();
+  const [contact] = useState(() => readPageSettings(document).contact);
+  useEffect(() => sendVotes(actorRef), [actorRef]);
+  const vote = (rating: FeedbackRating, reason?: FeedbackReason) =>
+    actorRef.send({ type: 'reply.vote', token: feedback.token, rating, ...(reason ? { reason } : {}) });
+  const rated = feedback.rating;
+  return (
+    <>
+      <Flex align="center" gap="1">
+        <CopyButton text={text} />
+        <VoteButton label={t('helpful')} pressed={rated === 'up'} onClick={() => vote('up')} path={THUMB_UP} />
+        <VoteButton
+          label={t('notHelpful')}
+          pressed={rated === 'down'}
+          onClick={() => vote('down', feedback.reason)}
+          path={THUMB_DOWN}
+        />
+      </Flex>
+      {rated === 'down' && (
+        <Flex role="group" aria-label={t('whyNotHelpful')} gap="1" wrap="wrap" maxW="xs">
+          {REASONS.map(([code, key]) => (
+            <RecipeButton
+              key={code}
+              size="2xs"
+              variant={feedback.reason === code ? 'solid' : 'outline'}
+              aria-pressed={feedback.reason === code}
+              // A second click on the chosen reason takes it back: the vote stays, without a reason.
+              onClick={() => vote('down', feedback.reason === code ? undefined : code)}
+            >
+              {t(key)}
+            </RecipeButton>
+          ))}
+        </Flex>
+      )}
+      {contact && (rated === 'down' || feedback.uncovered) && (
+        <Box fontSize="sm" css={{ '& a': { color: 'reply.link', textDecoration: 'underline' } }}>
+          <a href={contact} target="_blank" rel="noopener noreferrer">
+            {t('contactUs')}
+          </a>
+        </Box>
+      )}
+    </>
+  );
+}
+
+const THUMB_UP = 'M7 10v11M7 10l4-8a3 3 0 0 1 3 3v4h5a2 2 0 0 1 2 2.3l-1.4 8A2 2 0 0 1 17.6 21H7H4V10h3';
+const THUMB_DOWN = 'M17 14V3M17 14l-4 8a3 3 0 0 1-3-3v-4H5a2 2 0 0 1-2-2.3l1.4-8A2 2 0 0 1 6.4 3H17h3v11h-3';
+
+function VoteButton({
+  label,
+  pressed,
+  onClick,
+  path,
+}: {
+  label: string;
+  pressed: boolean;
+  onClick: () => void;
+  path: string;
+}) {
+  return (
+    <RecipeButton
+      size="2xs"
+      variant={pressed ? 'subtle' : 'ghost'}
+      aria-label={label}
+      title={label}
+      aria-pressed={pressed}
+      onClick={onClick}
+    >
+      <svg
+        aria-hidden="true"
+        viewBox="0 0 24 24"
+        width="14"
+        height="14"
+        fill="none"
+        stroke="currentColor"
+        strokeWidth="2"
+      >
+        <path d={path} />
+      </svg>
+    </RecipeButton>
+  );
+}
