@@ -31,7 +31,15 @@ async function buildReactSite(dir: string): Promise<string> {
     await mkdir(dirname(join(site, 'node_modules', name)), { recursive: true });
     await symlink(join(ROOT_DIR, 'node_modules', name), join(site, 'node_modules', name));
   }
-  await run(process.execPath, ['node_modules/vite/bin/vite.js', 'build', '--logLevel', 'warn'], { cwd: site });
+  // React runs StrictMode's double effects only in its development build: the site is built with that React.
+  await run(
+    process.execPath,
+    ['node_modules/vite/bin/vite.js', 'build', '--mode', 'development', '--logLevel', 'warn'],
+    {
+      cwd: site,
+      env: { ...process.env, NODE_ENV: 'development' },
+    },
+  );
   return join(site, 'dist');
 }
 
@@ -69,6 +77,8 @@ const test = base.extend<{ sitePage: (query?: string) => Promise<void> }, ReactW
 });
 
 test.skip(({ mode }) => mode !== 'proxy', 'the component frames the proxy build, as the embed does');
+// In order, in one worker: the site is packed, installed and built once.
+test.describe.configure({ mode: 'default' });
 
 const launchers = (page: Page) => page.locator('ai-assistant-embed');
 const loaders = (page: Page) => page.locator('script[src$="/embed.js"]');
@@ -87,15 +97,28 @@ async function globalListeners(page: Page): Promise<number> {
 }
 
 test('in StrictMode one loader draws one launcher, and the ref opens the panel', async ({ page, sitePage }) => {
-  const requests: string[] = [];
-  page.on('request', (request) => {
-    if (request.url().endsWith('/embed.js')) requests.push(request.url());
+  // Every loader tag and launcher ever added to the page, removed since or not: a second one would be a second loader.
+  await page.addInitScript(() => {
+    const added: string[] = [];
+    Object.assign(window, { added });
+    new MutationObserver((records) => {
+      for (const node of records.flatMap((record) => [...record.addedNodes])) {
+        if (
+          node instanceof HTMLScriptElement ? node.src.endsWith('/embed.js') : node.nodeName === 'AI-ASSISTANT-EMBED'
+        ) {
+          added.push(node.nodeName);
+        }
+      }
+    }).observe(document, { childList: true, subtree: true });
   });
   await sitePage();
   await expect(launcher(page)).toBeVisible();
   await expect(launchers(page)).toHaveCount(1);
   await expect(loaders(page)).toHaveCount(1);
-  expect(requests).toHaveLength(1);
+  expect(await page.evaluate(() => (window as unknown as { added: string[] }).added)).toEqual([
+    'SCRIPT',
+    'AI-ASSISTANT-EMBED',
+  ]);
   expect(await launcher(page).evaluate((button) => getComputedStyle(button).bottom)).toBe('24px');
 
   await page.getByRole('button', { name: 'Ask the assistant' }).click();
