@@ -77,7 +77,7 @@ export default defineConfig({
   test: {
     environment: 'jsdom',
     setupFiles: ['./vitest.setup.ts'],
-    include: ['{machines,src,server,contract,build,locales,packages}/**/*.test.{ts,tsx}'],
+    include: ['{machines,src,server,contract,build,locales,packages,deploy}/**/*.test.{ts,tsx}'],
     restoreMocks: true,
     // A test's time limit is a guard against a hang, not a measure: on a busy machine a model-based path that types
     // and renders takes several times what it takes on an idle one. Tests that are about time set their own.

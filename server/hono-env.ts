@@ -50,6 +50,8 @@ export interface ProxyOptions {
    * model, and `/readyz` waits for the first index.
    */
   knowledge?: Knowledge;
+  /** The sub-path everything is served under (`BASE_PATH`, e.g. `/assistant`); empty: the root. */
+  basePath?: string;
   /** The built client (`dist/client`) to serve next to the proxy; left out in Vite's dev and preview servers. */
   clientDir?: string;
   /** Largest accepted request body in bytes. */

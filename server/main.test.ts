@@ -118,6 +118,18 @@ describe('health and start-up', () => {
   );
 
   it(
+    'refuses a BASE_PATH that is not a clean path, in one line that names it',
+    async () => {
+      const starting = startServer({ BASE_PATH: '/assistant/' });
+
+      await expect(starting).rejects.toThrow(
+        /exited \(code 1\) before listening:\n\[server\] Invalid server configuration: BASE_PATH must be a clean path such as \/assistant: .*\(got "\/assistant\/"\)$/,
+      );
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  it(
     'names a misspelt setting at start-up, with the setting it was likely meant to be',
     async () => {
       const server = await startServer({ FRAME_ANCESTOR: "'self'", LLM_TIMEOUT_MS: '30000' });

@@ -337,7 +337,7 @@ describe('the site configuration in dev and preview', () => {
     expect(dev.code).toBe(1);
     // A misspelt setting is said first, as every command says it at start-up.
     expect(dev.output).toMatch(
-      /^ {2}\[llm-proxy\] RATE_LIMIT_PER_MINUT is not a setting of AI Assistant and is ignored: did you mean RATE_LIMIT_PER_MINUTE\?\n\[server\] Invalid server configuration:\n {2}- TRUST_PROXY must be /,
+      /^ {2}\[llm-proxy\] RATE_LIMIT_PER_MINUT is not a setting of AI Assistant and is ignored: did you mean RATE_LIMIT_PER_MINUTE\?\n\[server\] Invalid server configuration: TRUST_PROXY must be /,
     );
     expect(dev.output).not.toMatch(/\n\s+at /);
   });
