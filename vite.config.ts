@@ -39,6 +39,8 @@ export default defineConfig({
       resolveDependencies: (_file, deps, { hostType }) => (hostType === 'js' ? [] : deps),
     },
     rolldownOptions: {
+      // The bundler's timing report names plugins that took long on a busy machine: nothing an owner can act on.
+      checks: { bundlerTimings: false },
       output: {
         // The start-up stages of src/start.ts, each a chunk evaluated in a task of its own: React DOM, then Chakra and
         // Emotion with the card's system, then the app (XState and all else src/main.tsx imports statically, the

@@ -265,6 +265,17 @@ describe('the site configuration in dev and preview', () => {
     await rm(join(root, 'site-docs'), { recursive: true, force: true });
   });
 
+  it('answers /healthz and /readyz with JSON in dev and preview, as npm start does, not with the page', async () => {
+    for (const { url } of [await startDev(), await startPreview()]) {
+      const health = await fetch(`${url}/healthz`);
+      expect(health.headers.get('content-type')).toMatch(/^application\/json/);
+      expect(await health.json()).toEqual({ status: 'ok' });
+      const ready = await fetch(`${url}/readyz`);
+      expect(ready.status).toBe(200);
+      expect(await ready.json()).toMatchObject({ status: 'ready', redis: 'not used' });
+    }
+  });
+
   it("serves /embed.js with the site's title, accent and language in dev and preview, as npm start does", async () => {
     await writeFile(configFile(), 'title: Acme\naccent: "#7e22ce"\nlanguage: fr\n');
     await writeFile(
