@@ -142,7 +142,7 @@ describe('the production build', () => {
       expect(page, language).not.toMatch(/%[A-Z][A-Z_]*%/);
       expect(page, language).toContain('<title>Acme &lt;Help&gt;</title>');
       expect(page, language).toContain('Acme &lt;Help&gt;</h1>');
-      expect(page, language).toContain(':root{--ai-accent:#7e22ce}');
+      expect(page, language).toContain(':root{--ai-accent:#7e22ce;--ai-accent-ring:#7e22ce}');
       const settings = /id="ai-assistant-settings">(.*?)<\/script>/.exec(page)?.[1] ?? '{}';
       expect(JSON.parse(settings), language).toEqual({
         title: 'Acme <Help>',

@@ -241,7 +241,7 @@ describe('the site configuration in dev and preview', () => {
       expect(page).toContain(
         '<script type="application/json" id="ai-assistant-settings">{"title":"Acme","starters":["What do you sell?"],"history":0}</script>',
       );
-      expect(page).toContain(':root{--ai-accent:#7e22ce}');
+      expect(page).toContain(':root{--ai-accent:#7e22ce;--ai-accent-ring:#7e22ce}');
       expect(page).not.toContain('SECRET-5b1');
     }
     expect(previewed).toContain('built');
