@@ -64,6 +64,8 @@ test('npm start: everything under the sub-path, the embed too, and a 404 outside
   provider,
   site,
 }) => {
+  // A server started, a chat, a dozen requests and an embed: more than the suite's 20 s on a busy machine.
+  test.setTimeout(60_000);
   provider.reset();
   const server = await startAppServer(
     'proxy',
