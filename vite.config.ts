@@ -43,6 +43,8 @@ export default defineConfig({
       resolveDependencies: (_file, deps, { hostType }) => (hostType === 'js' ? [] : deps),
     },
     rolldownOptions: {
+      // The bundler's timing report names plugins that took long on a busy machine: nothing an owner can act on.
+      checks: { bundlerTimings: false },
       output: {
         // The start-up stages of src/start.ts, each a chunk evaluated in a task of its own: React DOM, then Chakra and
         // Emotion with the card's system, then the app (XState and all else src/main.tsx imports statically, the
@@ -81,7 +83,7 @@ export default defineConfig({
   test: {
     environment: 'jsdom',
     setupFiles: ['./vitest.setup.ts'],
-    include: ['{machines,src,server,contract,build,locales}/**/*.test.{ts,tsx}'],
+    include: ['{machines,src,server,contract,build,locales,packages,deploy}/**/*.test.{ts,tsx}'],
     restoreMocks: true,
     // A test's time limit is a guard against a hang, not a measure: on a busy machine a model-based path that types
     // and renders takes several times what it takes on an idle one. Tests that are about time set their own.

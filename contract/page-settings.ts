@@ -15,6 +15,8 @@ export const TITLE_SENTINEL = '%AI_ASSISTANT_TITLE%';
  * (src/theme.ts); the server sets it from the configuration's `accent`.
  */
 export const ACCENT_VARIABLE = '--ai-accent';
+/** The keyboard focus ring's colour with a site's `accent`: the accent, and in the dark scheme a lighter shade of it. */
+export const ACCENT_RING_VARIABLE = '--ai-accent-ring';
 
 /** The most starter questions, and the longest one. */
 export const MAX_STARTERS = 4;

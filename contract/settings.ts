@@ -27,6 +27,7 @@ export const SETTING_NAMES = [
   'MAX_CONNECTIONS',
   'PORT',
   'HOST',
+  'BASE_PATH',
   'VITE_LLM_API_KEY',
   'VITE_LLM_BASE_URL',
   'VITE_LLM_MODEL',

@@ -21,14 +21,16 @@ function modeEnv(mode: Mode, providerBaseURL: string): Record<string, string> {
 
 /**
  * Runs the production server as `npm start` does (`node dist/server/main.js`, here the e2e build of it), configured
- * only through its environment, on a free port of 127.0.0.1. `env` adds to it (e.g. `FRAME_ANCESTORS`).
+ * only through its environment, on a free port of 127.0.0.1. `env` adds to it (e.g. `FRAME_ANCESTORS`); `entry` is
+ * another build of the server (the BASE_PATH tests').
  */
 export function startAppServer(
   mode: Mode,
   providerBaseURL: string,
   env: Record<string, string> = {},
+  entry = serverEntry(mode),
 ): Promise<ProductionServer> {
-  return startProductionServer(serverEntry(mode), {
+  return startProductionServer(entry, {
     // The suite sends far more than a visitor would; the limiter has its own tests.
     RATE_LIMIT_PER_MINUTE: '0',
     ...modeEnv(mode, providerBaseURL),

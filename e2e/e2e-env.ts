@@ -22,6 +22,12 @@ export function serverEntry(mode: Mode): string {
   return `${serverDir(mode)}/main.js`;
 }
 
+/** The sub-path of the BASE_PATH tests (e2e/base-path.spec.ts), and their proxy build made with it. */
+export const BASE_PATH = '/assistant';
+export const BASE_PATH_CLIENT_DIR = `${BUILD_DIR}base-path/client`;
+/** The proxy build's server, copied next to that client: the server bundle is the same whatever the base path. */
+export const BASE_PATH_SERVER_ENTRY = `${BUILD_DIR}base-path/server/main.js`;
+
 /**
  * A direct-mode build calls the provider at a URL fixed at build time, so its fake provider listens on a fixed port
  * (the direct project therefore runs in one worker). Overridable if something else holds the port.

@@ -1,7 +1,11 @@
 import { existsSync } from 'node:fs';
 import { cp, rm } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { viteBuild } from '../testing/production-app';
 import {
+  BASE_PATH,
+  BASE_PATH_CLIENT_DIR,
+  BASE_PATH_SERVER_ENTRY,
   BUILD_DIR,
   CLIENT_SLOW_MS,
   clientDir,
@@ -16,7 +20,8 @@ import {
 /** Builds the app once per mode, the way it ships (`npm run build`), before any browser starts. */
 export default async function globalSetup() {
   // For quick re-runs while writing tests; a normal run always builds what is in the tree now.
-  if (process.env.E2E_REUSE_BUILD === '1' && existsSync(serverEntry('proxy')) && existsSync(serverEntry('direct'))) {
+  const built = [serverEntry('proxy'), serverEntry('direct'), BASE_PATH_SERVER_ENTRY];
+  if (process.env.E2E_REUSE_BUILD === '1' && built.every((entry) => existsSync(entry))) {
     console.log(`E2E_REUSE_BUILD=1: reusing the builds in ${BUILD_DIR}`);
     return;
   }
@@ -31,9 +36,11 @@ export default async function globalSetup() {
       ...clientTimes,
     }),
     viteBuild(['--outDir', clientDir('proxy'), '--emptyOutDir'], clientTimes),
+    viteBuild(['--outDir', BASE_PATH_CLIENT_DIR, '--emptyOutDir'], { ...clientTimes, BASE_PATH }),
     viteBuild(['--ssr', 'server/main.ts', '--outDir', serverDir('proxy'), '--emptyOutDir']),
   ]);
   // The same server serves both modes; each copy finds its own build at `../client`.
   await cp(serverDir('proxy'), serverDir('direct'), { recursive: true });
+  await cp(serverDir('proxy'), dirname(BASE_PATH_SERVER_ENTRY), { recursive: true });
   console.log(`Built the app for the browser tests in ${BUILD_DIR} (${Date.now() - started} ms)`);
 }

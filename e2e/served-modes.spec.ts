@@ -1,14 +1,7 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Page } from '@playwright/test';
-import { createServer, type InlineConfig, type PreviewServer, preview, type ViteDevServer } from 'vite';
-import { ROOT_DIR } from '../testing/production-app';
-import { recordingLogger } from '../testing/vite-logger';
-import { clientDir } from './e2e-env';
 import { ERROR, expect, test } from './fixtures';
+import { startVite } from './vite-server';
 
 // `npm run dev` (Vite's dev server) and `vite preview`, started here as those commands start them (the project's own
 // vite.config.ts), each in English and German, with and without a site configuration: no hydration error in any
@@ -18,55 +11,6 @@ import { ERROR, expect, test } from './fixtures';
 test.skip(({ mode }) => mode !== 'proxy', 'dev and preview are checked once, in proxy mode');
 
 const SITE_CONFIG = fileURLToPath(new URL('./site-config.yaml', import.meta.url));
-
-/**
- * The server a Vite command starts, with `env` in the environment while it reads its configuration (the
- * `ASSISTANT_CONFIG` of the command line, say), and a fresh dependency cache: a fresh clone's first run.
- */
-async function startVite(
-  kind: 'dev' | 'preview',
-  env: Record<string, string> = {},
-  extra: InlineConfig = {},
-): Promise<{ url: string; lines: string[]; close(): Promise<void> }> {
-  const { logger, lines } = recordingLogger();
-  const cacheDir = await mkdtemp(join(tmpdir(), 'vite-cache-'));
-  const config: InlineConfig = {
-    root: ROOT_DIR,
-    cacheDir,
-    customLogger: logger,
-    clearScreen: false,
-    server: { port: 0, host: '127.0.0.1', hmr: false },
-    preview: { port: 0, host: '127.0.0.1' },
-    build: { outDir: clientDir('proxy') },
-    ...extra,
-  };
-  const saved = Object.fromEntries(Object.keys(env).map((name) => [name, process.env[name]]));
-  Object.assign(process.env, env);
-  let server: ViteDevServer | PreviewServer;
-  try {
-    if (kind === 'dev') {
-      const dev = await createServer({ ...config, mode: 'development' });
-      await dev.listen();
-      server = dev;
-    } else {
-      server = await preview(config);
-    }
-  } finally {
-    for (const [name, value] of Object.entries(saved)) {
-      if (value === undefined) delete process.env[name];
-      else process.env[name] = value;
-    }
-  }
-  const address = server.httpServer?.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${address.port}`,
-    lines,
-    close: async () => {
-      await server.close();
-      await rm(cacheDir, { recursive: true, force: true });
-    },
-  };
-}
 
 /**
  * Opens `url`, types and sends `text` as soon as the box is there (served, or rendered by the app in dev), and checks

@@ -1,5 +1,8 @@
+import { fileURLToPath } from 'node:url';
 import type { FrameLocator, Locator, Page } from '@playwright/test';
+import { readAccent } from '../server/settings/accent';
 import { type HostSite, hostPageHtml } from '../testing/host-site';
+import { startAppServer } from './app-server';
 import { expectNoAxeViolations } from './axe-check';
 import { embedAppFixture, hostSiteFixture } from './embed-site';
 import { test as base, expect } from './fixtures';
@@ -140,3 +143,73 @@ test("the launcher follows data-theme, and not the host page's --ai-accent", asy
   // Its accent is the site's own (assistant.config.yaml, baked into the loader by the server), never the host page's.
   expect(await launcherBackground({}, `:root { --ai-accent: ${brand}; }`)).toBe(forcedDark);
 });
+
+/** WCAG 2's contrast of two colours as computed styles give them (`rgb(r, g, b)`). */
+function contrast(a: string, b: string): number {
+  const luminance = (rgb: string) => {
+    const [r, g, bl] = (rgb.match(/\d+(\.\d+)?/g) ?? []).slice(0, 3).map((channel) => {
+      const c = Number(channel) / 255;
+      return c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+    });
+    return 0.2126 * r + 0.7152 * g + 0.0722 * bl;
+  };
+  const [light, dark] = [luminance(a), luminance(b)].sort((x, y) => y - x);
+  return (light + 0.05) / (dark + 0.05);
+}
+
+const accentTest = test.extend<object, { accentApp: { url: string } }>({
+  accentApp: [
+    async ({ provider }, use) => {
+      const config = fileURLToPath(new URL('./dark-accent.yaml', import.meta.url));
+      const server = await startAppServer('proxy', provider.baseURL, { ASSISTANT_CONFIG: config });
+      await use({ url: server.url });
+      await server.close();
+    },
+    { scope: 'worker' },
+  ],
+});
+
+for (const scheme of SCHEMES) {
+  accentTest(
+    `with a dark accent, Send and the focus ring keep 3:1 against the page, ${scheme}`,
+    async ({ page, accentApp }) => {
+      await page.emulateMedia({ colorScheme: scheme });
+      await page.goto(accentApp.url);
+      await expectScheme(page.locator('html'), scheme);
+      const input = page.getByRole('textbox', { name: 'Message' });
+      await expect(input).toBeEditable();
+      await input.fill('Hello');
+      await page.keyboard.press('Shift+Tab');
+      await page.keyboard.press('Tab');
+      await expect(input).toBeFocused();
+
+      // What Send and the box are drawn on: their nearest painted ancestor (the card), else the page's canvas.
+      const background = await page.getByRole('button', { name: 'Send' }).evaluate(
+        (send, canvas) => {
+          for (let element = send.parentElement; element; element = element.parentElement) {
+            const color = getComputedStyle(element).backgroundColor;
+            if (!/^rgba\(.*, 0\)$/.test(color) && color !== 'transparent') return color;
+          }
+          return canvas;
+        },
+        scheme === 'light' ? 'rgb(255, 255, 255)' : 'rgb(0, 0, 0)',
+      );
+      const ring = await input.evaluate((element) => getComputedStyle(element).outlineColor);
+      const send = await page
+        .getByRole('button', { name: 'Send' })
+        .evaluate((element) => getComputedStyle(element).backgroundColor);
+      // The ring wears the accent: the accent itself in the light scheme, a lighter shade of it in the dark.
+      const shades = readAccent('#1e1b4b');
+      if (!shades.ok) throw new Error(shades.reason);
+      expect(ring).toBe(hexToRgb(scheme === 'light' ? shades.shades.light : shades.shades.darkRing));
+      expect(contrast(ring, background), `ring ${ring} on ${background}`).toBeGreaterThanOrEqual(3);
+      expect(contrast(send, background), `Send ${send} on ${background}`).toBeGreaterThanOrEqual(3);
+    },
+  );
+}
+
+/** `#rrggbb` as computed styles give it. */
+function hexToRgb(hex: string): string {
+  const [red, green, blue] = [1, 3, 5].map((at) => Number.parseInt(hex.slice(at, at + 2), 16));
+  return `rgb(${red}, ${green}, ${blue})`;
+}

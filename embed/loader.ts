@@ -23,11 +23,16 @@ declare const __LAUNCHER_SHADOW__: string;
 /** What the host page's analytics can follow: the panel opened or closed, a visitor's message sent (never its text). */
 export type EmbedEventName = 'open' | 'close' | 'message';
 
-/** The global API for a site's own buttons: `AIAssistant.open()`, `.close()`, `.toggle()`. */
+/**
+ * The global API for a site's own buttons: `AIAssistant.open()`, `.close()`, `.toggle()`; and `.destroy()`, which
+ * removes the launcher, the panel with its frame and every listener, so that a page (the React component,
+ * packages/react) can load the loader again with other attributes, without a reload.
+ */
 export interface EmbedApi {
   open(): void;
   close(): void;
   toggle(): void;
+  destroy(): void;
 }
 
 /** And for its analytics: `AIAssistant.on(name, handler)`, `.off(name, handler)`. */
@@ -46,14 +51,13 @@ declare global {
  * The tag that loaded this file, chosen only by this file's own address or by the site owner's mark: never the first
  * `/embed.js` on the page, which may be another vendor's, whose origin would then be framed and trusted.
  * `currentScript` is read at once, while this classic script runs. It is null when the tag is a module, or when a tag
- * manager runs this file's text itself. The first frame of a stack trace then names the address this code came from;
- * code that another script `eval`s carries that script's address only inside an eval frame, which the pattern (an
- * address at the end of the line) does not take. Failing that, the tag marked `data-ai-assistant`.
+ * manager runs this file's text itself. A stack trace's second line then names the address this code came from: in
+ * Chromium it is the first frame (after the `Error` line), elsewhere the second frame, this file's own top level that
+ * calls this; code that another script `eval`s carries that script's address only inside an eval frame, which the
+ * pattern (an address at the end of the line) does not take. Failing that, the tag marked `data-ai-assistant`.
  */
 const findScript = () => {
-  const own = /[\s@(](https?:\/\/[^\s()]+):\d+:\d+\)?$/.exec(
-    `${new Error().stack}`.replace(/^Error\n/, '').split('\n')[0],
-  );
+  const own = /(https?:\/\/[^\s()]+):\d+:\d+\)?$/.exec(`${new Error().stack}`.split('\n')[1]);
   return (
     [...document.scripts].find((tag) => tag.src === own?.[1]) ?? document.querySelector('script[data-ai-assistant]')
   );
@@ -83,6 +87,10 @@ if (script && !window.AIAssistant) {
   // browser itself then keeps the keyboard and screen readers inside it and closes it with Escape.
   const host = document.createElement('ai-assistant-embed');
   const root = host.attachShadow({ mode: 'open' });
+  // Every listener outside the shadow root (on the page, the window, the viewport) goes with `destroy()`; those inside
+  // it go with the launcher. The controller itself is the listeners' options: they read its `signal` (and nothing
+  // else it has), which costs the loader fewer bytes than an object of its own.
+  const until = new AbortController();
   // A constructed sheet, not a <style>: a host page whose CSP allows only nonce'd styles blocks the latter, not this.
   const sheet = new CSSStyleSheet();
   sheet.replaceSync(`
@@ -95,7 +103,9 @@ iframe{border:0;width:100%;height:100%;display:block}
 @media (max-width:${EMBED_PHONE_WIDTH}px){dialog{inset:0;width:auto;height:auto;border-radius:0;padding:env(safe-area-inset-top) env(safe-area-inset-right) env(safe-area-inset-bottom) env(safe-area-inset-left)}}
 `);
   root.adoptedStyleSheets = [sheet];
-  root.innerHTML = `<button type="button" aria-expanded="false"><svg aria-hidden="true" width="28" height="28" viewBox="0 0 24 24" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round"><path d="M12 8V4H8"/><rect x="4" y="8" width="16" height="12" rx="2"/><path d="M2 14h2M20 14h2M15 13v2M9 13v2"/></svg></button><dialog></dialog>`;
+  // No `type`: with no form in the shadow root the button submits nothing. The icon needs no `aria-hidden`: the
+  // button's `aria-label` is its whole name.
+  root.innerHTML = `<button aria-expanded="false"><svg width="28" height="28" viewBox="0 0 24 24" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round"><path d="M12 8V4H8"/><rect x="4" y="8" width="16" height="12" rx="2"/><path d="M2 14h2M20 14h2M15 13v2M9 13v2"/></svg></button><dialog></dialog>`;
   const button = root.querySelector('button') as HTMLButtonElement;
   const panel = root.querySelector('dialog') as HTMLDialogElement;
   button.ariaLabel = label;
@@ -127,11 +137,13 @@ iframe{border:0;width:100%;height:100%;display:block}
     frame?.contentWindow?.postMessage(embedMessage('open'), appOrigin);
   };
 
-  // The frame loads in the hidden panel as soon as the visitor shows intent (points at, touches or focuses the
-  // launcher), so that a click finds the app started; the host page still fetches nothing of the app before that.
+  // The frame loads in the hidden panel as soon as the visitor shows intent (points at, touches or focuses the launcher:
+  // a touch fires `pointerenter` too), so that a click finds the app started; the host page still fetches nothing of
+  // the app before that.
   const warm = () => {
     if (frame) return;
-    const src = new URL('/', appOrigin);
+    // Beside this file: the app at the site's root, or under its BASE_PATH (`/assistant/embed.js` frames `/assistant/`).
+    const src = new URL('.', script.src);
     src.searchParams.set(EMBED_HOST_PARAM, location.origin);
     if (theme) src.searchParams.set(EMBED_THEME_PARAM, theme);
     if (data.lang) src.searchParams.set(EMBED_LANG_PARAM, data.lang);
@@ -171,38 +183,51 @@ iframe{border:0;width:100%;height:100%;display:block}
   // panel is fixed to: the panel takes the visual one's height, so that the message box stays above the keyboard. Set
   // through the CSSOM, which a host page's CSP does not block.
   const view = visualViewport;
-  view?.addEventListener('resize', () => {
-    panel.style.height = phone.matches ? `${view.height}px` : '';
-  });
+  view?.addEventListener(
+    'resize',
+    () => {
+      panel.style.height = phone.matches ? `${view.height}px` : '';
+    },
+    until,
+  );
 
   button.addEventListener('click', toggle);
-  for (const intent of ['pointerenter', 'touchstart', 'focus']) button.addEventListener(intent, warm);
-  document.addEventListener('keydown', (event) => {
-    if (event.key === 'Escape' && !event.defaultPrevented) close();
-  });
+  for (const intent of ['pointerenter', 'focus']) button.addEventListener(intent, warm);
+  document.addEventListener(
+    'keydown',
+    (event) => {
+      if (event.key === 'Escape' && !event.defaultPrevented) close();
+    },
+    until,
+  );
   // Only our frame, from the app's origin: any other window or origin could be a script pretending to be the chat.
-  addEventListener('message', (event) => {
-    if (!frame || event.source !== frame.contentWindow || event.origin !== appOrigin) return;
-    const type = embedMessageType(event.data);
-    if (type === 'ready') {
-      ready = true;
-      if (panel.open) focusChat();
-    } else if (type === 'close') {
-      close();
-    } else if (type === 'message') {
-      emit('message');
-    } else if (type === 'keep') {
-      keep = 1;
-      remember();
-    } else if (type === 'page') {
-      // Asked for only with the site's `page_context`: the path and title, never the query or the fragment, which can
-      // carry a visitor's tokens or e-mail address.
-      (event.source as Window).postMessage(
-        { ...embedMessage(type), path: location.pathname, title: document.title },
-        appOrigin,
-      );
-    }
-  });
+  addEventListener(
+    'message',
+    (event) => {
+      // Before the frame exists no message's source is `undefined`.
+      if (event.source !== frame?.contentWindow || event.origin !== appOrigin) return;
+      const type = embedMessageType(event.data);
+      if (type === 'ready') {
+        ready = true;
+        if (panel.open) focusChat();
+      } else if (type === 'close') {
+        close();
+      } else if (type === 'message') {
+        emit('message');
+      } else if (type === 'keep') {
+        keep = 1;
+        remember();
+      } else if (type === 'page') {
+        // Asked for only with the site's `page_context`: the path and title, never the query or the fragment, which can
+        // carry a visitor's tokens or e-mail address.
+        (event.source as Window).postMessage(
+          { ...embedMessage(type), path: location.pathname, title: document.title },
+          appOrigin,
+        );
+      }
+    },
+    until,
+  );
 
   window.AIAssistant = {
     open,
@@ -210,6 +235,11 @@ iframe{border:0;width:100%;height:100%;display:block}
     toggle,
     on: (name, handler) => events.addEventListener(name, handler),
     off: (name, handler) => events.removeEventListener(name, handler),
+    destroy: () => {
+      until.abort();
+      host.remove();
+      delete window.AIAssistant;
+    },
   };
   const mount = () => {
     document.body.append(host);
@@ -223,5 +253,5 @@ iframe{border:0;width:100%;height:100%;display:block}
     if (still || (data.open !== undefined && data.open !== 'false' && !phone.matches)) open();
   };
   if (document.body) mount();
-  else document.addEventListener('DOMContentLoaded', mount);
+  else document.addEventListener('DOMContentLoaded', mount, until);
 }

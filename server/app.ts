@@ -14,6 +14,7 @@ import { pageLanguage } from './pages/page-language.ts';
 import { frameAncestorSources, headersForPath, securityHeaders } from './pages/security-headers.ts';
 import { serveClient } from './pages/serve-client.ts';
 import { DEFAULT_ASSISTANT_CONFIG } from './settings/assistant-config.ts';
+import { pathUnder } from './settings/base-path.ts';
 
 /**
  * The site's one request handler: security headers on every response, health checks, the same-origin LLM proxy
@@ -26,7 +27,8 @@ export function createApp(options: ProxyOptions): Hono<ServerEnv> {
   const headers = securityHeaders(options.security);
   const counters = options.counters ?? new MemoryCounters();
   const spendCap = options.dailyTokenLimit ? new SpendCap(options.dailyTokenLimit, counters) : undefined;
-  const app = new Hono<ServerEnv>();
+  // Under BASE_PATH every route sees the path inside it; anything outside matches no route, and is a 404.
+  const app = new Hono<ServerEnv>({ getPath: pathUnder(options.basePath ?? '') });
 
   // Set on Node's response before anything answers (what a handler sets itself still wins): setting them on each web
   // Response afterwards made it build and validate a Headers object per response.

@@ -58,6 +58,8 @@ export interface ProxyOptions {
   feedback?: Feedback;
   /** `OWNER_TOKEN`: the bearer token of `GET /api/stats` and the owner's page; unset, both answer 404. */
   ownerToken?: string;
+  /** The sub-path everything is served under (`BASE_PATH`, e.g. `/assistant`); empty: the root. */
+  basePath?: string;
   /** The built client (`dist/client`) to serve next to the proxy; left out in Vite's dev and preview servers. */
   clientDir?: string;
   /** Largest accepted request body in bytes. */

@@ -1,6 +1,7 @@
 // @vitest-environment node
 // The production server as `npm start` runs it, in a process of its own: signals, client addresses, health and a
 // direct-mode build. Each test starts what it needs on 127.0.0.1 and stops it.
+
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
@@ -14,6 +15,7 @@ import {
   TEST_TIMEOUT_MS,
   until,
 } from '../testing/production-harness.ts';
+import { freePort } from '../testing/redis-server.ts';
 
 const { provider, startServer } = productionHarness('main', { direct: true });
 
@@ -63,6 +65,8 @@ describe('a supervisor running `npm start`', () => {
         expect(await npm.signal(name)).toBe(0);
 
         expect(npm.output.join('\n')).toContain(`[server] ${name}: finishing the replies in flight`);
+        // The last word is that it has stopped: a supervisor's log ends with it, not mid-sentence.
+        expect(npm.output.at(-1)).toBe(`[server] stopped after ${name}`);
         expect(() => process.kill(serverPid, 0)).toThrow(expect.objectContaining({ code: 'ESRCH' }));
         const again = createServer();
         await new Promise<void>((resolve, reject) => {
@@ -107,12 +111,45 @@ describe('client addresses', () => {
 
 describe('health and start-up', () => {
   it(
+    'says in one line what is in use: port, base path, Redis without its password, knowledge, metrics',
+    async () => {
+      const server = await startServer({
+        BASE_PATH: '/assistant',
+        // Nothing listens on port 1: Redis stays unreachable, which the chat survives; the line is what is checked.
+        REDIS_URL: 'redis://default:not-a-real-password@127.0.0.1:1/0',
+        METRICS_PORT: String(await freePort()),
+      });
+      const started = server.output.filter((line) => line.includes('AI Assistant on'));
+
+      expect(started).toHaveLength(1);
+      expect(started[0]).toMatch(
+        /^\[server\] AI Assistant on http:\/\/127\.0\.0\.1:\d+\/assistant\/: .+; base path \/assistant; Redis redis:\/\/\*\*\*@127\.0\.0\.1:1\/0; no knowledge sources; metrics on http:\/\/127\.0\.0\.1:\d+\/metrics$/,
+      );
+      expect(server.output.join('\n')).not.toContain('not-a-real-password');
+      expect(server.output.filter((line) => line.includes('metrics on'))).toHaveLength(1);
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  it(
     'answers /healthz and /readyz without Redis, as the embedded default runs',
     async () => {
       const server = await startServer({});
 
       expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
       expect(await readiness(server)).toEqual({ status: 200, redis: 'not used' });
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'refuses a BASE_PATH that is not a clean path, in one line that names it',
+    async () => {
+      const starting = startServer({ BASE_PATH: '/assistant/' });
+
+      await expect(starting).rejects.toThrow(
+        /exited \(code 1\) before listening:\n\[server\] Invalid server configuration: BASE_PATH must be a clean path such as \/assistant: .*\(got "\/assistant\/"\)$/,
+      );
     },
     TEST_TIMEOUT_MS,
   );

@@ -17,6 +17,7 @@ import { readServerEnv } from './settings/env.ts';
 import { type DirectBuild, describeUpstream } from './settings/env-upstream.ts';
 import { settingNotices } from './settings/setting-names.ts';
 import { startupFailure } from './settings/startup-failure.ts';
+import { startedLine, stoppedLine } from './startup-line.ts';
 
 const clientDir = fileURLToPath(new URL('../client', import.meta.url));
 
@@ -58,12 +59,18 @@ async function main(): Promise<void> {
 
   for (const notice of [...settingNotices(process.env), ...config.notices]) console.warn(`[server] ${notice}`);
   if (assistant.file) console.log(`[server] configuration from ${assistant.file}`);
-  if (metricsServer && config.metrics) {
-    console.log(`[server] metrics on http://${config.metrics.host}:${metricsServer.port}/metrics`);
-  }
   // Last: tests and scripts take this line as "ready".
-  const bound = config.host === '0.0.0.0' || config.host === '::' ? ' (all interfaces)' : '';
-  console.log(`[server] AI Assistant on ${running.url}${bound}: ${describeUpstream(config.proxy.upstream)}`);
+  console.log(
+    startedLine({
+      url: running.url,
+      allInterfaces: config.host === '0.0.0.0' || config.host === '::',
+      basePath: config.proxy.basePath ?? '',
+      upstream: describeUpstream(config.proxy.upstream),
+      redisUrl: config.redisUrl,
+      knowledgeSources: assistant.knowledge?.length ?? 0,
+      metricsUrl: metricsServer && config.metrics && `http://${config.metrics.host}:${metricsServer.port}/metrics`,
+    }),
+  );
 
   // A rolling restart's SIGTERM: no new connections, but the replies under way (streams too) are finished, for as long
   // as one upstream exchange may take; then the process exits 0, so that the orchestrator sees a clean stop.
@@ -77,9 +84,9 @@ async function main(): Promise<void> {
     void running
       .drain(config.proxy.timeoutMs)
       .then(async (cut) => {
-        if (cut > 0) console.log(`[server] ${cut} connections were still open after the grace period and were closed`);
         await counters?.close();
         await feedback?.close();
+        console.log(stoppedLine(signal, cut));
       })
       .finally(() => process.exit(0));
   };

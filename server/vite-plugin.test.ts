@@ -241,7 +241,7 @@ describe('the site configuration in dev and preview', () => {
       expect(page).toContain(
         '<script type="application/json" id="ai-assistant-settings">{"title":"Acme","starters":["What do you sell?"],"history":0}</script>',
       );
-      expect(page).toContain(':root{--ai-accent:#7e22ce}');
+      expect(page).toContain(':root{--ai-accent:#7e22ce;--ai-accent-ring:#7e22ce}');
       expect(page).not.toContain('SECRET-5b1');
     }
     expect(previewed).toContain('built');
@@ -263,6 +263,17 @@ describe('the site configuration in dev and preview', () => {
     expect(reply.choices[0].message.content).toContain("Your site's pages gave passages from [1].");
     expect(reply.sources).toEqual([{ n: 1, title: 'Returns', url: 'https://www.example.com/docs/returns' }]);
     await rm(join(root, 'site-docs'), { recursive: true, force: true });
+  });
+
+  it('answers /healthz and /readyz with JSON in dev and preview, as npm start does, not with the page', async () => {
+    for (const { url } of [await startDev(), await startPreview()]) {
+      const health = await fetch(`${url}/healthz`);
+      expect(health.headers.get('content-type')).toMatch(/^application\/json/);
+      expect(await health.json()).toEqual({ status: 'ok' });
+      const ready = await fetch(`${url}/readyz`);
+      expect(ready.status).toBe(200);
+      expect(await ready.json()).toMatchObject({ status: 'ready', redis: 'not used' });
+    }
   });
 
   it("serves /embed.js with the site's title, accent and language in dev and preview, as npm start does", async () => {
@@ -337,7 +348,7 @@ describe('the site configuration in dev and preview', () => {
     expect(dev.code).toBe(1);
     // A misspelt setting is said first, as every command says it at start-up.
     expect(dev.output).toMatch(
-      /^ {2}\[llm-proxy\] RATE_LIMIT_PER_MINUT is not a setting of AI Assistant and is ignored: did you mean RATE_LIMIT_PER_MINUTE\?\n\[server\] Invalid server configuration:\n {2}- TRUST_PROXY must be /,
+      /^ {2}\[llm-proxy\] RATE_LIMIT_PER_MINUT is not a setting of AI Assistant and is ignored: did you mean RATE_LIMIT_PER_MINUTE\?\n\[server\] Invalid server configuration: TRUST_PROXY must be /,
     );
     expect(dev.output).not.toMatch(/\n\s+at /);
   });

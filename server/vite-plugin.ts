@@ -17,7 +17,8 @@ import { precompressDir } from './pages/precompress.ts';
 import { frameHeaders, headersForPath, securityHeaders } from './pages/security-headers.ts';
 import { PAGE_FILE } from './pages/serve-client.ts';
 import { type AssistantConfig, loadAssistantConfig } from './settings/assistant-config.ts';
-import { readServerEnv } from './settings/env.ts';
+import { OUTSIDE_BASE_PATH, pathUnder, readBasePath } from './settings/base-path.ts';
+import { EnvError, readServerEnv } from './settings/env.ts';
 import { describeUpstream } from './settings/env-upstream.ts';
 import { settingNotices } from './settings/setting-names.ts';
 import { exitOnConfigError } from './settings/startup-failure.ts';
@@ -33,17 +34,18 @@ export const DIRECT_MODE_WARNING =
   "visitor can read it and spend the account's quota on anything. To keep it secret, unset VITE_LLM_API_KEY " +
   '(proxy mode, the default) and give the token to the server as LLM_API_KEY.';
 
-function isProxyPath(url: string | undefined): boolean {
-  const path = (url ?? '').split('?')[0];
-  return path === PROXY_BASE_PATH || path.startsWith(`${PROXY_BASE_PATH}/`);
+/** What the app answers itself in every mode, as `npm start` does: the proxy, and the health checks. */
+function isServerPath(path: string): boolean {
+  return (
+    path === PROXY_BASE_PATH || path.startsWith(`${PROXY_BASE_PATH}/`) || path === '/healthz' || path === '/readyz'
+  );
 }
 
 /**
  * The page itself (index.html or a language's page), which preview serves filled like `npm start`, and the paths that
  * are no file (which `npm start` answers with its 404 page).
  */
-function isPagePath(url: string | undefined): boolean {
-  const path = (url ?? '').split('?')[0];
+function isPagePath(path: string): boolean {
   const last = path.split('/').pop() ?? '';
   return PAGE_FILE.test(path) || (!last.includes('.') && !path.startsWith('/api/') && !path.startsWith('/@'));
 }
@@ -107,11 +109,14 @@ function mountProxy(
   const devFrameHeaders = frameHeaders(proxy.security.frameAncestors);
   const noteFrameHost = refusedFrameNotice(proxy.security.frameAncestors, log);
 
+  const inside = pathUnder(proxy.basePath ?? '');
   middlewares.use((req, res, next) => {
-    const loader = (req.url ?? '').split('?')[0] === EMBED_LOADER_PATH;
+    // The path under BASE_PATH; outside it, the app's 404, as `npm start` answers.
+    const path = inside ? inside(new Request(new URL(req.url ?? '/', 'http://vite'))) : (req.url ?? '').split('?')[0];
+    const loader = path === EMBED_LOADER_PATH;
     // Preview serves the built loader through the app, and dev bundles it per request: both with the site's title,
     // accent and language, as `npm start` does.
-    if (isProxyPath(req.url) || (applyToPages && (isPagePath(req.url) || loader))) {
+    if (path === OUTSIDE_BASE_PATH || isServerPath(path) || (applyToPages && (isPagePath(path) || loader))) {
       void listener(req, res);
       return;
     }
@@ -124,7 +129,6 @@ function mountProxy(
       return;
     }
     if (applyToPages) {
-      const path = (req.url ?? '').split('?')[0];
       for (const [name, value] of Object.entries(headersForPath(headers, path))) res.setHeader(name, value);
     } else {
       for (const [name, value] of Object.entries(devFrameHeaders)) res.setHeader(name, value);
@@ -155,9 +159,17 @@ export function llmServer(): Plugin[] {
   return [
     {
       name: 'llm-server:proxy',
-      config(_config, { isSsrBuild }) {
+      config(userConfig, { isSsrBuild, mode }) {
         // The server bundle (dist/server) needs none of the browser's public files.
         if (isSsrBuild) return { build: { copyPublicDir: false } };
+        // The page and its assets under BASE_PATH, in every command; the server reads the same variable.
+        const problems: string[] = [];
+        const basePath = readBasePath(
+          loadEnv(mode, userConfig.envDir || userConfig.root || process.cwd(), ''),
+          problems,
+        );
+        if (problems.length > 0) exitOnConfigError(new EnvError(problems));
+        return { base: `${basePath}/` };
       },
       configResolved(resolved) {
         config = resolved;

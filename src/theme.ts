@@ -2,7 +2,7 @@
 // is written (a test keeps colour literals and raw palette names out of every other file). Plain data, so that the
 // embed loader, which must not bring Chakra, reads the same values as the app's Chakra system (src/system.ts).
 
-import { ACCENT_VARIABLE } from '../contract/page-settings.ts';
+import { ACCENT_RING_VARIABLE, ACCENT_VARIABLE } from '../contract/page-settings.ts';
 
 // Chakra UI 3.37's default shades (MIT) of the palettes used here.
 const black = '#09090B';
@@ -53,8 +53,11 @@ const darker = (color: string) => `color-mix(in srgb,${color} 85%,${black})`;
 /** Hovered: darker, where Chakra's default (the accent at 90% over the page) would leave white text below AA. */
 const accentHover = scheme(/* @__PURE__ */ darker(accentLight), /* @__PURE__ */ darker(accentDark));
 const onAccent = scheme(white, white);
-/** Keyboard focus: at least 3:1 against the page and the bubbles in both schemes. */
-const focusRing = scheme(blue600, blue400);
+/**
+ * Keyboard focus: at least 3:1 against the page and the bubbles in both schemes; with a site's `accent`, a shade of it
+ * that keeps that (server/settings/accent.ts).
+ */
+const focusRing = scheme(`var(${ACCENT_RING_VARIABLE},${blue600})`, `var(${ACCENT_RING_VARIABLE},${blue400})`);
 
 /** The embed launcher's colours (embed/loader.ts), drawn on the host page without Chakra. */
 export const launcherColors = {

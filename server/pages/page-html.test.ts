@@ -94,7 +94,7 @@ describe('the embed loader as served', () => {
     const title = ['Acme `', '$', '{Garden}` \\ Hélp'].join('');
     const fill = {
       page: { ...unset.page, title },
-      accent: { light: '#7e22ce', dark: '#5b189a' },
+      accent: { light: '#7e22ce', dark: '#5b189a', darkRing: '#954ad7' },
     };
     for (const language of LANGUAGES) {
       const served = localizeLoader(built, language, fill);

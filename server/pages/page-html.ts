@@ -3,6 +3,7 @@ import { basename, dirname, join } from 'node:path';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { EMBED_ACCENT_SENTINEL, EMBED_LOADER_PATH } from '../../contract/embed.ts';
 import {
+  ACCENT_RING_VARIABLE,
   ACCENT_VARIABLE,
   DEFAULT_PAGE_SETTINGS,
   PAGE_SETTINGS_ID,
@@ -33,9 +34,11 @@ function isDefault(page: PageSettings): boolean {
  * The accent on the page's root, with its dark shade where the page is dark: under Chakra's `dark` class, and for a
  * system that prefers dark before any script has run (as build/prerender-card.ts does for the theme's tokens).
  */
-function accentCss({ light, dark }: AccentShades): string {
+function accentCss({ light, dark, darkRing }: AccentShades): string {
   const v = ACCENT_VARIABLE;
-  return `:root{${v}:${light}}:root.dark{${v}:${dark}}@media (prefers-color-scheme:dark){:root:not(.light){${v}:${dark}}}`;
+  const r = ACCENT_RING_VARIABLE;
+  const darkRules = `${v}:${dark};${r}:${darkRing}`;
+  return `:root{${v}:${light};${r}:${light}}:root.dark{${darkRules}}@media (prefers-color-scheme:dark){:root:not(.light){${darkRules}}}`;
 }
 
 /**

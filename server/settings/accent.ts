@@ -13,9 +13,19 @@ export const ACCENT_FORMS = 'a CSS colour written as #rgb, #rrggbb, rgb(r g b) o
 export const MIN_ACCENT_CONTRAST = 4.5;
 /**
  * On a dark page a bright patch glares: the dark scheme's shade is the accent darkened until white text on it reaches
- * AAA (or the accent itself when it does already), as the default blue is darker in the dark scheme.
+ * AAA (or the accent itself when it does already), as the default blue is darker in the dark scheme; but never so dark
+ * that it fades into the page (see {@link MIN_CONTROL_CONTRAST}).
  */
 export const DARK_ACCENT_CONTRAST = 7;
+/** What a control drawn in the accent (Send, the user's bubble, the focus ring) keeps against its background: WCAG 1.4.11. */
+export const MIN_CONTROL_CONTRAST = 3;
+/** What Send and the user's bubble sit on in the dark scheme (src/theme.ts: the page, the panel). */
+const DARK_PAGES = ['#09090b', '#111111'];
+/**
+ * What the focus ring may be drawn on there: those, and the bot's bubble (a link in a reply). In the light scheme the
+ * ring is the accent itself, which white text (and so the white page) reads at 4.5:1.
+ */
+const DARK_RING_BACKGROUNDS = [...DARK_PAGES, '#27272a'];
 
 function parseColor(text: string): Rgb | undefined {
   const value = text.trim();
@@ -61,6 +71,21 @@ function whiteContrast(color: Rgb): number {
   return 1.05 / (luminance(color) + 0.05);
 }
 
+/** The lowest contrast of `color` against these backgrounds (by default the dark scheme's pages). */
+function darkBackgroundContrast(color: Rgb, backgrounds = DARK_PAGES): number {
+  const own = luminance(color);
+  return Math.min(
+    ...backgrounds.map((hex) => {
+      const other = luminance(parseColor(hex) as Rgb);
+      return (Math.max(own, other) + 0.05) / (Math.min(own, other) + 0.05);
+    }),
+  );
+}
+
+function lighten(color: Rgb, amount: number): Rgb {
+  return color.map((channel) => Math.round(channel + (255 - channel) * amount)) as Rgb;
+}
+
 function toHex(color: Rgb): string {
   return `#${color.map((channel) => channel.toString(16).padStart(2, '0')).join('')}`;
 }
@@ -73,6 +98,8 @@ function darken(color: Rgb, amount: number): Rgb {
 export interface AccentShades {
   light: string;
   dark: string;
+  /** The keyboard focus ring in the dark scheme: the accent, lightened until it shows on every dark background. */
+  darkRing: string;
 }
 
 /** The outcome of {@link readAccent}: the shades, or why the colour is refused. */
@@ -89,9 +116,40 @@ export function readAccent(text: string): ReadAccent {
       reason: `white text on it has a contrast of ${contrast.toFixed(2)}:1; it must be at least ${MIN_ACCENT_CONTRAST}:1 (choose a darker colour)`,
     };
   }
+  return { ok: true, shades: { light: toHex(color), dark: toHex(darkShade(color)), darkRing: toHex(darkRing(color)) } };
+}
+
+/**
+ * Darkened towards AAA for white text, but kept at 3:1 against the dark page; a dark accent, below that already, is
+ * lightened to it instead (white text on it still reads at 4.5:1: any colour at 3:1 against #111111 does).
+ */
+function darkShade(color: Rgb): Rgb {
   let amount = 0;
-  while (whiteContrast(darken(color, amount)) < DARK_ACCENT_CONTRAST) amount += 0.01;
-  return { ok: true, shades: { light: toHex(color), dark: toHex(darken(color, amount)) } };
+  if (darkBackgroundContrast(color) < MIN_CONTROL_CONTRAST) {
+    while (darkBackgroundContrast(lighten(color, amount)) < MIN_CONTROL_CONTRAST) amount += 0.01;
+    return lighten(color, amount);
+  }
+  while (
+    whiteContrast(darken(color, amount)) < DARK_ACCENT_CONTRAST &&
+    darkBackgroundContrast(darken(color, amount + 0.01)) >= MIN_CONTROL_CONTRAST
+  ) {
+    amount += 0.01;
+  }
+  return darken(color, amount);
+}
+
+/** The dark scheme's ring: the accent, lightened until it stands out at 3:1 on the page and on the bot's bubble. */
+function darkRing(color: Rgb): Rgb {
+  let amount = 0;
+  while (darkBackgroundContrast(lighten(color, amount), DARK_RING_BACKGROUNDS) < MIN_CONTROL_CONTRAST) amount += 0.01;
+  return lighten(color, amount);
+}
+
+/** The lowest contrast of a `#rrggbb` shade against the dark scheme's pages, and its bot bubble with `ring` (tests). */
+export function darkBackgroundContrastOf(hex: string, ring = false): number {
+  const color = parseColor(hex);
+  if (!color) throw new Error(`Not a colour: ${hex}`);
+  return darkBackgroundContrast(color, ring ? DARK_RING_BACKGROUNDS : DARK_PAGES);
 }
 
 /** The contrast of white text on a `#rrggbb` shade (for tests and the docs' examples). */

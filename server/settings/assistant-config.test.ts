@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEFAULT_PAGE_SETTINGS } from '../../contract/page-settings.ts';
-import { whiteContrastOf } from './accent.ts';
+import { darkBackgroundContrastOf, whiteContrastOf } from './accent.ts';
 import { DEFAULT_ASSISTANT_CONFIG, loadAssistantConfig, parseAssistantConfig } from './assistant-config.ts';
 import { AssistantConfigError } from './config-file.ts';
 
@@ -49,7 +49,11 @@ describe('the configuration file', () => {
         starters: ['What do you sell?', 'Where are you?'],
         history: 2,
       },
-      accent: { light: '#1d4ed8', dark: expect.stringMatching(/^#[0-9a-f]{6}$/) },
+      accent: {
+        light: '#1d4ed8',
+        dark: expect.stringMatching(/^#[0-9a-f]{6}$/),
+        darkRing: expect.stringMatching(/^#[0-9a-f]{6}$/),
+      },
       instructions: 'Only talk about Acme.',
     });
     expect(json.page).toEqual({ title: 'Acme Help', starters: ['What do you sell?'], history: 0 });
@@ -209,22 +213,29 @@ describe('knowledge', () => {
 
 describe('the accent', () => {
   it.each(['#1d4ed8', '#14d', 'rgb(29 78 216)', 'rgb(29, 78, 216)', 'hsl(224 76% 48%)', '#000000', '#767676'])(
-    'accepts %s, with a darker shade for the dark scheme that white text reads on at 7:1',
+    'accepts %s, with a dark shade that white text reads on and that stands out on the dark page at 3:1, and a ring',
     (accent) => {
       const { accent: shades } = parseAssistantConfig(`accent: "${accent}"`, 'a.yaml', proxy);
       if (!shades) throw new Error('no accent');
 
       expect(whiteContrastOf(shades.light)).toBeGreaterThanOrEqual(4.5);
-      expect(whiteContrastOf(shades.dark)).toBeGreaterThanOrEqual(7);
-      expect(whiteContrastOf(shades.dark)).toBeGreaterThanOrEqual(whiteContrastOf(shades.light));
+      expect(whiteContrastOf(shades.dark)).toBeGreaterThanOrEqual(4.5);
+      expect(darkBackgroundContrastOf(shades.dark)).toBeGreaterThanOrEqual(3);
+      expect(darkBackgroundContrastOf(shades.darkRing, true)).toBeGreaterThanOrEqual(3);
     },
   );
 
-  it('keeps an accent that white text already reads on at 7:1 as its own dark shade', () => {
-    expect(parseAssistantConfig('accent: "#1e3a8a"', 'a.yaml', proxy).accent).toEqual({
-      light: '#1e3a8a',
-      dark: '#1e3a8a',
-    });
+  it('darkens a bright accent towards 7:1 for white text, but no further than 3:1 against the dark page', () => {
+    const { accent } = parseAssistantConfig('accent: "#0e7490"', 'a.yaml', proxy);
+    if (!accent) throw new Error('no accent');
+    expect(whiteContrastOf(accent.dark)).toBeGreaterThan(whiteContrastOf(accent.light));
+    expect(darkBackgroundContrastOf(accent.dark)).toBeGreaterThanOrEqual(3);
+  });
+
+  it('gives a dark accent a lighter shade in the dark scheme, where it would fade into the page', () => {
+    const { accent } = parseAssistantConfig('accent: "#1e1b4b"', 'a.yaml', proxy);
+    expect(darkBackgroundContrastOf('#1e1b4b')).toBeLessThan(1.5);
+    expect(accent).toEqual({ light: '#1e1b4b', dark: '#5f5d7f', darkRing: '#6f6d8c' });
   });
 });
 

@@ -24,6 +24,7 @@ describe('readServerEnv', () => {
     expect(config.port).toBe(3000);
     expect(config.host).toBe('0.0.0.0');
     expect(config.proxy).toEqual({
+      basePath: '',
       upstream: { kind: 'provider', baseURL: DEFAULT_BASE_URL, apiKey: KEY, model: DEFAULT_MODEL },
       timeoutMs: DEFAULT_PROXY_TIMEOUT_MS,
       rateLimitPerMinute: 20,
@@ -56,6 +57,7 @@ describe('readServerEnv', () => {
       HEADERS_TIMEOUT_MS: '5000',
       REQUEST_TIMEOUT_MS: '12000',
       MAX_CONNECTIONS: '0',
+      BASE_PATH: '/help/assistant',
     });
 
     expect(config).toMatchObject({
@@ -66,6 +68,7 @@ describe('readServerEnv', () => {
       metrics: { port: 9464, host: '::1' },
     });
     expect(config.proxy).toEqual({
+      basePath: '/help/assistant',
       upstream: { kind: 'provider', baseURL: 'http://127.0.0.1:11434/v1', apiKey: KEY, model: 'llama3.1:8b' },
       timeoutMs: 5000,
       rateLimitPerMinute: 0,

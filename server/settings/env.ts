@@ -3,6 +3,7 @@ import type { ProxyOptions } from '../hono-env.ts';
 import { trustedProxyList } from '../limits/client-key.ts';
 import { type ConnectionLimits, DEFAULT_CONNECTION_LIMITS } from '../listen.ts';
 import { DEFAULT_FRAME_ANCESTORS } from '../pages/security-headers.ts';
+import { readBasePath } from './base-path.ts';
 import { type DirectBuild, readUpstream } from './env-upstream.ts';
 import { type Env, isLoopbackHost, readHost, readInteger, readSourceList } from './env-values.ts';
 
@@ -38,10 +39,14 @@ export interface ServerConfig {
   notices: string[];
 }
 
-/** Thrown with every problem found in the environment at once, so one restart fixes them all. */
+/** Thrown with every problem found in the environment at once, so one restart fixes them all; one problem, one line. */
 export class EnvError extends Error {
   constructor(readonly problems: string[]) {
-    super(`Invalid server configuration:\n${problems.map((problem) => `  - ${problem}`).join('\n')}`);
+    super(
+      problems.length === 1
+        ? `Invalid server configuration: ${problems[0]}`
+        : `Invalid server configuration:\n${problems.map((problem) => `  - ${problem}`).join('\n')}`,
+    );
     this.name = 'EnvError';
   }
 }
@@ -106,6 +111,7 @@ export function readServerEnv(
     host: readHost(env, 'HOST', DEFAULT_HOST, problems),
     connections: connectionLimits(env, problems),
     proxy: {
+      basePath: readBasePath(env, problems),
       upstream,
       timeoutMs: readInteger(env, 'LLM_TIMEOUT_MS', DEFAULT_PROXY_TIMEOUT_MS, 1, 600_000, problems),
       rateLimitPerMinute: readInteger(

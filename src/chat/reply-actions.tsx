@@ -30,7 +30,8 @@ function sendVotes(actor: ReturnType<typeof ChatActorContext.useActorRef>) {
   sending.add(actor);
   actor.on('reply.voted', ({ token, rating, reason }) => {
     const body: FeedbackBody = { reply: token, rating, ...(reason ? { reason } : {}) };
-    fetch(FEEDBACK_PATH, {
+    // Under the build's BASE_PATH (Vite's `BASE_URL`, `/assistant/`), as the server serves the route.
+    fetch(import.meta.env.BASE_URL + FEEDBACK_PATH.slice(1), {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify(body),

@@ -23,6 +23,10 @@ describe('readLlmConfig', () => {
     });
   });
 
+  it("reaches the proxy under the build's BASE_PATH", () => {
+    expect(readLlmConfig({ ...env(), BASE_URL: '/assistant/' }, ORIGIN).baseURL).toBe(`${ORIGIN}/assistant/api/llm/v1`);
+  });
+
   it('treats a blank key as no key, and ignores a base URL meant for the direct mode', () => {
     const config = readLlmConfig(
       env({ VITE_LLM_API_KEY: '  ', VITE_LLM_BASE_URL: 'https://provider.test/v1' }),

@@ -44,7 +44,9 @@ export function readLlmConfig(env: ImportMetaEnv, origin: string): LlmConfig {
     temperature: TEMPERATURE,
   };
   if (!apiKey) {
-    return { mode: 'proxy', baseURL: origin + PROXY_BASE_PATH, apiKey: PROXY_PLACEHOLDER_KEY, ...shared };
+    // Under the build's BASE_PATH (Vite's `BASE_URL`, `/assistant/`), as the server serves it.
+    const basePath = env.BASE_URL.replace(/\/$/, '');
+    return { mode: 'proxy', baseURL: origin + basePath + PROXY_BASE_PATH, apiKey: PROXY_PLACEHOLDER_KEY, ...shared };
   }
   return { mode: 'direct', baseURL: env.VITE_LLM_BASE_URL?.trim() || DEFAULT_BASE_URL, apiKey, ...shared };
 }

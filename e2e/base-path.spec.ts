@@ -1,0 +1,108 @@
+import type { APIRequestContext, Page } from '@playwright/test';
+import { FAKE_REPLY } from '../testing/fake-provider';
+import type { HostSite } from '../testing/host-site';
+import { hostPageHtml } from '../testing/host-site';
+import { startAppServer } from './app-server';
+import { BASE_PATH, BASE_PATH_CLIENT_DIR, BASE_PATH_SERVER_ENTRY } from './e2e-env';
+import { hostSiteFixture, launcher, messageBox } from './embed-site';
+import { test as base, ERROR, expect } from './fixtures';
+import { startVite } from './vite-server';
+
+// BASE_PATH=/assistant, at build time and at start: the page, its assets, the loader, the frame, the chat API and the
+// health checks under it, and a 404 outside it, under `npm start`, `vite preview` and `npm run dev` alike. The build
+// is made once, by the global setup, with the others.
+
+const test = base.extend<object, { site: HostSite }>({ site: [...hostSiteFixture] });
+
+test.skip(({ mode }) => mode !== 'proxy', 'the sub-path is checked once, in proxy mode');
+
+/** The page under the sub-path works: its assets load, and a message gets a reply through the API under it. */
+async function chatUnder(page: Page, origin: string, reply?: string) {
+  const chatRequests: string[] = [];
+  page.on('request', (request) => {
+    if (request.method() === 'POST') chatRequests.push(new URL(request.url()).pathname);
+  });
+  await page.goto(`${origin}${BASE_PATH}/`);
+  const box = page.locator('input[name="message"]');
+  await box.fill('Hello from a sub-path');
+  await box.press('Enter');
+  const lastBot = page.locator('[data-sender="bot"]').last();
+  await expect(lastBot).not.toHaveText('', { timeout: 30_000 });
+  await expect(box).toBeEnabled({ timeout: 30_000 });
+  await expect(lastBot).not.toHaveText(ERROR);
+  if (reply) await expect(lastBot).toHaveText(reply);
+  expect(chatRequests).toEqual([`${BASE_PATH}/api/llm/v1/chat/completions`]);
+}
+
+/** The loader and the health checks are under the sub-path; nothing is outside it. */
+async function onlyUnder(request: APIRequestContext, origin: string) {
+  const health = await request.get(`${origin}${BASE_PATH}/healthz`);
+  expect(health.status()).toBe(200);
+  expect(await health.json()).toEqual({ status: 'ok' });
+  const ready = await request.get(`${origin}${BASE_PATH}/readyz`);
+  expect(ready.status()).toBe(200);
+  expect(await ready.json()).toMatchObject({ status: 'ready' });
+  const loader = await request.get(`${origin}${BASE_PATH}/embed.js`);
+  expect(loader.status()).toBe(200);
+  expect(loader.headers()['content-type']).toMatch(/javascript/);
+  for (const outside of [
+    '/',
+    '/healthz',
+    '/readyz',
+    '/embed.js',
+    '/index.html',
+    '/api/llm/v1/models',
+    '/assistantx/',
+  ]) {
+    expect((await request.get(`${origin}${outside}`)).status(), outside).toBe(404);
+  }
+}
+
+test('npm start: everything under the sub-path, the embed too, and a 404 outside it', async ({
+  page,
+  request,
+  provider,
+  site,
+}) => {
+  // A server started, a chat, a dozen requests and an embed: more than the suite's 20 s on a busy machine.
+  test.setTimeout(60_000);
+  provider.reset();
+  const server = await startAppServer(
+    'proxy',
+    provider.baseURL,
+    { BASE_PATH, FRAME_ANCESTORS: site.origin },
+    BASE_PATH_SERVER_ENTRY,
+  );
+  try {
+    const { origin } = new URL(server.url);
+    await chatUnder(page, origin, FAKE_REPLY);
+    await onlyUnder(request, origin);
+
+    // A host page's snippet names the loader under the sub-path; the loader frames the app beside itself.
+    const html = hostPageHtml({ appOrigin: origin }).replace(`${origin}/embed.js`, `${origin}${BASE_PATH}/embed.js`);
+    await page.goto(site.page('/', html));
+    await launcher(page).click();
+    await expect(messageBox(page)).toBeFocused();
+    expect(await page.locator('iframe').getAttribute('src')).toMatch(new RegExp(`^${origin}${BASE_PATH}/\\?embed=`));
+  } finally {
+    await server.close();
+  }
+});
+
+for (const kind of ['preview', 'dev'] as const) {
+  test(`${kind === 'dev' ? 'npm run dev' : 'vite preview'}: the page, the API and the health checks under the sub-path, a 404 outside it`, async ({
+    page,
+    request,
+  }) => {
+    // A fresh dependency cache: the dev server pre-bundles and compiles everything on the first load.
+    test.setTimeout(240_000);
+    const server = await startVite(kind, { BASE_PATH }, { build: { outDir: BASE_PATH_CLIENT_DIR } });
+    try {
+      const { origin } = new URL(server.url);
+      await chatUnder(page, origin);
+      await onlyUnder(request, origin);
+    } finally {
+      await server.close();
+    }
+  });
+}
