@@ -9,6 +9,7 @@ import { embedLoader } from './build/embed-loader.ts';
 import { plainDynamicImports } from './build/plain-dynamic-imports.ts';
 import { prerenderCard } from './build/prerender-card.ts';
 import { sizeBudget } from './build/size-budget.ts';
+import { sqlMigrations } from './build/sql-migrations.ts';
 import { startUpPreload } from './build/start-up-preload.ts';
 import { llmServer } from './server/vite-plugin.ts';
 
@@ -23,6 +24,7 @@ export default defineConfig({
     embedLoader(),
     prerenderCard(),
     llmServer(),
+    sqlMigrations(),
   ],
   resolve: appResolve,
   // The dev server pre-bundles what the app's own page imports, found from it alone: left to itself, Vite scans every

@@ -7,6 +7,7 @@ import { type Question, type RetrievalLimits, retrieve, type ScoredPassage } fro
 import { buildIndex, type KnowledgeIndex } from './search-index.ts';
 import { type CrawlLimits, readSitemap } from './sitemap-source.ts';
 
+export type { Passage } from './chunk.ts';
 export { filePage } from './folder-source.ts';
 export { formatMaterial, MATERIAL_PREAMBLE, type Material } from './material.ts';
 export type { Page } from './page.ts';

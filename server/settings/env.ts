@@ -3,6 +3,7 @@ import type { ProxyOptions } from '../hono-env.ts';
 import { trustedProxyList } from '../limits/client-key.ts';
 import { type ConnectionLimits, DEFAULT_CONNECTION_LIMITS } from '../listen.ts';
 import { DEFAULT_FRAME_ANCESTORS } from '../pages/security-headers.ts';
+import { readStoreEnv, type StoreConfig } from './env-store.ts';
 import { type DirectBuild, readUpstream } from './env-upstream.ts';
 import { type Env, isLoopbackHost, readHost, readInteger, readSourceList } from './env-values.ts';
 
@@ -23,6 +24,9 @@ export interface ServerConfig {
   connections: ConnectionLimits;
   /** Where rate limits and the spend cap are shared (`REDIS_URL`); unset: in this process's memory. */
   redisUrl?: string;
+  /** `DATA_DIR`, the one data folder (the embedded knowledge store lives in it), and the knowledge store's settings. */
+  dataDir: string;
+  store: StoreConfig;
   /** The Prometheus listener (`METRICS_PORT`, `METRICS_HOST`); unset: no metrics. */
   metrics?: { port: number; host: string };
   /** Things worth saying at start-up (never secrets). */
@@ -92,10 +96,13 @@ export function readServerEnv(
 
   const trust = readTrustProxy(env, problems);
   const metricsPort = readInteger(env, 'METRICS_PORT', 0, 0, 65_535, problems);
+  const store = readStoreEnv(env, problems);
   const config: ServerConfig = {
     port: readInteger(env, 'PORT', DEFAULT_PORT, 0, 65_535, problems),
     host: readHost(env, 'HOST', DEFAULT_HOST, problems),
     connections: connectionLimits(env, problems),
+    dataDir: store.dataDir,
+    store,
     proxy: {
       upstream,
       timeoutMs: readInteger(env, 'LLM_TIMEOUT_MS', DEFAULT_PROXY_TIMEOUT_MS, 1, 600_000, problems),
