@@ -1,5 +1,5 @@
 import type { HttpBindings } from '@hono/node-server';
-import type { Knowledge } from './knowledge/knowledge.ts';
+import type { Knowledge } from './knowledge-sync/knowledge-sync.ts';
 import type { Counters } from './limits/counters.ts';
 import type { Metrics } from './metrics.ts';
 import type { SecurityOptions } from './pages/security-headers.ts';
@@ -47,7 +47,7 @@ export interface ProxyOptions {
   assistant?: AssistantConfig;
   /**
    * The site's pages, started from `assistant.knowledge` (see `startSiteKnowledge`): each question's passages go to the
-   * model, and `/readyz` waits for the first index.
+   * model, and `/readyz` waits for the first index and names each source's state.
    */
   knowledge?: Knowledge;
   /** The built client (`dist/client`) to serve next to the proxy; left out in Vite's dev and preview servers. */

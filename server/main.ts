@@ -4,7 +4,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { BUILD_INFO_FILE, type BuildInfo } from '../contract/llm.ts';
 import { createApp } from './app.ts';
-import { startKnowledge } from './knowledge/knowledge.ts';
+import { startSiteKnowledge } from './knowledge-sync/knowledge-sync.ts';
 import { RedisCounters } from './limits/counters.ts';
 import { listen } from './listen.ts';
 import { createMetrics, serveMetrics } from './metrics.ts';
@@ -36,8 +36,9 @@ async function main(): Promise<void> {
   const log = (line: string) => console.log(line);
   const counters = config.redisUrl ? new RedisCounters(config.redisUrl, log) : undefined;
   const metrics = config.metrics ? createMetrics() : undefined;
-  // Read in the background: the server answers at once, and `/readyz` says 503 until the pages are indexed.
-  const knowledge = assistant.knowledge && startKnowledge(assistant.knowledge, { log });
+  // Loaded from the store in the background (synced first when the store lacks them): the server answers at once,
+  // and `/readyz` says 503 until the pages are indexed.
+  const knowledge = assistant.knowledge && startSiteKnowledge(assistant.knowledge, config.store, log);
   const app = createApp({ ...config.proxy, assistant, knowledge, clientDir, counters, metrics, log });
   const running = await listen(app, { port: config.port, host: config.host, limits: config.connections, log });
   const metricsServer =

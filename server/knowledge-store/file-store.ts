@@ -21,6 +21,7 @@ const StoreFile = v.object({
   pages: v.array(
     v.object({
       source: v.string(),
+      address: v.string(),
       url: v.string(),
       title: v.string(),
       language: v.string(),

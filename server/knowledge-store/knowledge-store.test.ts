@@ -7,10 +7,10 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type PostgresServer, startPostgresServer } from '../../testing/postgres-server.ts';
+import { storeHomes } from '../../testing/store-homes.ts';
 import { type KnowledgeStore, openKnowledgeStore, type StoredPage, type StoreSettings } from './knowledge-store.ts';
 
 let postgres: PostgresServer;
-let databases = 0;
 beforeAll(async () => {
   postgres = await startPostgresServer();
 }, 60_000);
@@ -18,6 +18,7 @@ afterAll(() => postgres?.remove());
 
 const page = (url: string, extra: Partial<StoredPage> = {}): StoredPage => ({
   source: 'https://docs.example/sitemap.xml',
+  address: url,
   url,
   title: `Title of ${url}`,
   language: 'en',
@@ -49,13 +50,7 @@ async function lockHolder(settings: StoreSettings): Promise<ChildProcess> {
   return child;
 }
 
-const homes: [string, () => Promise<StoreSettings>][] = [
-  ['files under DATA_DIR', async () => ({ dataDir: await mkdtemp(join(tmpdir(), 'knowledge-store-')) })],
-  [
-    'PostgreSQL',
-    async () => ({ dataDir: '/nonexistent', databaseUrl: await postgres.createDatabase(`store_${++databases}`) }),
-  ],
-];
+const homes = storeHomes(() => postgres);
 
 describe.each(homes)('the knowledge store in %s', (_home, makeSettings) => {
   const opened: KnowledgeStore[] = [];
@@ -105,9 +100,9 @@ describe.each(homes)('the knowledge store in %s', (_home, makeSettings) => {
     await store.commit(
       changes({
         sources: [{ source: SOURCE, state: 'ok', syncedAt: 1_700_000_100_000 }],
-        touch: [{ source: SOURCE, url: 'https://docs.example/a', etag: '"v2"', fetchedAt: 1_700_000_100_000 }],
+        touch: [{ source: SOURCE, address: 'https://docs.example/a', etag: '"v2"', fetchedAt: 1_700_000_100_000 }],
         put: [page('https://docs.example/b', { textHash: 'hash-2', changedAt: 1_700_000_100_000 })],
-        remove: [{ source: SOURCE, url: 'https://docs.example/c' }],
+        remove: [{ source: SOURCE, address: 'https://docs.example/c' }],
       }),
     );
     const loaded = await store.load();

@@ -21,7 +21,7 @@ export function describeDatabase(url: string): string {
   return parsed ? `PostgreSQL at ${parsed.host}${parsed.pathname}` : 'PostgreSQL';
 }
 
-const PAGE_COLUMNS = `source text, url text, title text, language text, etag text, "lastModified" text,
+const PAGE_COLUMNS = `source text, address text, url text, title text, language text, etag text, "lastModified" text,
   "textHash" text, "mtimeMs" double precision, "fetchedAt" double precision, "changedAt" double precision,
   passages jsonb`;
 
@@ -58,8 +58,9 @@ export class PostgresStore implements KnowledgeStore {
       const generation = await client.query('SELECT coalesce(max(generation), 0)::text AS g FROM knowledge_syncs');
       const sources = await client.query('SELECT source, state, synced_at FROM knowledge_sources ORDER BY source');
       const pages = await client.query(
-        `SELECT source, url, title, language, etag, last_modified, text_hash, mtime_ms, fetched_at, changed_at, passages
-         FROM knowledge_pages ORDER BY source, url`,
+        `SELECT source, address, url, title, language, etag, last_modified, text_hash, mtime_ms, fetched_at,
+           changed_at, passages
+         FROM knowledge_pages ORDER BY source, address`,
       );
       const skipped = await client.query('SELECT source, url, reason FROM knowledge_skipped ORDER BY source, url');
       return {
@@ -72,6 +73,7 @@ export class PostgresStore implements KnowledgeStore {
         pages: pages.rows.map(
           (row): StoredPage => ({
             source: row.source,
+            address: row.address,
             url: row.url,
             title: row.title,
             language: row.language,
@@ -100,19 +102,19 @@ export class PostgresStore implements KnowledgeStore {
       await client.query('DELETE FROM knowledge_skipped WHERE source = ANY($1)', [synced]);
       for (let at = 0; at < changes.remove.length; at += BATCH) {
         await client.query(
-          `DELETE FROM knowledge_pages p USING jsonb_to_recordset($1::jsonb) AS r(source text, url text)
-           WHERE p.source = r.source AND p.url = r.url`,
+          `DELETE FROM knowledge_pages p USING jsonb_to_recordset($1::jsonb) AS r(source text, address text)
+           WHERE p.source = r.source AND p.address = r.address`,
           [JSON.stringify(changes.remove.slice(at, at + BATCH))],
         );
       }
       for (let at = 0; at < changes.put.length; at += BATCH) {
         await client.query(
-          `INSERT INTO knowledge_pages AS p (source, url, title, language, etag, last_modified, text_hash, mtime_ms,
-             fetched_at, changed_at, passages)
-           SELECT source, url, title, language, etag, "lastModified", "textHash", "mtimeMs",
+          `INSERT INTO knowledge_pages AS p (source, address, url, title, language, etag, last_modified, text_hash,
+             mtime_ms, fetched_at, changed_at, passages)
+           SELECT source, address, url, title, language, etag, "lastModified", "textHash", "mtimeMs",
              to_timestamp("fetchedAt" / 1000.0), to_timestamp("changedAt" / 1000.0), passages
            FROM jsonb_to_recordset($1::jsonb) AS r(${PAGE_COLUMNS})
-           ON CONFLICT (source, url) DO UPDATE SET title = excluded.title, language = excluded.language,
+           ON CONFLICT (source, address) DO UPDATE SET url = excluded.url, title = excluded.title, language = excluded.language,
              etag = excluded.etag, last_modified = excluded.last_modified, text_hash = excluded.text_hash,
              mtime_ms = excluded.mtime_ms, fetched_at = excluded.fetched_at, changed_at = excluded.changed_at,
              passages = excluded.passages`,
@@ -124,7 +126,7 @@ export class PostgresStore implements KnowledgeStore {
           `UPDATE knowledge_pages p SET etag = r.etag, last_modified = r."lastModified", mtime_ms = r."mtimeMs",
              fetched_at = to_timestamp(r."fetchedAt" / 1000.0)
            FROM jsonb_to_recordset($1::jsonb) AS r(${PAGE_COLUMNS})
-           WHERE p.source = r.source AND p.url = r.url`,
+           WHERE p.source = r.source AND p.address = r.address`,
           [JSON.stringify(changes.touch.slice(at, at + BATCH))],
         );
       }

@@ -8,6 +8,9 @@ export type StoredPassage = Pick<Passage, 'headings' | 'text' | 'tokens'>;
 export interface StoredPage {
   /** The `knowledge` entry it came from: a sitemap's address or a folder's path. */
   source: string;
+  /** Where the source lists it: the sitemap's `<loc>`, or the file's path under the folder. A page's key. */
+  address: string;
+  /** Its link (the canonical address, the front matter's `url:`): what a reply cites. */
   url: string;
   title: string;
   language: string;
@@ -50,11 +53,11 @@ export interface KnowledgeSnapshot {
 export interface SyncChanges {
   /** The sources this sync read: their states replace the old, and so do their skipped addresses. */
   sources: SourceState[];
-  /** New and changed pages (a page is keyed by its source and address). */
+  /** New and changed pages (a page is keyed by its source and address: a second put replaces the first). */
   put: StoredPage[];
   /** Unchanged pages, asked again: only their validators and fetch time change. */
-  touch: Pick<StoredPage, 'source' | 'url' | 'etag' | 'lastModified' | 'mtimeMs' | 'fetchedAt'>[];
-  remove: Pick<StoredPage, 'source' | 'url'>[];
+  touch: Pick<StoredPage, 'source' | 'address' | 'etag' | 'lastModified' | 'mtimeMs' | 'fetchedAt'>[];
+  remove: Pick<StoredPage, 'source' | 'address'>[];
   skipped: SkippedAddress[];
   /** Sources no longer in the `knowledge` list: they leave with all their pages. */
   dropSources: string[];
@@ -86,7 +89,7 @@ export class StoreError extends Error {
 
 /** The applied changes, on a snapshot in memory (the file home's commit; the PostgreSQL home does it in SQL). */
 export function applyChanges(snapshot: KnowledgeSnapshot, changes: SyncChanges, generation: string): KnowledgeSnapshot {
-  const key = (page: { source: string; url: string }) => `${page.source}\n${page.url}`;
+  const key = (page: { source: string; address: string }) => `${page.source}\n${page.address}`;
   const dropped = new Set(changes.dropSources);
   const synced = new Set(changes.sources.map((state) => state.source));
   const pages = new Map(snapshot.pages.filter((page) => !dropped.has(page.source)).map((page) => [key(page), page]));

@@ -48,36 +48,42 @@ const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
  * Builds the index from the pages. Pages are taken in order of address (a code-unit comparison, not the locale's), so
  * every replica that reads the same sources builds the same index, however its fetches came back.
  */
-export async function buildIndex(pages: readonly Page[]): Promise<KnowledgeIndex> {
+export function buildIndex(pages: readonly Page[]): Promise<KnowledgeIndex> {
   const ordered = [...pages].sort((a, b) => byText(a.url, b.url) || byText(a.title, b.title));
-  const passages: Passage[] = [];
+  return indexPassages(ordered.flatMap(chunkPage));
+}
+
+/**
+ * Builds the index from passages already cut (a store keeps them, so a start re-chunks no page), in the order given:
+ * {@link buildIndex}'s, by page address.
+ */
+export async function indexPassages(passages: readonly Passage[]): Promise<KnowledgeIndex> {
   const search = emptySearch();
   const documentFrequency = new Map<string, number>();
   const languages = new Map<string, number>();
-  let sliced = 0;
-  for (const page of ordered) {
-    const added: IndexedPassage[] = [];
-    // Every passage of a page has its title and language: the title is cut into terms once.
-    const titleTerms = tokenize(page.title, page.language);
-    const title = titleTerms.join(' ');
-    for (const passage of chunkPage(page)) {
-      const id = passages.push(passage) - 1;
-      const headings = tokenize(passage.headings.join(' '), passage.language);
-      const text = tokenize(passage.text, passage.language);
-      for (const term of new Set([...titleTerms, ...headings, ...text])) {
-        documentFrequency.set(term, (documentFrequency.get(term) ?? 0) + 1);
-      }
-      added.push({ id, title, headings: headings.join(' '), text: text.join(' ') });
+  let added: IndexedPassage[] = [];
+  // The passages of a page follow each other and share its title: it is cut into terms once per page.
+  let titleOf: { title: string; language: string; terms: string[] } | undefined;
+  for (const [id, passage] of passages.entries()) {
+    if (titleOf?.title !== passage.title || titleOf.language !== passage.language) {
+      titleOf = { title: passage.title, language: passage.language, terms: tokenize(passage.title, passage.language) };
     }
-    const language = ruleLanguage(page.language);
-    languages.set(language, (languages.get(language) ?? 0) + added.length);
-    search.addAll(added);
-    sliced += added.length;
-    if (sliced >= SLICE) {
-      sliced = 0;
+    const titleTerms = titleOf.terms;
+    const headings = tokenize(passage.headings.join(' '), passage.language);
+    const text = tokenize(passage.text, passage.language);
+    for (const term of new Set([...titleTerms, ...headings, ...text])) {
+      documentFrequency.set(term, (documentFrequency.get(term) ?? 0) + 1);
+    }
+    added.push({ id, title: titleTerms.join(' '), headings: headings.join(' '), text: text.join(' ') });
+    const language = ruleLanguage(passage.language);
+    languages.set(language, (languages.get(language) ?? 0) + 1);
+    if (added.length >= SLICE) {
+      search.addAll(added);
+      added = [];
       await nextTurn();
     }
   }
+  search.addAll(added);
   const [language] = [...languages].sort((a, b) => b[1] - a[1] || byText(a[0], b[0]))[0] ?? [DEFAULT_LANGUAGE];
   return { passages, search, documentFrequency, language };
 }

@@ -1,7 +1,8 @@
 // @vitest-environment node
 import { afterEach, describe, expect, it } from 'vitest';
 import { type KnowledgeSite, sitemapXml, sitePage, startKnowledgeSite } from '../../testing/knowledge-site.ts';
-import { type CrawlLimits, readSitemap, sitemapLocations } from './sitemap-source.ts';
+import { type CrawlLimits, type PageOutcome, readSitemap } from './sitemap-source.ts';
+import { sitemapLocations } from './sitemap-xml.ts';
 
 const LIMITS: CrawlLimits = {
   userAgent: 'AIAssistantBot',
@@ -12,6 +13,10 @@ const LIMITS: CrawlLimits = {
   maxRedirects: 3,
   maxSitemaps: 10,
 };
+
+/** The pages a read gave. */
+const pagesOf = ({ outcomes }: { outcomes: PageOutcome[] }) =>
+  outcomes.flatMap((outcome) => (outcome.kind === 'page' ? [outcome.page] : []));
 
 const article = (heading: string, text: string) =>
   `<h1>${heading}</h1><p>${text} ${'More words about the subject. '.repeat(20)}</p>`;
@@ -75,7 +80,8 @@ describe('a sitemap source', () => {
     site.set('/logo.png', { type: 'image/png', body: 'PNG' });
 
     const log: string[] = [];
-    const pages = await readSitemap(`${origin}/sitemap.xml`, 'en', LIMITS, (line) => log.push(line));
+    const read = await readSitemap(`${origin}/sitemap.xml`, 'en', LIMITS, (line) => log.push(line));
+    const pages = pagesOf(read);
 
     expect(pages.map(({ url, title, language }) => [url, title, language]).sort()).toEqual([
       [`${origin}/docs/returns`, 'Returns', 'en'],
@@ -99,7 +105,7 @@ describe('a sitemap source', () => {
     expect(new Set(site.requests.map((request) => request.userAgent))).toEqual(new Set(['AIAssistantBot']));
     expect(log).toEqual(
       expect.arrayContaining([
-        expect.stringContaining(`${origin}/private/secret: robots.txt disallows it`),
+        expect.stringContaining('robots.txt disallows 1 listed addresses'),
         expect.stringContaining(`${origin}/away: it leads to another origin`),
         expect.stringContaining(`${origin}/away-private: robots.txt disallows ${origin}/private/hidden`),
         expect.stringContaining(`${origin}/big: it is larger than 20000 bytes`),
@@ -107,6 +113,10 @@ describe('a sitemap source', () => {
         expect.stringContaining('lists 2 addresses outside'),
       ]),
     );
+    expect(read.skipped).toEqual([
+      { address: `${origin}/private/secret`, reason: 'robots.txt disallows it' },
+      { address: `${otherOrigin}/docs/foreign`, reason: 'another origin' },
+    ]);
   });
 
   it('stops at the page cap and fails when the sitemap or robots.txt cannot be read', async () => {
@@ -115,8 +125,12 @@ describe('a sitemap source', () => {
     const paths = Array.from({ length: 6 }, (_, n) => `/p${n}`);
     site.set('/sitemap.xml', { type: 'application/xml', body: sitemapXml(paths.map((path) => `${origin}${path}`)) });
     for (const path of paths) site.set(path, { body: sitePage({ title: path, body: article(path, 'Text.') }) });
-    const pages = await readSitemap(`${origin}/sitemap.xml`, 'en', { ...LIMITS, maxPages: 4 }, () => {});
-    expect(pages).toHaveLength(4);
+    const read = await readSitemap(`${origin}/sitemap.xml`, 'en', { ...LIMITS, maxPages: 4 }, () => {});
+    expect(pagesOf(read)).toHaveLength(4);
+    expect(read.skipped).toEqual([
+      { address: `${origin}/p4`, reason: 'past max_pages (4)' },
+      { address: `${origin}/p5`, reason: 'past max_pages (4)' },
+    ]);
     expect(site.requests.filter(({ path }) => paths.includes(path))).toHaveLength(4);
 
     await expect(readSitemap(`${origin}/missing.xml`, 'en', LIMITS, () => {})).rejects.toThrow(
@@ -142,11 +156,14 @@ describe('sitemap XML', () => {
   it('reads <loc> entries, with entities and CDATA, and tells an index from a list of pages', () => {
     expect(
       sitemapLocations(
-        '<urlset><url><loc> https://a.example/?x=1&amp;y=2 </loc></url><url><loc><![CDATA[https://a.example/b]]></loc></url></urlset>',
+        '<urlset><url><loc> https://a.example/?x=1&amp;y=2 </loc><lastmod>2026-11-01</lastmod></url><url><lastmod>soon</lastmod><loc><![CDATA[https://a.example/b]]></loc></url></urlset>',
       ),
     ).toEqual({
       index: false,
-      locations: ['https://a.example/?x=1&y=2', 'https://a.example/b'],
+      entries: [
+        { location: 'https://a.example/?x=1&y=2', lastmod: Date.parse('2026-11-01') },
+        { location: 'https://a.example/b' },
+      ],
     });
     expect(
       sitemapLocations('<sitemapindex><sitemap><loc>https://a.example/s.xml</loc></sitemap></sitemapindex>').index,

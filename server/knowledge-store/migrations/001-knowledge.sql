@@ -8,6 +8,8 @@ CREATE TABLE knowledge_sources (
 
 CREATE TABLE knowledge_pages (
   source text NOT NULL,
+  -- The sitemap's <loc> or the file's path under the folder; url is the page's own link.
+  address text NOT NULL,
   url text NOT NULL,
   title text NOT NULL,
   language text NOT NULL,
@@ -19,7 +21,7 @@ CREATE TABLE knowledge_pages (
   changed_at timestamptz NOT NULL,
   -- [{ "headings": [...], "text": "...", "tokens": n }]: read whole with its page, never queried inside.
   passages jsonb NOT NULL,
-  PRIMARY KEY (source, url)
+  PRIMARY KEY (source, address)
 );
 
 CREATE TABLE knowledge_skipped (
