@@ -98,7 +98,8 @@ export async function syncSources(
     let outcomes: (PageOutcome | FileOutcome)[];
     try {
       if ('sitemap' in source) {
-        const read = await readSitemap(source.sitemap, language, options, options.log, {
+        const limits = { ...options, maxPages: source.maxPages ?? options.maxPages };
+        const read = await readSitemap(source.sitemap, language, limits, options.log, {
           known: stored,
           now,
           progress: options.progress,

@@ -14,7 +14,9 @@ export { buildIndex, indexPassages, type KnowledgeIndex } from './search-index.t
 export { type CrawlLimits, type KnownPage, type PageOutcome, RECHECK_MS, readSitemap } from './sitemap-source.ts';
 
 /** One entry of the site's `knowledge:` list: a folder published at `url`, or a sitemap. */
-export type KnowledgeSource = { path: string; url: string; language?: string } | { sitemap: string; language?: string };
+export type KnowledgeSource =
+  | { path: string; url: string; language?: string }
+  | { sitemap: string; language?: string; maxPages?: number };
 
 /** A source's name in the store, the log and the report: its sitemap's address or its folder's path. */
 export const sourceKey = (source: KnowledgeSource) => ('sitemap' in source ? source.sitemap : source.path);
