@@ -58,6 +58,7 @@ export class FileStore implements KnowledgeStore {
   private readonly folder: string;
   private readonly file: string;
   private readonly lockFile: string;
+  private readonly indexFile: string;
 
   constructor(
     dataDir: string,
@@ -66,6 +67,7 @@ export class FileStore implements KnowledgeStore {
     this.folder = join(dataDir, 'knowledge');
     this.file = join(this.folder, 'store.json');
     this.lockFile = join(this.folder, 'sync.lock');
+    this.indexFile = join(this.folder, 'index.json');
     this.home = `files in ${this.folder}`;
   }
 
@@ -108,16 +110,33 @@ export class FileStore implements KnowledgeStore {
   async commit(changes: SyncChanges): Promise<void> {
     const next = applyChanges(await this.load(), changes, '');
     const { generation: _, ...content } = next;
+    await this.replace(this.file, JSON.stringify({ schema: FILE_SCHEMA_VERSION, ...content }));
+  }
+
+  async loadIndex(): Promise<{ fingerprint: string; data: string } | undefined> {
+    const text = await readFile(this.indexFile, 'utf8').catch(() => undefined);
+    const newline = text?.indexOf('\n') ?? -1;
+    return text === undefined || newline < 0
+      ? undefined
+      : { fingerprint: text.slice(0, newline), data: text.slice(newline + 1) };
+  }
+
+  async saveIndex(fingerprint: string, data: string): Promise<void> {
+    await this.replace(this.indexFile, `${fingerprint}\n${data}`);
+  }
+
+  /** Writes `file` whole beside it, then renames it over: a reader or a crash sees the old file or the new one. */
+  private async replace(file: string, text: string): Promise<void> {
     await mkdir(this.folder, { recursive: true });
-    const temporary = `${this.file}.${process.pid}.tmp`;
+    const temporary = `${file}.${process.pid}.tmp`;
     const handle = await open(temporary, 'w');
     try {
-      await handle.writeFile(JSON.stringify({ schema: FILE_SCHEMA_VERSION, ...content }));
+      await handle.writeFile(text);
       await handle.sync();
     } finally {
       await handle.close();
     }
-    await rename(temporary, this.file);
+    await rename(temporary, file);
   }
 
   async withSyncLock<T>(work: () => Promise<T>): Promise<{ ran: true; result: T } | { ran: false }> {

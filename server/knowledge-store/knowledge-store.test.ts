@@ -129,6 +129,15 @@ describe.each(homes)('the knowledge store in %s', (_home, makeSettings) => {
     expect(dropped.sources.map((state) => state.source)).toEqual([SOURCE]);
   });
 
+  it('keeps one index beside the pages, replaced by the next', async () => {
+    const settings = await makeSettings();
+    const store = open(settings);
+    expect(await store.loadIndex()).toBeUndefined();
+    await store.saveIndex('pages-1', '{"search":1}');
+    await store.saveIndex('pages-2', '{"search":\n2}');
+    expect(await open(settings).loadIndex()).toEqual({ fingerprint: 'pages-2', data: '{"search":\n2}' });
+  });
+
   it('lets one holder have the sync lock at a time, and frees it when its holder is killed', async () => {
     const settings = await makeSettings();
     const store = open(settings);
@@ -201,7 +210,7 @@ describe('the PostgreSQL store', () => {
     await client.connect();
     try {
       await client.query(
-        'DROP TABLE knowledge_schema, knowledge_syncs, knowledge_pages, knowledge_sources, knowledge_skipped',
+        'DROP TABLE knowledge_schema, knowledge_syncs, knowledge_pages, knowledge_sources, knowledge_skipped, knowledge_index',
       );
       const v1 = new PostgresStore(url, () => {}, first);
       expect(await v1.generation()).toBe('0');

@@ -149,6 +149,21 @@ export class PostgresStore implements KnowledgeStore {
     });
   }
 
+  async loadIndex(): Promise<{ fingerprint: string; data: string } | undefined> {
+    await this.ready();
+    const { rows } = await this.pool.query('SELECT fingerprint, data FROM knowledge_index');
+    return rows[0];
+  }
+
+  async saveIndex(fingerprint: string, data: string): Promise<void> {
+    await this.ready();
+    await this.pool.query(
+      `INSERT INTO knowledge_index (one, fingerprint, data) VALUES (true, $1, $2)
+       ON CONFLICT (one) DO UPDATE SET fingerprint = excluded.fingerprint, data = excluded.data`,
+      [fingerprint, data],
+    );
+  }
+
   async withSyncLock<T>(work: () => Promise<T>): Promise<{ ran: true; result: T } | { ran: false }> {
     await this.ready();
     const client = new pg.Client({ connectionString: this.url });

@@ -78,6 +78,9 @@ export interface KnowledgeStore {
    * Runs `work` holding the store's one sync lock, and answers `{ ran: false }` at once when another process holds
    * it. A holder that dies releases it.
    */
+  /** The index last kept, as the text `saveIndex` was given, with the fingerprint of the pages it was built from. */
+  loadIndex(): Promise<{ fingerprint: string; data: string } | undefined>;
+  saveIndex(fingerprint: string, data: string): Promise<void>;
   withSyncLock<T>(work: () => Promise<T>): Promise<{ ran: true; result: T } | { ran: false }>;
   close(): Promise<void>;
 }

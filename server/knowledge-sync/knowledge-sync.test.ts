@@ -85,9 +85,12 @@ describe.each(storeHomes(() => postgres))('the knowledge library on %s', (_home,
     first.stop();
 
     const requests = site.requests.length;
-    const restarted = start(settings, sources);
+    const log: string[] = [];
+    const restarted = start(settings, sources, { log: (line) => log.push(line) });
     await restarted.ready;
     expect(site.requests.length).toBe(requests);
+    // The index itself was kept beside the pages: the restart loads it rather than indexing every passage again.
+    expect(log).toEqual([expect.stringMatching(/^\[knowledge\] 2 pages, 2 passages loaded from /)]);
     expect(urls(restarted.retrieve({ latest: 'When does the shop open?' }))).toEqual([`${site.origin}/hours`]);
     expect(urls(restarted.retrieve({ latest: 'Can I return a spade for a refund?' }))).toEqual([
       'https://shop.example.com/help/returns',

@@ -4,10 +4,8 @@
 import {
   CRAWL_DEFAULTS,
   checkSource,
-  indexPassages,
   type KnowledgeIndex,
   type KnowledgeSource,
-  type Passage,
   type Question,
   type RetrievalLimits,
   retrieve,
@@ -21,7 +19,10 @@ import {
   type StoreSettings,
 } from '../knowledge-store/knowledge-store.ts';
 import { progressLines, SERVER_PROGRESS_MS } from './progress.ts';
+import { storeIndex } from './store-index.ts';
 import { type SyncOptions, summaryLine, syncSources } from './sync.ts';
+
+export { snapshotPassages } from './store-index.ts';
 
 export interface KnowledgeOptions extends SyncOptions {
   store: KnowledgeStore;
@@ -58,17 +59,6 @@ export interface Knowledge {
   refresh(): Promise<void>;
   /** Stops the timer; the current index keeps answering. */
   stop(): void;
-}
-
-/** The passages of the configured sources in the snapshot, in the order {@link buildIndex} gives them. */
-export function snapshotPassages(snapshot: KnowledgeSnapshot, sources: ReadonlySet<string>): Passage[] {
-  const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-  return snapshot.pages
-    .filter((page) => sources.has(page.source))
-    .sort((a, b) => byText(a.url, b.url) || byText(a.title, b.title))
-    .flatMap((page) =>
-      page.passages.map((passage) => ({ url: page.url, title: page.title, language: page.language, ...passage })),
-    );
 }
 
 /** The sources that need a sync now (all of them with `all`), and the stored ones that left the list. */
@@ -140,10 +130,13 @@ export function startKnowledge(
 
   const reload = async () => {
     const snapshot = await store.load();
-    index = await indexPassages(snapshotPassages(snapshot, keys));
+    const built = await storeIndex(store, snapshot, keys);
+    index = built.index;
     loaded = snapshot;
     const pages = snapshot.pages.filter((page) => keys.has(page.source)).length;
-    log(`[knowledge] ${pages} pages, ${index.passages.length} passages indexed from ${store.home}`);
+    log(
+      `[knowledge] ${pages} pages, ${index.passages.length} passages ${built.kept ? 'loaded' : 'indexed'} from ${store.home}`,
+    );
     if (covered(snapshot)) markReady();
   };
 

@@ -10,7 +10,15 @@ export { bytesHash, type FileOutcome, filePage, type KnownFile, readFolder } fro
 export { formatMaterial, MATERIAL_PREAMBLE, type Material } from './material.ts';
 export type { Page } from './page.ts';
 export { type Question, type RetrievalLimits, retrieve, type ScoredPassage } from './retrieve.ts';
-export { buildIndex, indexPassages, type KnowledgeIndex } from './search-index.ts';
+export {
+  buildIndex,
+  INDEX_FORMAT,
+  type IndexData,
+  indexData,
+  indexFromData,
+  indexPassages,
+  type KnowledgeIndex,
+} from './search-index.ts';
 export { type CrawlLimits, type KnownPage, type PageOutcome, RECHECK_MS, readSitemap } from './sitemap-source.ts';
 
 /** One entry of the site's `knowledge:` list: a folder published at `url`, or a sitemap. */

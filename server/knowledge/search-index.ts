@@ -1,5 +1,5 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import MiniSearch from 'minisearch';
+import MiniSearch, { type AsPlainObject, type Options } from 'minisearch';
 import { chunkPage, type Passage } from './chunk.ts';
 import type { Page } from './page.ts';
 import { DEFAULT_LANGUAGE, ruleLanguage, tokenize } from './tokenize.ts';
@@ -32,14 +32,36 @@ const SLICE = 16;
 const splitTerms = (text: string) => text.split(' ');
 const keepTerm = (term: string) => term || null;
 
-/** An empty index, and the one that every query of a build reads: the same options for adding and searching. */
-function emptySearch(): MiniSearch<IndexedPassage> {
-  return new MiniSearch<IndexedPassage>({
-    fields: ['title', 'headings', 'text'],
-    tokenize: splitTerms,
-    processTerm: keepTerm,
-    searchOptions: { boost: FIELD_BOOST, prefix: false, fuzzy: false, combineWith: 'OR' },
-  });
+/** The options every index is built, loaded and searched with: the same for adding and searching. */
+const SEARCH_OPTIONS: Options<IndexedPassage> = {
+  fields: ['title', 'headings', 'text'],
+  tokenize: splitTerms,
+  processTerm: keepTerm,
+  searchOptions: { boost: FIELD_BOOST, prefix: false, fuzzy: false, combineWith: 'OR' },
+};
+
+const emptySearch = () => new MiniSearch<IndexedPassage>(SEARCH_OPTIONS);
+
+/** The shape of {@link IndexData}: a kept index of another shape is built again rather than misread. */
+export const INDEX_FORMAT = 1;
+
+/** An index as plain data, kept beside its passages: loading it is much faster than indexing them again (bench). */
+export interface IndexData {
+  search: AsPlainObject;
+  documentFrequency: [string, number][];
+  language: string;
+}
+
+export const indexData = (index: KnowledgeIndex): IndexData => ({
+  search: index.search.toJSON(),
+  documentFrequency: [...index.documentFrequency],
+  language: index.language,
+});
+
+/** The index that {@link indexData} kept, over the same passages in the same order. */
+export async function indexFromData(data: IndexData, passages: readonly Passage[]): Promise<KnowledgeIndex> {
+  const search = await MiniSearch.loadJSAsync<IndexedPassage>(data.search, SEARCH_OPTIONS);
+  return { passages, search, documentFrequency: new Map(data.documentFrequency), language: data.language };
 }
 
 const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
