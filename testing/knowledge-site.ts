@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 /** One answer of the site: a body with a type, or a redirect. */
 export type SiteAnswer =
   | {
-      body: string;
+      body: string | Buffer;
       type?: string;
       status?: number;
       /** Sent as `ETag`; a request whose `If-None-Match` names it gets a `304`. */
@@ -23,8 +23,8 @@ export interface KnowledgeSite {
   origin: string;
   /** Serves `answer` at `path` from now on (a path not set is a 404). */
   set(path: string, answer: SiteAnswer): void;
-  /** Every request so far: its path, its `User-Agent` and its conditional headers. */
-  requests: { path: string; userAgent: string; ifNoneMatch?: string; ifModifiedSince?: string }[];
+  /** Every request so far: its path, its `User-Agent`, when it came (`performance.now()`) and its conditional headers. */
+  requests: { path: string; userAgent: string; at: number; ifNoneMatch?: string; ifModifiedSince?: string }[];
   /** Holds every answer (or those of `paths`) until the returned function is called (to catch a sync half-way). */
   hold(paths?: string[]): () => void;
   close(): Promise<void>;
@@ -42,6 +42,7 @@ export async function startKnowledgeSite(answers: Record<string, SiteAnswer> = {
     requests.push({
       path,
       userAgent: request.headers['user-agent'] ?? '',
+      at: performance.now(),
       ...(ifNoneMatch ? { ifNoneMatch } : {}),
       ...(ifModifiedSince ? { ifModifiedSince } : {}),
     });

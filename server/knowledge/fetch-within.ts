@@ -1,3 +1,4 @@
+import { gunzipSync } from 'node:zlib';
 // The sitemap source's HTTP: its limits, redirects kept within the site, capped bodies, and failures in words.
 
 /** What a sitemap source may fetch; every one has a default in `KNOWLEDGE_DEFAULTS`. */
@@ -47,7 +48,10 @@ export async function fetchWithin(
   return { ok: false, reason: `more than ${limits.maxRedirects} redirects` };
 }
 
-/** The body as text, or `undefined` when it is longer than `maxBytes` (then it is not read further). */
+/**
+ * The body as text, or `undefined` when it is longer than `maxBytes` (then it is not read further). A gzipped body
+ * (a `.xml.gz` sitemap: its first bytes say so) is unzipped, within the same cap.
+ */
 export async function cappedText(response: Response, maxBytes: number): Promise<string | undefined> {
   const declared = Number(response.headers.get('content-length') ?? 0);
   if (declared > maxBytes || !response.body) {
@@ -71,7 +75,15 @@ export async function cappedText(response: Response, maxBytes: number): Promise<
   } catch {
     decoder = new TextDecoder();
   }
-  return decoder.decode(Buffer.concat(chunks));
+  let bytes = Buffer.concat(chunks);
+  if (bytes[0] === 0x1f && bytes[1] === 0x8b) {
+    try {
+      bytes = gunzipSync(bytes, { maxOutputLength: maxBytes });
+    } catch {
+      return undefined;
+    }
+  }
+  return decoder.decode(bytes);
 }
 
 /** A failed fetch in words: undici's `fetch failed` hides its cause. */

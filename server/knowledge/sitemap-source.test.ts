@@ -1,4 +1,5 @@
 // @vitest-environment node
+import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type KnowledgeSite, sitemapXml, sitePage, startKnowledgeSite } from '../../testing/knowledge-site.ts';
 import { type CrawlLimits, type PageOutcome, readSitemap } from './sitemap-source.ts';
@@ -140,6 +141,31 @@ describe('a sitemap source', () => {
     await expect(readSitemap(`${origin}/sitemap.xml`, 'en', LIMITS, () => {})).rejects.toThrow(
       /robots\.txt answered 503/,
     );
+  });
+
+  it('reads a gzipped child sitemap, and honours a Crawl-delay: one request at a time, that far apart', async () => {
+    site = await startKnowledgeSite({
+      '/robots.txt': { type: 'text/plain', body: 'User-agent: AIAssistantBot\nCrawl-delay: 0.3\n' },
+    });
+    const { origin } = site;
+    site.set('/sitemap.xml', { type: 'application/xml', body: sitemapXml([`${origin}/pages.xml.gz`], true) });
+    const pages = ['/a', '/b', '/c'];
+    site.set('/pages.xml.gz', {
+      type: 'application/gzip',
+      body: gzipSync(sitemapXml(pages.map((path) => `${origin}${path}`))),
+    });
+    for (const path of pages) site.set(path, { body: sitePage({ title: path, body: article(path, 'Text.') }) });
+    const read = await readSitemap(`${origin}/sitemap.xml`, 'en', LIMITS, () => {});
+    expect(
+      pagesOf(read)
+        .map((page) => page.title)
+        .sort(),
+    ).toEqual(pages);
+    // When each request reached the site: the next is sent only after the delay that follows the last answer.
+    const asked = site.requests.filter((request) => pages.includes(request.path)).map((request) => request.at);
+    expect(asked).toHaveLength(3);
+    expect(asked[1] - asked[0]).toBeGreaterThanOrEqual(290);
+    expect(asked[2] - asked[1]).toBeGreaterThanOrEqual(290);
   });
 
   it('gives up on a request after its time limit', async () => {

@@ -1,4 +1,4 @@
-import { setImmediate as nextTurn } from 'node:timers/promises';
+import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
 import robotsParser from 'robots-parser';
 import { type Allowed, type CrawlLimits, cappedText, fetchFailure, fetchWithin } from './fetch-within.ts';
 import { htmlPage } from './html-page.ts';
@@ -17,6 +17,9 @@ export interface KnownPage {
   /** When it was last asked for (ms since the epoch). */
   fetchedAt: number;
 }
+
+/** The longest `Crawl-delay` honoured, in seconds: a larger one would make a sync of 1,000 pages take days. */
+export const MAX_CRAWL_DELAY_S = 10;
 
 /** Every page is asked again at least this often, whatever its sitemap's `<lastmod>` says. */
 export const RECHECK_MS = 7 * 24 * 60 * 60 * 1000;
@@ -109,8 +112,11 @@ export async function readSitemap(
   const disallowed = skipped.filter((skip) => skip.reason === 'robots.txt disallows it').length;
   if (disallowed > 0) log(`[knowledge] ${sitemap}: robots.txt disallows ${disallowed} listed addresses`);
 
+  // A `Crawl-delay` for this agent (or `*`) is honoured, up to MAX_CRAWL_DELAY_S: one request at a time, that far apart.
+  const delay = Math.min(Number(robots.getCrawlDelay(limits.userAgent) ?? 0) || 0, MAX_CRAWL_DELAY_S) * 1000;
   const queue = [...pageUrls];
   const outcomes: PageOutcome[] = [];
+  let asked = 0;
   const fetchNext = async (): Promise<void> => {
     for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
       const [address, lastmod] = next;
@@ -119,6 +125,7 @@ export async function readSitemap(
         outcomes.push({ address, kind: 'lastmod' });
         continue;
       }
+      if (delay > 0 && asked++ > 0) await sleep(delay);
       const outcome = await readPage(address, origin, allowed, language, limits, before).catch(
         (error: Error): PageOutcome => ({ address, kind: 'failed', reason: fetchFailure(error) }),
       );
@@ -128,7 +135,7 @@ export async function readSitemap(
       progress?.(outcomes.length, pageUrls.size);
     }
   };
-  await Promise.all(Array.from({ length: limits.concurrency }, fetchNext));
+  await Promise.all(Array.from({ length: delay > 0 ? 1 : limits.concurrency }, fetchNext));
   return { outcomes, skipped };
 }
 
