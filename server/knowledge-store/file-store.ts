@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { mkdir, open, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
@@ -128,7 +129,8 @@ export class FileStore implements KnowledgeStore {
   /** Writes `file` whole beside it, then renames it over: a reader or a crash sees the old file or the new one. */
   private async replace(file: string, text: string): Promise<void> {
     await mkdir(this.folder, { recursive: true });
-    const temporary = `${file}.${process.pid}.tmp`;
+    // Its own name per write: two stores on one folder in one process (or two processes) never write the same file.
+    const temporary = `${file}.${process.pid}.${randomUUID()}.tmp`;
     const handle = await open(temporary, 'w');
     try {
       await handle.writeFile(text);
