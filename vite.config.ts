@@ -8,6 +8,7 @@ import { compileHints } from './build/compile-hints.ts';
 import { embedLoader } from './build/embed-loader.ts';
 import { plainDynamicImports } from './build/plain-dynamic-imports.ts';
 import { prerenderCard } from './build/prerender-card.ts';
+import { serverWorker } from './build/server-worker.ts';
 import { sizeBudget } from './build/size-budget.ts';
 import { sqlMigrations } from './build/sql-migrations.ts';
 import { startUpPreload } from './build/start-up-preload.ts';
@@ -25,6 +26,7 @@ export default defineConfig({
     prerenderCard(),
     llmServer(),
     sqlMigrations(),
+    serverWorker(),
   ],
   resolve: appResolve,
   // The dev server pre-bundles what the app's own page imports, found from it alone: left to itself, Vite scans every

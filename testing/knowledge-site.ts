@@ -1,22 +1,26 @@
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Page } from '../server/knowledge/page.ts';
+import type { SitemapRead } from '../server/knowledge/sitemap-source.ts';
 
 // A site for the knowledge library's tests: a sitemap, robots.txt, pages and redirects on 127.0.0.1, with every
 // request recorded, so a test can assert what was never fetched. A second one, on another port, is another origin.
 
-/** One answer of the site: a body with a type, or a redirect. */
+/** One answer of the site: a body with a type (and headers, such as `Content-Encoding`), a redirect, or silence. */
 export type SiteAnswer =
   | {
-      body: string | Buffer;
+      body: string | Uint8Array;
       type?: string;
       status?: number;
+      headers?: Record<string, string>;
       /** Sent as `ETag`; a request whose `If-None-Match` names it gets a `304`. */
       etag?: string;
       /** Sent as `Last-Modified`; a request whose `If-Modified-Since` is not older (and no `If-None-Match`) gets a `304`. */
       lastModified?: string;
     }
-  | { redirect: string; status?: 301 | 302 | 303 | 307 | 308 };
+  | { redirect: string; status?: 301 | 302 | 303 | 307 | 308 }
+  | { hang: true };
 
 export interface KnowledgeSite {
   /** `http://127.0.0.1:PORT`. */
@@ -50,6 +54,8 @@ export async function startKnowledgeSite(answers: Record<string, SiteAnswer> = {
     const answer = routes.get(path);
     if (answer === undefined) {
       response.writeHead(404, { 'Content-Type': 'text/plain' }).end('Not found');
+    } else if ('hang' in answer) {
+      // Nothing is ever sent: the client's time limit ends it, or the site's close.
     } else if ('redirect' in answer) {
       response.writeHead(answer.status ?? 302, { Location: answer.redirect }).end();
     } else {
@@ -67,6 +73,7 @@ export async function startKnowledgeSite(answers: Record<string, SiteAnswer> = {
         response.writeHead(answer.status ?? 200, {
           'Content-Type': answer.type ?? 'text/html; charset=utf-8',
           ...validators,
+          ...answer.headers,
         });
         response.end(answer.body);
       }
@@ -127,3 +134,7 @@ export function sitemapXml(locations: string[], index = false, lastmod: Record<s
   );
   return `<?xml version="1.0" encoding="UTF-8"?>\n<${outer} xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">${entries.join('')}</${outer}>`;
 }
+
+/** The pages a sitemap source's reading gave, without the other outcomes. */
+export const pagesOf = ({ outcomes }: SitemapRead): Page[] =>
+  outcomes.flatMap((outcome) => (outcome.kind === 'page' ? [outcome.page] : []));

@@ -15,8 +15,14 @@ describe('breaking chat-template control sequences', () => {
   });
 
   it('leaves ordinary markup and text as typed', () => {
-    const text = 'Is <b>bold</b> or <sup>1</sup> [link](x) a <|thing|>? Use s> and <s >.';
+    const text = 'Is <b>bold</b> or <sup>1</sup> [link](x) a <|thing? Use s> and <s >, [INST or |>.';
     expect(breakControlSequences(text)).toBe(text);
+  });
+
+  it('breaks every <|word|> and DeepSeek <｜…｜>, listed or not', () => {
+    expect(breakControlSequences('a <|future_token|> b <｜tool▁sep｜>')).toBe(
+      `a <${WORD_JOINER}|future_token|> b <${WORD_JOINER}｜tool▁sep｜>`,
+    );
   });
 
   it('leaves no sequence whole however they are nested, stacked or cased', () => {

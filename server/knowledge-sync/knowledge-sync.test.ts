@@ -247,6 +247,33 @@ describe('the knowledge library on PostgreSQL', () => {
 });
 
 describe('the knowledge library', () => {
+  it('publishes a first index of the pages in at its time, whatever the silent pages do; they join later', async () => {
+    site = await siteWith('The shop opens at nine on weekdays.');
+    const { origin } = site;
+    const silent = Array.from({ length: 12 }, (_, n) => `${origin}/silent-${n}`);
+    site.set('/sitemap.xml', { type: 'application/xml', body: sitemapXml([...silent, `${origin}/hours`]) });
+    for (const address of silent) site.set(new URL(address).pathname, { hang: true });
+    folder = await mkdtemp(join(tmpdir(), 'knowledge-store-'));
+    const store = openKnowledgeStore({ dataDir: folder }, () => {});
+    stores.push(store);
+    const log: string[] = [];
+    // The silent pages would hold the sync for their whole 60 s time limit; the first index waits 8 s for them.
+    const knowledge = startKnowledge([{ sitemap: `${origin}/sitemap.xml` }], {
+      store,
+      log: (line) => log.push(line),
+      requestTimeoutMs: 60_000,
+      slowAfterMs: 100,
+      firstIndexMs: 8_000,
+    });
+    running.push(knowledge);
+    await knowledge.ready;
+    expect(knowledge.isReady()).toBe(true);
+    expect(urls(knowledge.retrieve({ latest: 'When does the shop open?' }))).toEqual([`${origin}/hours`]);
+    expect(log).toContainEqual(
+      expect.stringMatching(/^\[knowledge\] 1 pages, 1 passages indexed; the pages still coming/),
+    );
+  });
+
   it('refuses a source address that is not http: or https:', () => {
     const store = openKnowledgeStore({ dataDir: '/nonexistent' }, () => {});
     expect(() => startKnowledge([{ sitemap: 'file:///etc/sitemap.xml' }], { store })).toThrow(

@@ -2,15 +2,20 @@
 // interval (by one replica at a time), and an index built in memory from the store. The rest of the server imports
 // this file.
 import {
+  buildIndex,
   CRAWL_DEFAULTS,
   checkSource,
+  INDEX_BUDGET,
+  type IndexBudget,
   type KnowledgeIndex,
   type KnowledgeSource,
+  type Page,
   type Question,
   type RetrievalLimits,
   retrieve,
   type ScoredPassage,
   sourceKey,
+  withoutCredentials,
 } from '../knowledge/knowledge.ts';
 import {
   type KnowledgeSnapshot,
@@ -20,12 +25,18 @@ import {
 } from '../knowledge-store/knowledge-store.ts';
 import { progressLines, SERVER_PROGRESS_MS } from './progress.ts';
 import { storeIndex } from './store-index.ts';
-import { type SyncOptions, summaryLine, syncSources } from './sync.ts';
+import { type SyncOptions, sourcesToSync, syncOnce } from './sync.ts';
 
 export { snapshotPassages } from './store-index.ts';
+export { syncOnce } from './sync.ts';
 
-export interface KnowledgeOptions extends SyncOptions {
+export interface KnowledgeOptions extends SyncOptions, IndexBudget {
   store: KnowledgeStore;
+  /**
+   * How long the first sync may go on before the pages in so far are indexed and answer (while the store holds none
+   * of a source); the stragglers join when the sync ends.
+   */
+  firstIndexMs: number;
   /** A source whose last sync is older than this is synced again (`KNOWLEDGE_REFRESH_HOURS`). */
   refreshMs: number;
   /** How often the store is asked whether another process finished a sync (or whether a sync is due). */
@@ -36,6 +47,8 @@ export interface KnowledgeOptions extends SyncOptions {
 
 const KNOWLEDGE_DEFAULTS: Omit<KnowledgeOptions, 'store'> = {
   ...CRAWL_DEFAULTS,
+  ...INDEX_BUDGET,
+  firstIndexMs: 60_000,
   refreshMs: 24 * 60 * 60 * 1000,
   pollMs: 60_000,
   retryCapMs: 30_000,
@@ -61,44 +74,6 @@ export interface Knowledge {
   stop(): void;
 }
 
-/** The sources that need a sync now (all of them with `all`), and the stored ones that left the list. */
-function sourcesToSync(
-  sources: readonly KnowledgeSource[],
-  snapshot: KnowledgeSnapshot,
-  all: boolean,
-  refreshMs: number,
-) {
-  const now = Date.now();
-  const keys = new Set(sources.map(sourceKey));
-  const synced = new Map(snapshot.sources.map((state) => [state.source, state.syncedAt]));
-  const due = sources.filter((source) => {
-    const at = synced.get(sourceKey(source));
-    return all || at === undefined || now - at >= refreshMs;
-  });
-  return { due, drop: [...synced.keys()].filter((key) => !keys.has(key)) };
-}
-
-/**
- * One sync of what is due (every source with `all`, the default) into `store`, under its lock: `{ ran: false }` when
- * another process holds it. What is due is decided on the store as it is once the lock is held, since another
- * replica may have synced in the meantime. The server's refresh and `npm run knowledge -- sync` both run this.
- */
-export async function syncOnce(
-  store: KnowledgeStore,
-  sources: readonly KnowledgeSource[],
-  options: SyncOptions & { all?: boolean; refreshMs?: number },
-) {
-  return store.withSyncLock(async () => {
-    const fresh = await store.load();
-    const { due, drop } = sourcesToSync(sources, fresh, options.all ?? true, options.refreshMs ?? 0);
-    if (due.length === 0 && drop.length === 0) return undefined;
-    const { changes, summary } = await syncSources(due, fresh, drop, options);
-    await store.commit(changes);
-    options.log(`[knowledge] sync done: ${summaryLine(summary)}`);
-    return summary;
-  });
-}
-
 /**
  * Starts the library on `store`: what it holds of the configured sources is indexed at once (a restart fetches no
  * page); what is missing or older than `refreshMs` is synced, under the store's lock, so that one replica crawls while
@@ -109,12 +84,16 @@ export function startKnowledge(
   sources: readonly KnowledgeSource[],
   options: Partial<KnowledgeOptions> & Pick<KnowledgeOptions, 'store'>,
 ): Knowledge {
-  const settings: KnowledgeOptions = { ...KNOWLEDGE_DEFAULTS, ...options };
-  const { store, log } = settings;
+  const given: KnowledgeOptions = { ...KNOWLEDGE_DEFAULTS, ...options };
+  const log = (line: string) => given.log(withoutCredentials(line));
+  const settings = { ...given, log };
+  const { store } = settings;
   sources.forEach(checkSource);
   const keys = new Set(sources.map(sourceKey));
   let index: KnowledgeIndex | undefined;
   let loaded: KnowledgeSnapshot | undefined;
+  /** Whether an index of a first sync's pages so far answers, published at `firstIndexMs`. */
+  let early = false;
   let unavailable = false;
   let failures = 0;
   let lastFailure = '';
@@ -130,7 +109,7 @@ export function startKnowledge(
 
   const reload = async () => {
     const snapshot = await store.load();
-    const built = await storeIndex(store, snapshot, keys);
+    const built = await storeIndex(store, snapshot, keys, settings);
     index = built.index;
     loaded = snapshot;
     const pages = snapshot.pages.filter((page) => keys.has(page.source)).length;
@@ -145,12 +124,32 @@ export function startKnowledge(
     if (!loaded) return;
     const { due, drop } = sourcesToSync(sources, loaded, all, settings.refreshMs);
     if (due.length === 0 && drop.length === 0) return;
-    const outcome = await syncOnce(store, sources, {
-      ...settings,
-      all,
-      progress: progressLines(log, SERVER_PROGRESS_MS),
-    });
-    if (outcome.ran) await reload();
+    const found: Page[] = [];
+    const first =
+      covered(loaded) || early ? undefined : setTimeout(() => void publishEarly(found), settings.firstIndexMs);
+    try {
+      const outcome = await syncOnce(store, sources, {
+        ...settings,
+        all,
+        found,
+        progress: progressLines(log, SERVER_PROGRESS_MS),
+      });
+      if (outcome.ran) await reload();
+    } finally {
+      clearTimeout(first);
+    }
+  };
+
+  /** An index of the pages a first sync has read so far, while there is none of every source: they answer now. */
+  const publishEarly = async (found: Page[]) => {
+    const built = await buildIndex(found, settings, log);
+    if (loaded && covered(loaded)) return;
+    index = built;
+    early = true;
+    log(
+      `[knowledge] ${found.length} pages, ${built.passages.length} passages indexed; the pages still coming join when they are in`,
+    );
+    markReady();
   };
 
   const schedule = (delay: number) => {
@@ -185,9 +184,9 @@ export function startKnowledge(
   void run(false);
   return {
     ready,
-    isReady: () => index !== undefined && loaded !== undefined && covered(loaded),
+    isReady: () => index !== undefined && (early || (loaded !== undefined && covered(loaded))),
     status: () => ({
-      state: unavailable ? 'unavailable' : loaded && covered(loaded) ? 'indexed' : 'indexing',
+      state: unavailable ? 'unavailable' : early || (loaded && covered(loaded)) ? 'indexed' : 'indexing',
       sources: (loaded?.sources ?? [])
         .filter((state) => keys.has(state.source))
         .map(({ source, state }) => ({ source, state })),

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import {
   INDEX_FORMAT,
+  type IndexBudget,
   type IndexData,
   indexData,
   indexFromData,
@@ -20,9 +21,10 @@ export function snapshotPassages(snapshot: KnowledgeSnapshot, sources: ReadonlyS
     );
 }
 
-/** What names the pages an index was built from, and its format: a kept index with another is built again. */
-function indexFingerprint(snapshot: KnowledgeSnapshot, sources: ReadonlySet<string>): string {
-  const hash = createHash('sha256').update(String(INDEX_FORMAT));
+/** What names the pages an index was built from, its format and budget: a kept index with another is built again. */
+function indexFingerprint(snapshot: KnowledgeSnapshot, sources: ReadonlySet<string>, budget: IndexBudget): string {
+  const { maxTextChars, maxPassages, maxTerms } = budget;
+  const hash = createHash('sha256').update(JSON.stringify([INDEX_FORMAT, maxTextChars, maxPassages, maxTerms]));
   for (const page of snapshot.pages) {
     if (sources.has(page.source))
       hash.update(`\n${page.source} ${page.address} ${page.url} ${page.title} ${page.textHash}`);
@@ -34,9 +36,14 @@ function indexFingerprint(snapshot: KnowledgeSnapshot, sources: ReadonlySet<stri
  * The index of the snapshot's pages: the one the store keeps when it was built from the same pages (loading it is
  * much faster than indexing every passage again), else built now and kept for the next start and the other replicas.
  */
-export async function storeIndex(store: KnowledgeStore, snapshot: KnowledgeSnapshot, sources: ReadonlySet<string>) {
+export async function storeIndex(
+  store: KnowledgeStore,
+  snapshot: KnowledgeSnapshot,
+  sources: ReadonlySet<string>,
+  settings: IndexBudget & { log: (line: string) => void },
+) {
   const passages = snapshotPassages(snapshot, sources);
-  const fingerprint = indexFingerprint(snapshot, sources);
+  const fingerprint = indexFingerprint(snapshot, sources, settings);
   const kept = await store.loadIndex();
   if (kept?.fingerprint === fingerprint) {
     try {
@@ -45,7 +52,7 @@ export async function storeIndex(store: KnowledgeStore, snapshot: KnowledgeSnaps
       // A kept index that does not load is built again, as if there were none.
     }
   }
-  const index = await indexPassages(passages);
-  await store.saveIndex(fingerprint, JSON.stringify(indexData(index)));
+  const index = await indexPassages(passages, settings, settings.log);
+  await store.saveIndex(fingerprint, JSON.stringify(indexData(index, passages)));
   return { index, kept: false };
 }

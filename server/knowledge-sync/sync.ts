@@ -9,8 +9,15 @@ import {
   readFolder,
   readSitemap,
   sourceKey,
+  withoutCredentials,
 } from '../knowledge/knowledge.ts';
-import type { KnowledgeSnapshot, SourceState, StoredPage, SyncChanges } from '../knowledge-store/knowledge-store.ts';
+import type {
+  KnowledgeSnapshot,
+  KnowledgeStore,
+  SourceState,
+  StoredPage,
+  SyncChanges,
+} from '../knowledge-store/knowledge-store.ts';
 
 export interface SyncOptions extends CrawlLimits {
   /** A page's language when it does not say. */
@@ -18,6 +25,8 @@ export interface SyncOptions extends CrawlLimits {
   log: (line: string) => void;
   /** Called as pages are read: how many of how many listed so far. */
   progress?: (done: number, total: number) => void;
+  /** Receives the sitemaps' pages as they come in, for a first index that cannot wait for them all. */
+  found?: Page[];
 }
 
 /** What a sync did, for its summary line and the command's. */
@@ -103,6 +112,7 @@ export async function syncSources(
           known: stored,
           now,
           progress: options.progress,
+          found: options.found,
         });
         outcomes = [...read.outcomes, ...read.skipped.map((skip) => ({ ...skip, kind: 'skipped' as const }))];
       } else {
@@ -171,4 +181,44 @@ export function summaryLine(summary: SyncSummary): string {
     `(${notModified} by 304, ${sameText} same text, ${lastmod} by <lastmod>), ${summary.removed} removed, ` +
     `skipped: ${skipped || 'none'}; ${(summary.bytes / 1e6).toFixed(1)} MB fetched in ${(summary.ms / 1000).toFixed(1)} s`
   );
+}
+
+/** The sources that need a sync now (all of them with `all`), and the stored ones that left the list. */
+export function sourcesToSync(
+  sources: readonly KnowledgeSource[],
+  snapshot: KnowledgeSnapshot,
+  all: boolean,
+  refreshMs: number,
+) {
+  const now = Date.now();
+  const keys = new Set(sources.map(sourceKey));
+  const synced = new Map(snapshot.sources.map((state) => [state.source, state.syncedAt]));
+  const due = sources.filter((source) => {
+    const at = synced.get(sourceKey(source));
+    return all || at === undefined || now - at >= refreshMs;
+  });
+  return { due, drop: [...synced.keys()].filter((key) => !keys.has(key)) };
+}
+
+/**
+ * One sync of what is due (every source with `all`, the default) into `store`, under its lock: `{ ran: false }` when
+ * another process holds it. What is due is decided on the store as it is once the lock is held, since another
+ * replica may have synced in the meantime. The server's refresh and `npm run knowledge -- sync` both run this.
+ */
+export async function syncOnce(
+  store: KnowledgeStore,
+  sources: readonly KnowledgeSource[],
+  options: SyncOptions & { all?: boolean; refreshMs?: number },
+) {
+  // No log line carries an address's credentials, whichever part of the library writes it.
+  const log = (line: string) => options.log(withoutCredentials(line));
+  return store.withSyncLock(async () => {
+    const fresh = await store.load();
+    const { due, drop } = sourcesToSync(sources, fresh, options.all ?? true, options.refreshMs ?? 0);
+    if (due.length === 0 && drop.length === 0) return undefined;
+    const { changes, summary } = await syncSources(due, fresh, drop, { ...options, log });
+    await store.commit(changes);
+    log(`[knowledge] sync done: ${summaryLine(summary)}`);
+    return summary;
+  });
 }

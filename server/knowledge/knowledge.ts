@@ -6,20 +6,30 @@ import type { CrawlLimits } from './sitemap-source.ts';
 
 export type { Passage } from './chunk.ts';
 export { chunkPage } from './chunk.ts';
+export { withoutCredentials } from './crawl-fetch.ts';
 export { bytesHash, type FileOutcome, filePage, type KnownFile, readFolder } from './folder-source.ts';
 export { formatMaterial, MATERIAL_PREAMBLE, type Material } from './material.ts';
 export type { Page } from './page.ts';
 export { type Question, type RetrievalLimits, retrieve, type ScoredPassage } from './retrieve.ts';
 export {
   buildIndex,
+  INDEX_BUDGET,
   INDEX_FORMAT,
+  type IndexBudget,
   type IndexData,
   indexData,
   indexFromData,
   indexPassages,
   type KnowledgeIndex,
 } from './search-index.ts';
-export { type CrawlLimits, type KnownPage, type PageOutcome, RECHECK_MS, readSitemap } from './sitemap-source.ts';
+export {
+  type CrawlLimits,
+  type KnownPage,
+  type PageOutcome,
+  RECHECK_MS,
+  readSitemap,
+  type SyncContext,
+} from './sitemap-source.ts';
 
 /** One entry of the site's `knowledge:` list: a folder published at `url`, or a sitemap. */
 export type KnowledgeSource =
@@ -36,8 +46,12 @@ export const CRAWL_DEFAULTS: CrawlLimits = {
   maxPageBytes: 2_000_000,
   concurrency: 4,
   requestTimeoutMs: 10_000,
+  slowAfterMs: 3_000,
   maxRedirects: 5,
   maxSitemaps: 50,
+  extractTimeoutMs: 2_000,
+  maxPageNodes: 50_000,
+  extractHeapMb: 256,
 };
 
 /** The source's address, or why it cannot be one: the library only links to `http:` and `https:` pages. */

@@ -22,7 +22,7 @@ const LINE_BREAK = /\r\n|[\n\r\v\f\u0085\u2028\u2029]/;
  * The passages as numbered, quoted material: `[n] title — address`, then the heading path and the passage, every line
  * starting with `> `. Passages of one page share its number. A title is one line and the text never starts a line of
  * its own, so a page's words cannot end the quoting or pose as another source; `breakControl` (the chat request's
- * breaker of chat-template control sequences) runs over every title, heading and passage.
+ * breaker of chat-template control sequences) runs over every title, heading, address and passage.
  */
 export function formatMaterial(passages: readonly Passage[], breakControl: (text: string) => string): Material {
   const sources: ReplySource[] = [];
@@ -40,7 +40,8 @@ export function formatMaterial(passages: readonly Passage[], breakControl: (text
     for (const line of breakControl(passage.text).split(LINE_BREAK)) lines.push(line === '' ? '>' : `> ${line}`);
   }
   const entries = sources.map(
-    ({ n, title, url }) => `[${n}] ${breakControl(title)} — ${url}\n${(quoted.get(url) ?? []).join('\n')}`,
+    ({ n, title, url }) =>
+      `[${n}] ${breakControl(title)} — ${oneLine(breakControl(url))}\n${(quoted.get(url) ?? []).join('\n')}`,
   );
   const text = passages.length === 0 ? '' : [MATERIAL_PREAMBLE, ...entries].join('\n\n');
   return { text, sources, passages: passages.length };

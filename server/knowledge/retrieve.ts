@@ -1,12 +1,15 @@
 import type { Passage } from './chunk.ts';
 import type { KnowledgeIndex } from './search-index.ts';
-import { scriptLanguage, tokenize } from './tokenize.ts';
+import { DEFAULT_LANGUAGE, ruleLanguage, scriptLanguage, tokenize } from './tokenize.ts';
 
 /** What the visitor asked: the latest message, and (with `history`) the question before it. */
 export interface Question {
   latest: string;
   previous?: string;
-  /** The visitor's language (BCP 47), for stop words and stemming; Chinese and Japanese are told by their script. */
+  /**
+   * The visitor's language (BCP 47), or the site's: passages in it are given first. The question is matched against
+   * each language's passages with that language's stop words and stemmer, whatever it is.
+   */
   language?: string;
 }
 
@@ -51,9 +54,9 @@ export interface ScoredPassage {
  */
 const rarity = (count: number, found: number) => Math.log(1 + (count - found + 0.5) / (found + 0.5));
 
-/** The passages that hold enough of one question's weight, best first. */
+/** The passages of one language that hold enough of one question's weight, best first. */
 function candidates(index: KnowledgeIndex, text: string, language: string, limits: RetrievalLimits): ScoredPassage[] {
-  const terms = [...new Set(tokenize(text, scriptLanguage(text, language)))];
+  const terms = [...new Set(tokenize(text, language))];
   const count = index.passages.length;
   const found = (term: string) => index.documentFrequency.get(term) ?? 0;
   // Common words are left out of both the search and the weight, unless the question has no other word the index knows.
@@ -65,7 +68,8 @@ function candidates(index: KnowledgeIndex, text: string, language: string, limit
   const searched = counted.filter((term) => found(term) > 0);
   if (total === 0 || searched.length === 0) return [];
   const scored: ScoredPassage[] = [];
-  for (const result of index.search.search(searched.join(' '))) {
+  const inLanguage = (result: { [field: string]: unknown }) => result.language === language;
+  for (const result of index.search.search(searched.join(' '), { filter: inLanguage })) {
     const held = result.queryTerms.reduce((sum, term) => sum + (weight.get(term) ?? 0), 0);
     const coverage = held / total;
     if (coverage >= limits.minCoverage)
@@ -84,10 +88,12 @@ export function retrieve(
   question: Question,
   limits: RetrievalLimits = RETRIEVAL_LIMITS,
 ): ScoredPassage[] {
-  const language = question.language ?? index.language;
+  // The question's own language first (its script tells Chinese and Japanese), then the others the index holds.
+  const own = ruleLanguage(scriptLanguage(question.latest, question.language ?? DEFAULT_LANGUAGE));
+  const languages = [own, ...index.languages.filter((language) => language !== own)];
   const found = [question.latest, question.previous ?? '']
     .filter((text) => text.trim() !== '')
-    .flatMap((text) => candidates(index, text, language, limits));
+    .flatMap((text) => languages.flatMap((language) => candidates(index, text, language, limits)));
   const chosen: ScoredPassage[] = [];
   const perPage = new Map<string, number>();
   let tokens = 0;

@@ -1,9 +1,9 @@
 // @vitest-environment node
 import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type KnowledgeSite, sitemapXml, sitePage, startKnowledgeSite } from '../../testing/knowledge-site.ts';
-import { type CrawlLimits, type PageOutcome, readSitemap } from './sitemap-source.ts';
-import { sitemapLocations } from './sitemap-xml.ts';
+import { type KnowledgeSite, pagesOf, sitemapXml, sitePage, startKnowledgeSite } from '../../testing/knowledge-site.ts';
+import { LocationScanner } from './sitemap-scan.ts';
+import { type CrawlLimits, readSitemap } from './sitemap-source.ts';
 
 const LIMITS: CrawlLimits = {
   userAgent: 'AIAssistantBot',
@@ -11,13 +11,13 @@ const LIMITS: CrawlLimits = {
   maxPageBytes: 20_000,
   concurrency: 2,
   requestTimeoutMs: 10_000,
+  slowAfterMs: 3_000,
   maxRedirects: 3,
   maxSitemaps: 10,
+  extractTimeoutMs: 20_000,
+  maxPageNodes: 50_000,
+  extractHeapMb: 256,
 };
-
-/** The pages a read gave. */
-const pagesOf = ({ outcomes }: { outcomes: PageOutcome[] }) =>
-  outcomes.flatMap((outcome) => (outcome.kind === 'page' ? [outcome.page] : []));
 
 const article = (heading: string, text: string) =>
   `<h1>${heading}</h1><p>${text} ${'More words about the subject. '.repeat(20)}</p>`;
@@ -86,7 +86,7 @@ describe('a sitemap source', () => {
 
     expect(pages.map(({ url, title, language }) => [url, title, language]).sort()).toEqual([
       [`${origin}/docs/returns`, 'Returns', 'en'],
-      [`${origin}/docs/shipping?ref=canonical`, 'Shipping', 'en'],
+      [`${origin}/docs/shipping`, 'Shipping', 'en'],
       [`${origin}/ja/returns`, '返品について', 'ja'],
     ]);
     expect(
@@ -106,7 +106,7 @@ describe('a sitemap source', () => {
     expect(new Set(site.requests.map((request) => request.userAgent))).toEqual(new Set(['AIAssistantBot']));
     expect(log).toEqual(
       expect.arrayContaining([
-        expect.stringContaining('robots.txt disallows 1 listed addresses'),
+        expect.stringContaining(`${origin}/private/secret: robots.txt disallows ${origin}/private/secret`),
         expect.stringContaining(`${origin}/away: it leads to another origin`),
         expect.stringContaining(`${origin}/away-private: robots.txt disallows ${origin}/private/hidden`),
         expect.stringContaining(`${origin}/big: it is larger than 20000 bytes`),
@@ -114,10 +114,12 @@ describe('a sitemap source', () => {
         expect.stringContaining('lists 2 addresses outside'),
       ]),
     );
-    expect(read.skipped).toEqual([
-      { address: `${origin}/private/secret`, reason: 'robots.txt disallows it' },
-      { address: `${otherOrigin}/docs/foreign`, reason: 'another origin' },
-    ]);
+    expect(read.skipped).toEqual([{ address: `${otherOrigin}/docs/foreign`, reason: 'another origin' }]);
+    expect(read.outcomes).toContainEqual({
+      address: `${origin}/private/secret`,
+      kind: 'skipped',
+      reason: `robots.txt disallows ${origin}/private/secret`,
+    });
   });
 
   it('stops at the page cap and fails when the sitemap or robots.txt cannot be read', async () => {
@@ -180,19 +182,42 @@ describe('a sitemap source', () => {
 
 describe('sitemap XML', () => {
   it('reads <loc> entries, with entities and CDATA, and tells an index from a list of pages', () => {
+    const scanner = new LocationScanner();
     expect(
-      sitemapLocations(
-        '<urlset><url><loc> https://a.example/?x=1&amp;y=2 </loc><lastmod>2026-11-01</lastmod></url><url><lastmod>soon</lastmod><loc><![CDATA[https://a.example/b]]></loc></url></urlset>',
+      scanner.push(
+        '<urlset><url><loc> https://a.example/?x=1&amp;y=2 </loc><lastmod>2026-11-01</lastmod></url><url><lastmod>soon</lastmod><loc><![CDATA[https://a.example/b]]></loc></url><url><lastmod>2026-10-01</lastmod><loc>https://a.example/c</loc></url></urlset>',
       ),
-    ).toEqual({
-      index: false,
-      entries: [
-        { location: 'https://a.example/?x=1&y=2', lastmod: Date.parse('2026-11-01') },
-        { location: 'https://a.example/b' },
-      ],
-    });
-    expect(
-      sitemapLocations('<sitemapindex><sitemap><loc>https://a.example/s.xml</loc></sitemap></sitemapindex>').index,
-    ).toBe(true);
+    ).toEqual([
+      { location: 'https://a.example/?x=1&y=2', lastmod: Date.parse('2026-11-01') },
+      { location: 'https://a.example/b' },
+      { location: 'https://a.example/c', lastmod: Date.parse('2026-10-01') },
+    ]);
+    expect(scanner.index).toBe(false);
+    const index = new LocationScanner();
+    expect(index.push('<sitemapindex><sitemap><loc>https://a.example/s.xml</loc></sitemap></sitemapindex>')).toEqual([
+      { location: 'https://a.example/s.xml' },
+    ]);
+    expect(index.index).toBe(true);
+  });
+
+  it('reads an entry cut between two pieces, and skips an unclosed one in time that grows with its size alone', () => {
+    const scanner = new LocationScanner();
+    expect(scanner.push('<urlset><url><loc>https://a.exa')).toEqual([]);
+    expect(scanner.push('mple/one</lo')).toEqual([]);
+    const entries = scanner.push('c><lastmod>2026-11-0');
+    expect(entries).toEqual([{ location: 'https://a.example/one' }]);
+    // The `<lastmod>` that follows an entry, cut in two, is set on it when its end arrives.
+    expect(scanner.push('1</lastmod></url><loc>https://a.example/two</loc>')).toEqual([
+      { location: 'https://a.example/two' },
+    ]);
+    expect(entries[0].lastmod).toBe(Date.parse('2026-11-01'));
+    // 2 MB of unclosed <loc> (a backtracking pattern took minutes on 1.9 MB), then one good entry.
+    const hostile = `<urlset>${'<loc>'.repeat(400_000)}<loc>https://a.example/good</loc></urlset>`;
+    const pieces = hostile.match(/[\s\S]{1,65536}/g) ?? [];
+    const cut = new LocationScanner();
+    const started = performance.now();
+    expect(pieces.flatMap((piece) => cut.push(piece))).toEqual([{ location: 'https://a.example/good' }]);
+    // A bound a busy machine meets many times over: the linear scan takes some milliseconds here.
+    expect(performance.now() - started).toBeLessThan(5_000);
   });
 });

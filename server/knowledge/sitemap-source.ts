@@ -1,14 +1,21 @@
-import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
-import robotsParser from 'robots-parser';
-import { type Allowed, type CrawlLimits, cappedText, fetchFailure, fetchWithin } from './fetch-within.ts';
-import { htmlPage } from './html-page.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { type Allowed, cappedBytes, fetchWithin, pageText, withoutCredentials } from './crawl-fetch.ts';
+import { type ExtractLimits, type HtmlExtractor, htmlExtractor } from './html-extractor.ts';
 import type { Page } from './page.ts';
-import { sitemapLocations } from './sitemap-xml.ts';
+import { readRobots } from './robots-rules.ts';
+import { type ListLimits, listPages } from './sitemap-list.ts';
 
-export type { CrawlLimits } from './fetch-within.ts';
-
-/** Whether a status means "there are no rules": robots.txt says a missing file (4xx) allows everything. */
-const noRules = (status: number) => status >= 400 && status < 500;
+/** What a sitemap source may fetch and spend; every one has a default in `CRAWL_DEFAULTS`. */
+export interface CrawlLimits extends ListLimits, ExtractLimits {
+  maxPageBytes: number;
+  /** Requests in flight at once that are answering. */
+  concurrency: number;
+  /**
+   * A request that has received nothing after this long gives its place to the next page: it goes on in the
+   * background until its own time limit, so pages that never answer cannot keep the good ones out.
+   */
+  slowAfterMs: number;
+}
 
 /** What the store knows of a page from its last fetch: what a sync sends back to ask whether it changed. */
 export interface KnownPage {
@@ -18,174 +25,195 @@ export interface KnownPage {
   fetchedAt: number;
 }
 
-/** The longest `Crawl-delay` honoured, in seconds: a larger one would make a sync of 1,000 pages take days. */
-export const MAX_CRAWL_DELAY_S = 10;
-
 /** Every page is asked again at least this often, whatever its sitemap's `<lastmod>` says. */
 export const RECHECK_MS = 7 * 24 * 60 * 60 * 1000;
+
+/** Requests that have heard nothing that may wait in the background, for each of `concurrency`. */
+const WAITING_PER_SLOT = 8;
 
 /** What became of one address of the sitemap. */
 export type PageOutcome =
   | { address: string; kind: 'page'; page: Page; etag?: string; lastModified?: string; bytes: number }
-  /** A `304` (with the validators it sent), or a `<lastmod>` older than the last fetch: nothing was read. */
+  /** A `304`, with the validators it sent: nothing was read. */
   | { address: string; kind: 'not-modified'; etag?: string; lastModified?: string }
+  /** A `<lastmod>` older than the last fetch: nothing was asked. */
   | { address: string; kind: 'lastmod' }
   /** Not taken, and gone from the store if it was there: a `404`/`410`, not HTML, too large, out of bounds. */
   | { address: string; kind: 'skipped'; reason: string }
   /** A failure that may pass (`5xx`, a time-out, the network): the store keeps the page's last copy. */
   | { address: string; kind: 'failed'; reason: string };
 
-/** What a sync brings to a reading: the pages it knows, its clock, and who hears how far it got. */
+/** What a sync brings to a reading: the pages it knows, its clock, who hears how far it got, where pages go. */
 export interface SyncContext {
   known?: ReadonlyMap<string, KnownPage>;
   now?: number;
   progress?: (done: number, total: number) => void;
+  /** Receives the pages as they come in, for a first index that cannot wait for them all. */
+  found?: Page[];
 }
 
 /** A sitemap source read: every listed address's outcome, and the addresses the listing itself left out. */
 export interface SitemapRead {
   outcomes: PageOutcome[];
-  /** Listed but never asked: robots.txt disallows it, another origin, past `maxPages`. */
+  /** Listed but never asked: another origin, past `maxPages`. */
   skipped: { address: string; reason: string }[];
 }
 
+/** What every page of one sitemap shares as it is read. */
+interface Crawl {
+  origin: string;
+  allowed: Allowed;
+  language: string;
+  limits: CrawlLimits;
+  extractor: HtmlExtractor;
+  /** Every page address the sitemaps list (and the crawl will ask for). */
+  listed: ReadonlySet<string>;
+}
+
 /**
- * The pages a sitemap lists, fetched: the sitemap (and sitemap indexes) first, then each page on the sitemap's own
- * origin that its robots.txt allows for `userAgent`, at most `maxPages`. A page in `known` is asked only if it may
- * have changed: not when its `<lastmod>` is older than its last fetch (unless that is `RECHECK_MS` ago), and then with
- * `If-None-Match` / `If-Modified-Since`. Throws when robots.txt or the sitemap cannot be read, so that the caller keeps
- * the pages it had.
+ * Calls `read` for every address, `concurrency` at a time; a read that has heard nothing after `slowAfterMs` waits in
+ * the background (at most {@link WAITING_PER_SLOT} per slot) and its slot takes the next address. `read` never
+ * rejects, and calls `answered` when its answer begins.
+ */
+async function crawl(
+  addresses: Iterable<string>,
+  limits: Pick<CrawlLimits, 'concurrency' | 'slowAfterMs'>,
+  read: (address: string, answered: () => void) => Promise<void>,
+): Promise<void> {
+  const queue = [...addresses];
+  const waiting = new Set<Promise<void>>();
+  const slot = async () => {
+    for (let address = queue.shift(); address !== undefined; address = queue.shift()) {
+      let answered = () => {};
+      const heard = new Promise<void>((resolve) => {
+        answered = resolve;
+      });
+      const done = read(address, answered);
+      let timer: NodeJS.Timeout | undefined;
+      // With no `slowAfterMs` (a Crawl-delay: one request at a time), a read keeps its slot to the end.
+      const slow = new Promise<'slow'>((resolve) => {
+        if (Number.isFinite(limits.slowAfterMs)) timer = setTimeout(resolve, limits.slowAfterMs, 'slow');
+      });
+      const first = await Promise.race([heard, done, slow]);
+      clearTimeout(timer);
+      if (first !== 'slow') {
+        await done;
+        continue;
+      }
+      waiting.add(done);
+      void done.then(() => waiting.delete(done));
+      while (waiting.size >= limits.concurrency * WAITING_PER_SLOT) await Promise.race(waiting);
+    }
+  };
+  await Promise.all(Array.from({ length: limits.concurrency }, slot));
+  await Promise.all(waiting);
+}
+
+/**
+ * The pages a sitemap lists, fetched: robots.txt first, then the sitemap (and a sitemap index's children), then each
+ * page on the sitemap's own origin that robots.txt allows for `userAgent`, at most `maxPages`. A page in `known` is
+ * asked only if it may have changed: not when its `<lastmod>` is older than its last fetch (unless that is
+ * `RECHECK_MS` ago), and then with `If-None-Match` / `If-Modified-Since`. A `Crawl-delay` makes it one request at a
+ * time, that far apart. Every address gets its outcome; a page that fails, is not HTML text, is too large or too
+ * costly to read is logged. Throws when robots.txt or the sitemap cannot be read, so the caller keeps its pages.
  */
 export async function readSitemap(
   sitemap: string,
   language: string,
   limits: CrawlLimits,
   log: (line: string) => void,
-  { known = new Map(), now = Date.now(), progress }: SyncContext = {},
+  { known = new Map(), now = Date.now(), progress, found = [] }: SyncContext = {},
 ): Promise<SitemapRead> {
+  const say = (line: string) => log(withoutCredentials(line));
   const { origin } = new URL(sitemap);
-  const robotsUrl = `${origin}/robots.txt`;
-  const robotsFetch = await fetchWithin(robotsUrl, origin, () => true, limits);
-  if (!robotsFetch.ok) throw new Error(`${robotsUrl} cannot be read: ${robotsFetch.reason}`);
-  const { response: robotsResponse } = robotsFetch;
-  if (!robotsResponse.ok && !noRules(robotsResponse.status)) {
-    await robotsResponse.body?.cancel();
-    throw new Error(`${robotsUrl} answered ${robotsResponse.status}`);
-  }
-  const rules = robotsResponse.ok ? ((await cappedText(robotsResponse, limits.maxPageBytes)) ?? '') : '';
-  if (!robotsResponse.ok) await robotsResponse.body?.cancel();
-  const robots = robotsParser(robotsUrl, rules);
-  const allowed: Allowed = (address) => robots.isAllowed(address, limits.userAgent) === true;
-
-  const sitemaps = [sitemap];
-  const pageUrls = new Map<string, number | undefined>();
-  const skipped: SitemapRead['skipped'] = [];
-  let otherOrigins = 0;
-  for (let read = 0; read < sitemaps.length && read < limits.maxSitemaps; read++) {
-    const fetched = await fetchWithin(sitemaps[read], origin, allowed, limits);
-    const xml = fetched.ok && fetched.response.ok ? await cappedText(fetched.response, limits.maxPageBytes) : undefined;
-    if (xml === undefined) {
-      if (fetched.ok) await fetched.response.body?.cancel().catch(() => {});
-      const reason = fetched.ok ? `it answered ${fetched.response.status} or is too large` : fetched.reason;
-      if (read === 0) throw new Error(`the sitemap ${sitemap} cannot be read: ${reason}`);
-      log(`[knowledge] skipped the sitemap ${sitemaps[read]}: ${reason}`);
-      continue;
-    }
-    const { index, entries } = sitemapLocations(xml);
-    for (const { location, lastmod } of entries) {
-      const url = URL.parse(location, fetched.ok ? fetched.url : sitemap);
-      if (!url || url.origin !== origin) {
-        otherOrigins++;
-        if (url && !index) skipped.push({ address: url.href, reason: 'another origin' });
-        continue;
-      }
-      url.hash = '';
-      if (index) sitemaps.push(url.href);
-      else if (pageUrls.has(url.href)) continue;
-      else if (!allowed(url.href)) skipped.push({ address: url.href, reason: 'robots.txt disallows it' });
-      else if (pageUrls.size < limits.maxPages) pageUrls.set(url.href, lastmod);
-      else skipped.push({ address: url.href, reason: `past max_pages (${limits.maxPages})` });
-    }
-  }
-  if (otherOrigins > 0)
-    log(`[knowledge] ${sitemap} lists ${otherOrigins} addresses outside ${origin}; they are not fetched`);
-  const disallowed = skipped.filter((skip) => skip.reason === 'robots.txt disallows it').length;
-  if (disallowed > 0) log(`[knowledge] ${sitemap}: robots.txt disallows ${disallowed} listed addresses`);
-
-  // A `Crawl-delay` for this agent (or `*`) is honoured, up to MAX_CRAWL_DELAY_S: one request at a time, that far apart.
-  const delay = Math.min(Number(robots.getCrawlDelay(limits.userAgent) ?? 0) || 0, MAX_CRAWL_DELAY_S) * 1000;
-  const queue = [...pageUrls];
+  const { allowed, crawlDelayMs } = await readRobots(origin, limits, say);
+  const { pages, skipped } = await listPages(sitemap, origin, allowed, limits, say);
+  const listed = new Set(pages.keys());
+  const site: Crawl = { origin, allowed, language, limits, extractor: htmlExtractor(limits), listed };
   const outcomes: PageOutcome[] = [];
+  const taken = new Set<string>();
   let asked = 0;
-  const fetchNext = async (): Promise<void> => {
-    for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
-      const [address, lastmod] = next;
+  const delayed = crawlDelayMs > 0 ? { concurrency: 1, slowAfterMs: Number.POSITIVE_INFINITY } : limits;
+  try {
+    await crawl(listed, delayed, async (address, answered) => {
       const before = known.get(address);
+      const lastmod = pages.get(address)?.lastmod;
+      let outcome: PageOutcome;
       if (before && lastmod !== undefined && lastmod < before.fetchedAt && now - before.fetchedAt < RECHECK_MS) {
-        outcomes.push({ address, kind: 'lastmod' });
-        continue;
+        answered();
+        outcome = { address, kind: 'lastmod' };
+      } else {
+        if (crawlDelayMs > 0 && allowed(address) && asked++ > 0) await sleep(crawlDelayMs);
+        outcome = await readPage(address, site, answered, before).catch(
+          (error: Error): PageOutcome => ({ address, kind: 'failed', reason: error.message }),
+        );
       }
-      if (delay > 0 && asked++ > 0) await sleep(delay);
-      const outcome = await readPage(address, origin, allowed, language, limits, before).catch(
-        (error: Error): PageOutcome => ({ address, kind: 'failed', reason: fetchFailure(error) }),
-      );
+      if (outcome.kind === 'page' && taken.has(outcome.page.url))
+        outcome = { address, kind: 'skipped', reason: `it leads to ${outcome.page.url}, read already` };
+      if (outcome.kind === 'page') {
+        taken.add(outcome.page.url);
+        found.push(outcome.page);
+      }
       if (outcome.kind === 'skipped' || outcome.kind === 'failed')
-        log(`[knowledge] skipped ${address}: ${outcome.reason}`);
+        say(`[knowledge] skipped ${address}: ${outcome.reason}`);
       outcomes.push(outcome);
-      progress?.(outcomes.length, pageUrls.size);
-    }
-  };
-  await Promise.all(Array.from({ length: delay > 0 ? 1 : limits.concurrency }, fetchNext));
+      progress?.(outcomes.length, listed.size);
+    });
+  } finally {
+    await site.extractor.close();
+  }
   return { outcomes, skipped };
 }
 
-/** One page of the sitemap, asked again with its validators when it is `known`, and reduced to its main text. */
-async function readPage(
-  address: string,
-  origin: string,
-  allowed: Allowed,
-  language: string,
-  limits: CrawlLimits,
-  known?: KnownPage,
-): Promise<PageOutcome> {
+const validators = (response: Response) => ({
+  ...(response.headers.get('etag') ? { etag: response.headers.get('etag') as string } : {}),
+  ...(response.headers.get('last-modified') ? { lastModified: response.headers.get('last-modified') as string } : {}),
+});
+
+/**
+ * One page of the sitemap, asked again with its validators when it is `known`, fetched and reduced to its main text
+ * in the extractor's worker. Its passages are attributed to the address it was fetched from: a canonical link only
+ * tells that the page is another one of the crawl, then read on its own.
+ */
+async function readPage(address: string, site: Crawl, answered: () => void, known?: KnownPage): Promise<PageOutcome> {
   const conditional = {
     ...(known?.etag ? { 'if-none-match': known.etag } : {}),
     ...(known?.lastModified ? { 'if-modified-since': known.lastModified } : {}),
   };
-  const fetched = await fetchWithin(address, origin, allowed, limits, conditional);
-  if (!fetched.ok) return { address, kind: 'skipped', reason: fetched.reason };
+  const fetched = await fetchWithin(address, site.origin, site.allowed, site.limits, conditional);
+  answered();
+  if (!fetched.ok) return { address, kind: fetched.transient ? 'failed' : 'skipped', reason: fetched.reason };
   const { response, url } = fetched;
-  const validators = {
-    ...(response.headers.get('etag') ? { etag: response.headers.get('etag') as string } : {}),
-    ...(response.headers.get('last-modified') ? { lastModified: response.headers.get('last-modified') as string } : {}),
-  };
+  const skip = (reason: string): PageOutcome => ({ address, kind: 'skipped', reason });
   if (response.status === 304 && known) {
     await response.body?.cancel();
-    return { address, kind: 'not-modified', ...validators };
+    return { address, kind: 'not-modified', ...validators(response) };
   }
   const type = response.headers.get('content-type') ?? '';
   if (!response.ok) {
     await response.body?.cancel();
     const reason = `it answered ${response.status}`;
-    return response.status === 404 || response.status === 410
-      ? { address, kind: 'skipped', reason }
-      : { address, kind: 'failed', reason };
+    return response.status === 404 || response.status === 410 ? skip(reason) : { address, kind: 'failed', reason };
   }
   if (!/html/i.test(type)) {
     await response.body?.cancel();
-    return { address, kind: 'skipped', reason: `it is not HTML (${type})` };
+    return skip(`it is not HTML (${type})`);
   }
-  const html = await cappedText(response, limits.maxPageBytes);
-  if (html === undefined) return { address, kind: 'skipped', reason: `it is larger than ${limits.maxPageBytes} bytes` };
-  // Readability takes some milliseconds of one core per page: let waiting requests through first.
-  await nextTurn();
-  const draft = htmlPage(html, url);
-  const canonical = draft.url === undefined ? undefined : URL.parse(draft.url, url);
+  const bytes = await cappedBytes(response, site.limits.maxPageBytes);
+  if (bytes === undefined) return skip(`it is larger than ${site.limits.maxPageBytes} bytes`);
+  const html = pageText(bytes, type);
+  if (html === undefined) return skip('it is not text in its charset (or holds control characters)');
+  const draft = await site.extractor.extract(html, url);
+  if (typeof draft === 'string') return skip(draft);
+  const canonical = draft.url === undefined ? null : URL.parse(draft.url, url);
+  if (canonical) canonical.hash = '';
+  if (canonical?.origin === site.origin && canonical.href !== url && site.listed.has(canonical.href))
+    return skip(`its canonical address ${canonical.href} is read on its own`);
   const page = {
-    url: canonical?.origin === origin ? canonical.href : url,
+    url,
     title: draft.title ?? new URL(url).pathname,
-    language: draft.language ?? language,
+    language: draft.language ?? site.language,
     sections: draft.sections,
   };
-  return { address, kind: 'page', page, ...validators, bytes: Buffer.byteLength(html) };
+  return { address, kind: 'page', page, ...validators(response), bytes: bytes.byteLength };
 }
