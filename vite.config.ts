@@ -11,6 +11,7 @@ import { plainDynamicImports } from './build/plain-dynamic-imports.ts';
 import { prerenderCard } from './build/prerender-card.ts';
 import { serverWorker } from './build/server-worker.ts';
 import { sizeBudget } from './build/size-budget.ts';
+import { sqlMigrations } from './build/sql-migrations.ts';
 import { startUpPreload } from './build/start-up-preload.ts';
 import { llmServer } from './server/vite-plugin.ts';
 
@@ -26,6 +27,7 @@ export default defineConfig({
     embedLoader(),
     prerenderCard(),
     llmServer(),
+    sqlMigrations(),
     serverWorker(),
   ],
   resolve: appResolve,

@@ -1,9 +1,13 @@
 // The knowledge library under a hostile site, for `npm run bench:knowledge`: chat latency (through the real app, to a
 // fake provider on loopback) while a site of 1,000 ordinary pages and 20 pathological ones is crawled, against the
 // same requests with no crawl, and the process's peak RSS during the crawl (the extraction worker's included).
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { CHAT_COMPLETIONS_PATH } from '../contract/llm.ts';
 import { createApp } from '../server/app.ts';
-import { startKnowledge } from '../server/knowledge/knowledge.ts';
+import { openKnowledgeStore } from '../server/knowledge-store/knowledge-store.ts';
+import { startKnowledge } from '../server/knowledge-sync/knowledge-sync.ts';
 import { listen } from '../server/listen.ts';
 import { startFakeProvider } from '../testing/fake-provider.ts';
 import { sitemapXml, sitePage, startKnowledgeSite } from '../testing/knowledge-site.ts';
@@ -52,20 +56,27 @@ export async function hostileRows(): Promise<{ rows: string[][]; data: Record<st
   const provider = await startFakeProvider({ record: false });
   const site = await startKnowledgeSite(pathological());
   const ordinary = Array.from({ length: ORDINARY }, (_, n) => `/page-${n}`);
-  for (const [n, path] of ordinary.entries())
-    site.set(path, {
-      body: sitePage({
-        title: `Page ${n}`,
-        body: `<h1>Topic ${n}</h1><p>${`Deliveries for topic ${n} take two days, and the shop opens at nine. `.repeat(20)}</p>`,
-      }),
-    });
+  // The measured crawl finds every page changed (a sync re-indexes only those), as the first crawl of a site would.
+  const writePages = (edition: string) => {
+    for (const [n, path] of ordinary.entries())
+      site.set(path, {
+        body: sitePage({
+          title: `Page ${n}`,
+          body: `<h1>Topic ${n}</h1><p>${`Deliveries for topic ${n} take two days, and the shop opens at nine. `.repeat(20)} ${edition}</p>`,
+        }),
+      });
+  };
+  writePages('First edition.');
   const bad = Object.keys(pathological());
   site.set('/sitemap.xml', {
     type: 'application/xml',
     body: sitemapXml([...bad, ...ordinary].map((path) => site.origin + path)),
   });
 
+  const dataDir = await mkdtemp(join(tmpdir(), 'bench-hostile-'));
+  const store = openKnowledgeStore({ dataDir }, () => {});
   const knowledge = startKnowledge([{ sitemap: `${site.origin}/sitemap.xml` }], {
+    store,
     log: () => {},
     maxPages: ORDINARY + bad.length,
   });
@@ -91,6 +102,7 @@ export async function hostileRows(): Promise<{ rows: string[][]; data: Record<st
   const sampler = setInterval(() => {
     rssPeak = Math.max(rssPeak, process.memoryUsage().rss);
   }, 20);
+  writePages('Second edition.');
   const started = performance.now();
   let crawling = true;
   const crawl = knowledge.refresh().then(() => {
@@ -103,6 +115,8 @@ export async function hostileRows(): Promise<{ rows: string[][]; data: Record<st
   await server.close();
   await site.close();
   await provider.close();
+  await store.close();
+  await rm(dataDir, { recursive: true, force: true });
 
   const [quietP50, quietP99, busyP50, busyP99] = [
     quantile(quiet, 0.5),

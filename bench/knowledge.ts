@@ -7,6 +7,7 @@ import { eng } from 'stopword';
 import { buildIndex, filePage, type KnowledgeIndex, type Page, retrieve } from '../server/knowledge/knowledge.ts';
 import { hostileRows } from './knowledge-hostile.ts';
 import { CORPUS_PACKAGES, OFF_TOPIC_QUESTIONS, QUESTIONS } from './knowledge-questions.ts';
+import { syncBench } from './knowledge-sync.ts';
 import { machineLine, markdownTable, met, ms, quantile, writeResults } from './table.ts';
 
 /** The issue's targets. */
@@ -203,10 +204,13 @@ async function main() {
     ...small.misses.map((miss) => `- ${miss}`),
     ...large.misses.map((miss) => `- at ${SCALE_PAGES}: ${miss}`),
   ];
+  // `--sync-pages=50000` for the large run.
+  const sync = await syncBench(Number(/--sync-pages=(\d+)/.exec(process.argv.join(' '))?.[1] ?? 10_000));
   const text = [
     `# Knowledge retrieval (${QUESTIONS.length} questions, ${OFF_TOPIC_QUESTIONS.length} off-topic)`,
     table,
     misses.length > 0 ? `Missed:\n${misses.join('\n')}` : 'Missed: none.',
+    sync.text,
     `Measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC; ${machineLine(loadBefore)}${globalThis.gc ? '' : '; heap measured without --expose-gc'}.`,
   ].join('\n\n');
   console.log(text);
@@ -218,6 +222,7 @@ async function main() {
     p50,
     p95,
     longestGap: Math.max(...gaps),
+    sync: sync.data,
     hostile: hostile.data,
   });
 }

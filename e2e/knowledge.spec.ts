@@ -70,7 +70,10 @@ const test = base.extend<
         config,
         `knowledge:\n  - path: ./docs\n    url: ${DOCS_URL}\n  - sitemap: ${shop.origin}/sitemap.xml\n`,
       );
-      const server = await startAppServer('proxy', provider.baseURL, { ASSISTANT_CONFIG: config });
+      const server = await startAppServer('proxy', provider.baseURL, {
+        ASSISTANT_CONFIG: config,
+        DATA_DIR: join(dir, 'data'),
+      });
       // The server answers at once; the index follows. /readyz says when.
       await expect.poll(async () => (await fetch(`${server.url}/readyz`)).status, { timeout: 30_000 }).toBe(200);
       await use({ url: server.url, output: server.output });

@@ -52,14 +52,16 @@ export function createApp(options: ProxyOptions): Hono<ServerEnv> {
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
   app.get('/readyz', (c) => {
     const redis = counters instanceof RedisCounters ? (counters.reachable ? 'reachable' : 'unreachable') : 'not used';
-    const knowledge = options.knowledge ? (options.knowledge.isReady() ? 'indexed' : 'indexing') : undefined;
-    const ready = redis !== 'unreachable' && knowledge !== 'indexing';
+    // A store that stops answering later leaves the index it gave: chat still has its passages, so the replica stays
+    // ready, and the body says so.
+    const knowledge = options.knowledge?.status();
+    const ready = redis !== 'unreachable' && (options.knowledge?.isReady() ?? true);
     return c.json(
       {
         status: ready ? 'ready' : 'not ready',
         upstream: options.upstream.kind,
         redis,
-        ...(knowledge ? { knowledge } : {}),
+        ...(knowledge ? { knowledge: knowledge.state, sources: knowledge.sources } : {}),
       },
       ready ? 200 : 503,
     );

@@ -1,6 +1,6 @@
 import type { HttpBindings } from '@hono/node-server';
 import type { Feedback } from './feedback/feedback.ts';
-import type { Knowledge } from './knowledge/knowledge.ts';
+import type { Knowledge } from './knowledge-sync/knowledge-sync.ts';
 import type { Counters } from './limits/counters.ts';
 import type { Metrics } from './metrics.ts';
 import type { SecurityOptions } from './pages/security-headers.ts';
@@ -48,7 +48,7 @@ export interface ProxyOptions {
   assistant?: AssistantConfig;
   /**
    * The site's pages, started from `assistant.knowledge` (see `startSiteKnowledge`): each question's passages go to the
-   * model, and `/readyz` waits for the first index.
+   * model, and `/readyz` waits for the first index and names each source's state.
    */
   knowledge?: Knowledge;
   /**

@@ -7,7 +7,7 @@ import { createApp } from './app.ts';
 import { FileCountStore } from './feedback/count-store.ts';
 import { createFeedback } from './feedback/feedback.ts';
 import { RedisCountStore } from './feedback/redis-count-store.ts';
-import { startKnowledge } from './knowledge/knowledge.ts';
+import { startSiteKnowledge } from './knowledge-sync/knowledge-sync.ts';
 import { RedisCounters } from './limits/counters.ts';
 import { listen } from './listen.ts';
 import { createMetrics, serveMetrics } from './metrics.ts';
@@ -40,8 +40,9 @@ async function main(): Promise<void> {
   const log = (line: string) => console.log(line);
   const counters = config.redisUrl ? new RedisCounters(config.redisUrl, log) : undefined;
   const metrics = config.metrics ? createMetrics() : undefined;
-  // Read in the background: the server answers at once, and `/readyz` says 503 until the pages are indexed.
-  const knowledge = assistant.knowledge && startKnowledge(assistant.knowledge, { log });
+  // Loaded from the store in the background (synced first when the store lacks them): the server answers at once,
+  // and `/readyz` says 503 until the pages are indexed.
+  const knowledge = assistant.knowledge && startSiteKnowledge(assistant.knowledge, config.store, log);
   // The owner's counts: in Redis for replicas, else in the data folder. A direct-mode build gives no reply to vote on.
   const feedback =
     config.proxy.upstream.kind === 'none'
@@ -68,6 +69,8 @@ async function main(): Promise<void> {
       upstream: describeUpstream(config.proxy.upstream),
       redisUrl: config.redisUrl,
       knowledgeSources: assistant.knowledge?.length ?? 0,
+      databaseUrl: config.store.databaseUrl,
+      dataDir: config.dataDir,
       metricsUrl: metricsServer && config.metrics && `http://${config.metrics.host}:${metricsServer.port}/metrics`,
     }),
   );

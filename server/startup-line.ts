@@ -14,6 +14,10 @@ export interface StartedWith {
   redisUrl?: string;
   /** How many `knowledge:` sources the site's file lists (0: none). */
   knowledgeSources: number;
+  /** Where the synced pages are kept: DATABASE_URL, or undefined for files under `dataDir`. */
+  databaseUrl?: string;
+  /** DATA_DIR. */
+  dataDir: string;
   /** Where the metrics are served, or undefined without METRICS_PORT. */
   metricsUrl?: string;
 }
@@ -35,7 +39,9 @@ export function startedLine(started: StartedWith): string {
     `base path ${started.basePath || '/ (none)'}`,
     started.redisUrl ? `Redis ${hideCredentials(started.redisUrl)}` : 'counts in memory (no REDIS_URL)',
     started.knowledgeSources > 0
-      ? `knowledge in memory (${started.knowledgeSources} source${started.knowledgeSources === 1 ? '' : 's'})`
+      ? `knowledge (${started.knowledgeSources} source${started.knowledgeSources === 1 ? '' : 's'}) kept in ${
+          started.databaseUrl ? `PostgreSQL ${hideCredentials(started.databaseUrl)}` : started.dataDir
+        }`
       : 'no knowledge sources',
     started.metricsUrl ? `metrics on ${started.metricsUrl}` : 'no metrics (no METRICS_PORT)',
   ];

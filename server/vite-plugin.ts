@@ -9,7 +9,7 @@ import { BUILD_INFO_FILE, type BuildInfo, DEFAULT_BASE_URL, PROXY_BASE_PATH } fr
 import { CATALOGUES } from '../locales/catalogues.ts';
 import { LANGUAGES, pageFileName, pickLanguage } from '../locales/languages.ts';
 import { createApp } from './app.ts';
-import { startKnowledge } from './knowledge/knowledge.ts';
+import { startSiteKnowledge } from './knowledge-sync/knowledge-sync.ts';
 import { refusedFrameNotice } from './pages/frame-ancestors.ts';
 import { fillPageHtml, fillPages, localizeLoader, readPageTemplates } from './pages/page-html.ts';
 import { pageLanguage } from './pages/page-language.ts';
@@ -97,7 +97,7 @@ function mountProxy(
     ...proxy,
     assistant,
     // Read in the background: the server answers at once, and `/readyz` says when the pages are indexed.
-    knowledge: assistant.knowledge && startKnowledge(assistant.knowledge, { log }),
+    knowledge: assistant.knowledge && startSiteKnowledge(assistant.knowledge, settings.store, log),
     clientDir: applyToPages ? resolve(config.root, config.build.outDir) : undefined,
     log,
   });

@@ -1,13 +1,24 @@
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Page } from '../server/knowledge/page.ts';
+import type { SitemapRead } from '../server/knowledge/sitemap-source.ts';
 
 // A site for the knowledge library's tests: a sitemap, robots.txt, pages and redirects on 127.0.0.1, with every
 // request recorded, so a test can assert what was never fetched. A second one, on another port, is another origin.
 
 /** One answer of the site: a body with a type (and headers, such as `Content-Encoding`), a redirect, or silence. */
 export type SiteAnswer =
-  | { body: string | Uint8Array; type?: string; status?: number; headers?: Record<string, string> }
+  | {
+      body: string | Uint8Array;
+      type?: string;
+      status?: number;
+      headers?: Record<string, string>;
+      /** Sent as `ETag`; a request whose `If-None-Match` names it gets a `304`. */
+      etag?: string;
+      /** Sent as `Last-Modified`; a request whose `If-Modified-Since` is not older (and no `If-None-Match`) gets a `304`. */
+      lastModified?: string;
+    }
   | { redirect: string; status?: 301 | 302 | 303 | 307 | 308 }
   | { hang: true };
 
@@ -16,10 +27,10 @@ export interface KnowledgeSite {
   origin: string;
   /** Serves `answer` at `path` from now on (a path not set is a 404). */
   set(path: string, answer: SiteAnswer): void;
-  /** Every request so far: its path and its `User-Agent`. */
-  requests: { path: string; userAgent: string }[];
-  /** Holds every answer until the returned function is called (to catch a rebuild half-way). */
-  hold(): () => void;
+  /** Every request so far: its path, its `User-Agent`, when it came (`performance.now()`) and its conditional headers. */
+  requests: { path: string; userAgent: string; at: number; ifNoneMatch?: string; ifModifiedSince?: string }[];
+  /** Holds every answer (or those of `paths`) until the returned function is called (to catch a sync half-way). */
+  hold(paths?: string[]): () => void;
   close(): Promise<void>;
 }
 
@@ -27,10 +38,19 @@ export async function startKnowledgeSite(answers: Record<string, SiteAnswer> = {
   const routes = new Map(Object.entries(answers));
   const requests: KnowledgeSite['requests'] = [];
   let gate: Promise<void> = Promise.resolve();
+  let held: string[] | undefined;
   const server = createServer(async (request, response) => {
     const path = request.url ?? '/';
-    requests.push({ path, userAgent: request.headers['user-agent'] ?? '' });
-    await gate;
+    const ifNoneMatch = request.headers['if-none-match'];
+    const ifModifiedSince = request.headers['if-modified-since'];
+    requests.push({
+      path,
+      userAgent: request.headers['user-agent'] ?? '',
+      at: performance.now(),
+      ...(ifNoneMatch ? { ifNoneMatch } : {}),
+      ...(ifModifiedSince ? { ifModifiedSince } : {}),
+    });
+    if (!held || held.includes(path)) await gate;
     const answer = routes.get(path);
     if (answer === undefined) {
       response.writeHead(404, { 'Content-Type': 'text/plain' }).end('Not found');
@@ -39,11 +59,24 @@ export async function startKnowledgeSite(answers: Record<string, SiteAnswer> = {
     } else if ('redirect' in answer) {
       response.writeHead(answer.status ?? 302, { Location: answer.redirect }).end();
     } else {
-      response.writeHead(answer.status ?? 200, {
-        'Content-Type': answer.type ?? 'text/html; charset=utf-8',
-        ...answer.headers,
-      });
-      response.end(answer.body);
+      const validators = {
+        ...(answer.etag ? { ETag: answer.etag } : {}),
+        ...(answer.lastModified ? { 'Last-Modified': answer.lastModified } : {}),
+      };
+      const notModified = ifNoneMatch
+        ? answer.etag !== undefined && ifNoneMatch === answer.etag
+        : ifModifiedSince !== undefined &&
+          answer.lastModified !== undefined &&
+          Date.parse(answer.lastModified) <= Date.parse(ifModifiedSince);
+      if (notModified) response.writeHead(304, validators).end();
+      else {
+        response.writeHead(answer.status ?? 200, {
+          'Content-Type': answer.type ?? 'text/html; charset=utf-8',
+          ...validators,
+          ...answer.headers,
+        });
+        response.end(answer.body);
+      }
     }
   });
   server.listen(0, '127.0.0.1');
@@ -53,7 +86,8 @@ export async function startKnowledgeSite(answers: Record<string, SiteAnswer> = {
     origin: `http://127.0.0.1:${port}`,
     set: (path, answer) => routes.set(path, answer),
     requests,
-    hold() {
+    hold(paths) {
+      held = paths;
       let release = () => {};
       gate = new Promise((resolve) => {
         release = resolve;
@@ -88,9 +122,19 @@ export function sitePage({
 <footer>Copyright footer text · Imprint · Privacy</footer></body></html>`;
 }
 
-/** A sitemap (`<urlset>`) or, with `index`, a sitemap index of the given addresses. */
-export function sitemapXml(locations: string[], index = false): string {
+/**
+ * A sitemap (`<urlset>`) or, with `index`, a sitemap index of the given addresses; `lastmod` gives some of them a
+ * `<lastmod>`.
+ */
+export function sitemapXml(locations: string[], index = false, lastmod: Record<string, string> = {}): string {
   const [outer, inner] = index ? ['sitemapindex', 'sitemap'] : ['urlset', 'url'];
-  const entries = locations.map((location) => `<${inner}><loc>${location.replaceAll('&', '&amp;')}</loc></${inner}>`);
+  const entries = locations.map(
+    (location) =>
+      `<${inner}><loc>${location.replaceAll('&', '&amp;')}</loc>${lastmod[location] ? `<lastmod>${lastmod[location]}</lastmod>` : ''}</${inner}>`,
+  );
   return `<?xml version="1.0" encoding="UTF-8"?>\n<${outer} xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">${entries.join('')}</${outer}>`;
 }
+
+/** The pages a sitemap source's reading gave, without the other outcomes. */
+export const pagesOf = ({ outcomes }: SitemapRead): Page[] =>
+  outcomes.flatMap((outcome) => (outcome.kind === 'page' ? [outcome.page] : []));

@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SOURCES_OBJECT } from '../../contract/llm.ts';
 import { type KnowledgeSite, startKnowledgeSite } from '../../testing/knowledge-site.ts';
 import { chatBody, postChat, proxyHarness } from '../../testing/proxy-app.ts';
-import { type Knowledge, MATERIAL_PREAMBLE, startKnowledge } from '../knowledge/knowledge.ts';
+import { MATERIAL_PREAMBLE } from '../knowledge/knowledge.ts';
+import { type Knowledge, startSiteKnowledge } from '../knowledge-sync/knowledge-sync.ts';
 import { createMetrics } from '../metrics.ts';
 import { DEFAULT_ASSISTANT_CONFIG } from '../settings/assistant-config.ts';
 import { demoReplyText } from './demo-responder.ts';
@@ -19,6 +20,7 @@ const HOURS =
   '<p>The Acme shop opens weekdays from nine to five, and Saturdays until noon.</p></main></body></html>';
 
 let dir: string;
+let dataDir: string;
 let site: KnowledgeSite;
 let knowledge: Knowledge;
 const silent = () => undefined;
@@ -39,9 +41,11 @@ beforeAll(async () => {
     body: `<urlset><url><loc>${site.origin}/hours</loc></url></urlset>`,
     type: 'application/xml',
   });
-  knowledge = startKnowledge(
+  dataDir = await mkdtemp(join(tmpdir(), 'knowledge-route-data-'));
+  knowledge = startSiteKnowledge(
     [{ path: dir, url: 'https://www.example.com/docs/' }, { sitemap: `${site.origin}/sitemap.xml` }],
-    { log: silent },
+    { dataDir, refreshHours: 24 },
+    silent,
   );
   await knowledge.ready;
 });
@@ -49,6 +53,7 @@ afterAll(async () => {
   knowledge.stop();
   await site.close();
   await rm(dir, { recursive: true, force: true });
+  await rm(dataDir, { recursive: true, force: true });
 });
 
 const assistant = { ...DEFAULT_ASSISTANT_CONFIG, instructions: 'You are the assistant of Acme.' };
@@ -153,7 +158,11 @@ describe("the site's pages, per question", () => {
 
   it('answers /readyz 503 until the first index is built', async () => {
     const release = site.hold();
-    const late = startKnowledge([{ sitemap: `${site.origin}/sitemap.xml` }], { log: silent });
+    const late = startSiteKnowledge(
+      [{ sitemap: `${site.origin}/sitemap.xml` }],
+      { dataDir: join(dataDir, 'late'), refreshHours: 24 },
+      silent,
+    );
     const { url } = await start({ knowledge: late });
 
     const before = await fetch(`${url}/readyz`);
@@ -163,7 +172,11 @@ describe("the site's pages, per question", () => {
     await late.ready;
     const after = await fetch(`${url}/readyz`);
     expect(after.status).toBe(200);
-    expect(await after.json()).toMatchObject({ status: 'ready', knowledge: 'indexed' });
+    expect(await after.json()).toMatchObject({
+      status: 'ready',
+      knowledge: 'indexed',
+      sources: [{ source: `${site.origin}/sitemap.xml`, state: 'ok' }],
+    });
     late.stop();
   });
 });

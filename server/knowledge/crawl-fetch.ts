@@ -12,20 +12,23 @@ export interface FetchLimits {
 }
 
 export type Allowed = (address: string) => boolean;
-export type Fetched = { ok: true; response: Response; url: string } | { ok: false; reason: string };
+/** A failure that may pass (the network, a time-out) is `transient`: a sync keeps the page's last copy. */
+export type Fetched = { ok: true; response: Response; url: string } | { ok: false; reason: string; transient?: true };
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
 /**
  * Fetches `address` following redirects itself, only within `origin` and only to addresses `allowed` lets through:
  * with `redirect: 'follow'`, fetch would go wherever a page points, another origin or a path robots.txt forbids. A
- * failure of the request itself (refused, timed out) is a reason too, never a throw.
+ * failure of the request itself (refused, timed out) is a reason too, never a throw. `conditional` headers
+ * (`If-None-Match`, `If-Modified-Since`) go with the first request only: a redirect's target has other validators.
  */
 export async function fetchWithin(
   address: string,
   origin: string,
   allowed: Allowed,
   limits: FetchLimits,
+  conditional: Record<string, string> = {},
 ): Promise<Fetched> {
   const signal = AbortSignal.timeout(limits.requestTimeoutMs);
   let url = address;
@@ -33,22 +36,26 @@ export async function fetchWithin(
     for (let redirects = 0; redirects <= limits.maxRedirects; redirects++) {
       if (new URL(url).origin !== origin) return { ok: false, reason: `it leads to another origin (${url})` };
       if (!allowed(url)) return { ok: false, reason: `robots.txt disallows ${url}` };
-      const response = await fetch(url, { redirect: 'manual', signal, headers: { 'user-agent': limits.userAgent } });
+      const headers = { 'user-agent': limits.userAgent, ...(url === address ? conditional : {}) };
+      const response = await fetch(url, { redirect: 'manual', signal, headers });
       const location = response.headers.get('location');
       if (!REDIRECTS.has(response.status) || location === null) return { ok: true, response, url };
       await response.body?.cancel();
       url = new URL(location, url).href;
     }
   } catch (error) {
-    return { ok: false, reason: `it cannot be fetched (${describe(error)})` };
+    return { ok: false, reason: `it cannot be fetched (${describe(error as Error)})`, transient: true };
   }
   return { ok: false, reason: `more than ${limits.maxRedirects} redirects` };
 }
 
-/** A fetch error's own words: undici hides the cause (refused, reset) behind "fetch failed". */
-function describe(error: unknown): string {
-  const { message, cause } = error as Error & { cause?: Error };
-  return cause?.message ? `${message}: ${cause.message}` : message;
+/** A fetch error in words: undici hides the cause (refused, reset) behind "fetch failed". */
+function describe(error: Error): string {
+  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+  if (error.name === 'TimeoutError') return 'it timed out';
+  if (cause?.code === 'ENOTFOUND' || cause?.code === 'EAI_AGAIN') return 'the name did not resolve';
+  if (cause?.code === 'ECONNREFUSED') return 'the connection was refused';
+  return cause?.message ? `${error.message}: ${cause.message}` : error.message;
 }
 
 /**
@@ -72,6 +79,35 @@ export async function* cappedBody(response: Response, maxBytes: number): AsyncGe
   } finally {
     await response.body.cancel().catch(() => {});
   }
+}
+
+/**
+ * The response with its body unzipped when its first bytes say it is gzip (a `.xml.gz` sitemap, served as a file
+ * rather than with `Content-Encoding`); a cap on the body read from it then applies to the unzipped bytes.
+ */
+export async function unzipped(response: Response): Promise<Response> {
+  if (!response.body) return response;
+  const reader = response.body.getReader();
+  const first = await reader.read();
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      if (first.done) controller.close();
+      else controller.enqueue(first.value);
+    },
+    async pull(controller) {
+      const next = await reader.read();
+      if (next.done) controller.close();
+      else controller.enqueue(next.value);
+    },
+    cancel: (reason) => reader.cancel(reason),
+  });
+  const gzip = !first.done && first.value[0] === 0x1f && first.value[1] === 0x8b;
+  // The DOM typings give DecompressionStream a writable side of `BufferSource`, which Uint8Array is.
+  const gunzip = new DecompressionStream('gzip') as unknown as TransformStream<Uint8Array, Uint8Array>;
+  return new Response(gzip ? body.pipeThrough(gunzip) : body, {
+    status: response.status,
+    headers: response.headers,
+  });
 }
 
 /** The whole body, or `undefined` when it is longer than `maxBytes` (then it is not read further). */

@@ -87,7 +87,8 @@ describe('a folder source', () => {
     const log: string[] = [];
     // Written with a `./` and a trailing slash, as a configuration file might.
     const written = `./${relative(process.cwd(), folder)}/`;
-    const pages = await readFolder(written, 'https://www.example.com/docs', 'en', (line) => log.push(line));
+    const outcomes = await readFolder(written, 'https://www.example.com/docs', 'en', (line) => log.push(line));
+    const pages = outcomes.flatMap((outcome) => (outcome.kind === 'page' ? [outcome.page] : []));
     expect(pages.map(({ title, url }) => [title, url]).sort()).toEqual([
       ['Deep page', 'https://www.example.com/docs/guide/deep/page'],
       ['Welcome', 'https://www.example.com/docs/index'],

@@ -1,4 +1,5 @@
-import { readdir, readFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { readdir, readFile, stat } from 'node:fs/promises';
 import { basename, extname, join, relative, sep } from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { htmlPage } from './html-page.ts';
@@ -57,44 +58,78 @@ function fileText(bytes: Uint8Array): string | undefined {
   }
 }
 
+/** What the store knows of a file from its last reading: a file whose time is the same is not read again. */
+export interface KnownFile {
+  mtimeMs?: number;
+  textHash: string;
+}
+
+/** What became of one file of a folder source (its address is its path under the folder, with `/`). */
+export type FileOutcome =
+  | { address: string; kind: 'page'; page: Page; mtimeMs: number; textHash: string; bytes: number }
+  /** The same modification time, or the same bytes: nothing was parsed. */
+  | { address: string; kind: 'unchanged'; mtimeMs: number }
+  | { address: string; kind: 'skipped'; reason: string };
+
+/** A file's bytes as a hash: the same bytes make the same page, so they change nothing downstream. */
+export const bytesHash = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('base64url');
+
 /**
- * Every `.md`, `.html` and `.txt` file under `folder`, read recursively, as pages published under `url`. A file that
- * cannot be read, is not text or is of another kind is skipped, with a log line that names it.
+ * Every `.md`, `.html` and `.txt` file under `folder`, read recursively, as pages published under `url`. A file in
+ * `known` whose modification time or bytes are the same is not parsed again. A file that cannot be read, is not text
+ * or is of another kind is skipped, with a log line that names it. Throws when the folder cannot be read.
  */
 export async function readFolder(
   folder: string,
   url: string,
   language: string,
   log: (line: string) => void,
-): Promise<Page[]> {
+  known: ReadonlyMap<string, KnownFile> = new Map(),
+): Promise<FileOutcome[]> {
   const entries = await readdir(folder, { recursive: true, withFileTypes: true });
   const files = entries
     .filter((entry) => entry.isFile() || entry.isSymbolicLink())
     .map((entry) => join(entry.parentPath, entry.name))
     .sort();
-  const pages: Page[] = [];
+  const outcomes: FileOutcome[] = [];
+  const skip = (address: string, file: string, reason: string) => {
+    log(`[knowledge] skipped ${file}: ${reason}`);
+    outcomes.push({ address, kind: 'skipped', reason });
+  };
   for (const file of files) {
-    const relativePath = relative(folder, file).split(sep).join('/');
+    const address = relative(folder, file).split(sep).join('/');
     if (!READERS[extname(file).toLowerCase()]) {
-      log(`knowledge: skipped ${file}: not a .md, .html or .txt file`);
+      skip(address, file, 'not a .md, .html or .txt file');
       continue;
     }
+    const before = known.get(address);
     let bytes: Uint8Array;
+    let mtimeMs: number;
     try {
+      mtimeMs = (await stat(file)).mtimeMs;
+      if (before?.mtimeMs === mtimeMs) {
+        outcomes.push({ address, kind: 'unchanged', mtimeMs });
+        continue;
+      }
       bytes = await readFile(file);
     } catch (error) {
-      log(`knowledge: skipped ${file}: it cannot be read (${(error as Error).message})`);
+      skip(address, file, `it cannot be read (${(error as Error).message})`);
+      continue;
+    }
+    const textHash = bytesHash(bytes);
+    if (before?.textHash === textHash) {
+      outcomes.push({ address, kind: 'unchanged', mtimeMs });
       continue;
     }
     const text = fileText(bytes);
     if (text === undefined) {
-      log(`knowledge: skipped ${file}: it is not UTF-8 text`);
+      skip(address, file, 'it is not UTF-8 text');
       continue;
     }
-    const page = filePage(relativePath, text, url, language);
-    if (page) pages.push(page);
+    const page = filePage(address, text, url, language);
+    if (page) outcomes.push({ address, kind: 'page', page, mtimeMs, textHash, bytes: bytes.byteLength });
     // Reading an HTML page takes some milliseconds of one core: a chat request waits for one page at most.
     await nextTurn();
   }
-  return pages;
+  return outcomes;
 }

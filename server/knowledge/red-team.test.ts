@@ -1,7 +1,7 @@
 // @vitest-environment node
 import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type KnowledgeSite, sitemapXml, sitePage, startKnowledgeSite } from '../../testing/knowledge-site.ts';
+import { type KnowledgeSite, pagesOf, sitemapXml, sitePage, startKnowledgeSite } from '../../testing/knowledge-site.ts';
 import { type CrawlLimits, readSitemap } from './sitemap-source.ts';
 
 // What held when a red-team pass attacked the crawler, kept so that it goes on holding: gzip bombs, XML and HTML
@@ -44,7 +44,7 @@ describe('what a red team tried, and what holds', () => {
     site.set('/hours', { body: good });
     site.set('/bomb', gzipped(`<html><body>${' '.repeat(10_000_000)}</body></html>`));
     const log: string[] = [];
-    const pages = await readSitemap(`${origin}/sitemap.xml`, 'en', LIMITS, (line) => log.push(line));
+    const pages = pagesOf(await readSitemap(`${origin}/sitemap.xml`, 'en', LIMITS, (line) => log.push(line)));
     expect(pages.map(({ url }) => url)).toEqual([`${origin}/hours`]);
     expect(log).toContainEqual(expect.stringContaining(`${origin}/bomb: it is larger than 2000000 bytes`));
   });
@@ -64,7 +64,7 @@ describe('what a red team tried, and what holds', () => {
     site.set('/laughs', {
       body: `<!DOCTYPE html ${doctype.slice(15)}<html><body><h1>Laughs</h1><p>&lol9; ${'Words. '.repeat(40)}</p></body></html>`,
     });
-    const pages = await readSitemap(`${origin}/sitemap.xml`, 'en', LIMITS, () => {});
+    const pages = pagesOf(await readSitemap(`${origin}/sitemap.xml`, 'en', LIMITS, () => {}));
     const text = JSON.stringify(pages);
     expect(text).not.toContain('lollol');
     expect(text.length).toBeLessThan(100_000);
@@ -103,7 +103,7 @@ describe('what a red team tried, and what holds', () => {
     );
     site.set('/robots.txt', { type: 'text/plain', body: '' });
     const log: string[] = [];
-    const pages = await readSitemap(`${origin}/sitemap.xml`, 'en', LIMITS, (line) => log.push(line));
+    const pages = pagesOf(await readSitemap(`${origin}/sitemap.xml`, 'en', LIMITS, (line) => log.push(line)));
     expect(canary.requests).toEqual([]);
     expect(pages.map(({ url }) => url)).toEqual([`${origin}/hours`]);
     expect(log.filter((line) => line.includes('it leads to another origin'))).toHaveLength(elsewhere.length);

@@ -55,18 +55,32 @@ export function boundedRules(text: string, log: (line: string) => void): string 
   return lines.join('\n');
 }
 
+/** The longest `Crawl-delay` honoured, in seconds: a larger one would make a sync of 1,000 pages take days. */
+export const MAX_CRAWL_DELAY_S = 10;
+
+/** What robots.txt says to this crawler: which addresses it may fetch, and how long to wait between two (ms). */
+export interface RobotsRules {
+  allowed: Allowed;
+  crawlDelayMs: number;
+}
+
 /**
  * The origin's robots.txt rules for `limits.userAgent`: a file that answers 4xx allows everything; one that answers
  * 5xx or cannot be fetched throws, so that nothing is fetched this time. The first {@link ROBOTS_MAX_BYTES} are read.
+ * A `Crawl-delay` for this agent (or `*`) is honoured up to {@link MAX_CRAWL_DELAY_S}.
  */
-export async function readRobots(origin: string, limits: FetchLimits, log: (line: string) => void): Promise<Allowed> {
+export async function readRobots(
+  origin: string,
+  limits: FetchLimits,
+  log: (line: string) => void,
+): Promise<RobotsRules> {
   const address = `${origin}/robots.txt`;
   const fetched = await fetchWithin(address, origin, () => true, limits);
   if (!fetched.ok) throw new Error(`${address} cannot be read: ${fetched.reason}`);
   const { response } = fetched;
   if (response.status >= 400 && response.status < 500) {
     await response.body?.cancel();
-    return () => true;
+    return { allowed: () => true, crawlDelayMs: 0 };
   }
   if (!response.ok) {
     await response.body?.cancel();
@@ -81,7 +95,8 @@ export async function readRobots(origin: string, limits: FetchLimits, log: (line
   if (!next.value) text = text.slice(0, Math.max(0, text.lastIndexOf('\n'), text.lastIndexOf('\r')));
   const robots = robotsParser(
     address,
-    boundedRules(text, (line) => log(`knowledge: ${address}: ${line}`)),
+    boundedRules(text, (line) => log(`[knowledge] ${address}: ${line}`)),
   );
-  return (url) => robots.isAllowed(url, limits.userAgent) === true;
+  const delay = Math.min(Number(robots.getCrawlDelay(limits.userAgent) ?? 0) || 0, MAX_CRAWL_DELAY_S);
+  return { allowed: (url) => robots.isAllowed(url, limits.userAgent) === true, crawlDelayMs: delay * 1000 };
 }

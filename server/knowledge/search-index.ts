@@ -1,5 +1,5 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import MiniSearch from 'minisearch';
+import MiniSearch, { type AsPlainObject, type Options } from 'minisearch';
 import { chunkPage, type Passage } from './chunk.ts';
 import type { Page } from './page.ts';
 import { ruleLanguage, tokenize } from './tokenize.ts';
@@ -63,25 +63,77 @@ function slicer(): () => Promise<void> | undefined {
 const splitTerms = (text: string) => text.split(' ');
 const keepTerm = (term: string) => term || null;
 
-/** An empty index, and the one that every query of a build reads: the same options for adding and searching. */
-function emptySearch(): MiniSearch<IndexedPassage> {
-  return new MiniSearch<IndexedPassage>({
-    fields: ['title', 'headings', 'text'],
-    tokenize: splitTerms,
-    processTerm: keepTerm,
-    storeFields: ['language'],
-    searchOptions: { boost: FIELD_BOOST, prefix: false, fuzzy: false, combineWith: 'OR' },
-  });
+/** The options every index is built, loaded and searched with: the same for adding and searching. */
+const SEARCH_OPTIONS: Options<IndexedPassage> = {
+  fields: ['title', 'headings', 'text'],
+  tokenize: splitTerms,
+  processTerm: keepTerm,
+  storeFields: ['language'],
+  searchOptions: { boost: FIELD_BOOST, prefix: false, fuzzy: false, combineWith: 'OR' },
+};
+
+const emptySearch = () => new MiniSearch<IndexedPassage>(SEARCH_OPTIONS);
+
+/**
+ * The shape of {@link IndexData}: a kept index of another shape is built again rather than misread. 2: each passage
+ * stores its language, the index lists its languages, and the pages its budget left out (issue 34).
+ */
+export const INDEX_FORMAT = 2;
+
+/** An index as plain data, kept beside its passages: loading it is much faster than indexing them again (bench). */
+export interface IndexData {
+  search: AsPlainObject;
+  documentFrequency: [string, number][];
+  languages: string[];
+  /** The pages the budget left out of it (their addresses). */
+  left: string[];
+}
+
+/** The index as data; `passages` are those it was built from, the budget's left-out pages included. */
+export function indexData(index: KnowledgeIndex, passages: readonly Passage[]): IndexData {
+  const kept = new Set(index.passages.map((passage) => passage.url));
+  return {
+    search: index.search.toJSON(),
+    documentFrequency: [...index.documentFrequency],
+    languages: [...index.languages],
+    left: [...new Set(passages.filter((passage) => !kept.has(passage.url)).map((passage) => passage.url))],
+  };
+}
+
+/** The index that {@link indexData} kept, over the same passages in the same order. */
+export async function indexFromData(data: IndexData, passages: readonly Passage[]): Promise<KnowledgeIndex> {
+  const search = await MiniSearch.loadJSAsync<IndexedPassage>(data.search, SEARCH_OPTIONS);
+  const left = new Set(data.left);
+  return {
+    passages: passages.filter((passage) => !left.has(passage.url)),
+    search,
+    documentFrequency: new Map(data.documentFrequency),
+    languages: data.languages,
+  };
 }
 
 const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
-/** A page's passages with their terms, before they are added; what it would add to the index's totals. */
-async function preparePage(page: Page, known: ReadonlyMap<string, number>, slice: ReturnType<typeof slicer>) {
-  const passages = chunkPage(page);
+/** The passages in runs of one page each: they follow each other, in the order of their pages. */
+function pagesOf(passages: readonly Passage[]): Passage[][] {
+  const pages: Passage[][] = [];
+  for (const passage of passages) {
+    const last = pages.at(-1);
+    if (last && last[0].url === passage.url) last.push(passage);
+    else pages.push([passage]);
+  }
+  return pages;
+}
+
+/** A page's passages with their terms, before they are added; what they would add to the index's totals. */
+async function preparePage(
+  passages: readonly Passage[],
+  known: ReadonlyMap<string, number>,
+  slice: ReturnType<typeof slicer>,
+) {
   // Every passage of a page has its title and language: the title (as cut to its longest) is cut into terms once.
-  const titleTerms = passages.length > 0 ? tokenize(passages[0].title, page.language) : [];
-  const language = ruleLanguage(page.language);
+  const titleTerms = tokenize(passages[0].title, passages[0].language);
+  const language = ruleLanguage(passages[0].language);
   const prepared = [];
   for (const passage of passages) {
     const headings = tokenize(passage.headings.join(' '), passage.language);
@@ -103,36 +155,50 @@ async function preparePage(page: Page, known: ReadonlyMap<string, number>, slice
  * every replica that reads the same sources builds the same index, however its fetches came back. A page that would
  * take the index past `budget` is left out with a log line naming it, and the pages after it are still read.
  */
-export async function buildIndex(
+export function buildIndex(
   pages: readonly Page[],
   budget: IndexBudget = INDEX_BUDGET,
   log: (line: string) => void = () => {},
 ): Promise<KnowledgeIndex> {
   const ordered = [...pages].sort((a, b) => byText(a.url, b.url) || byText(a.title, b.title));
-  const passages: Passage[] = [];
+  return indexPassages(ordered.flatMap(chunkPage), budget, log);
+}
+
+/**
+ * Builds the index from passages already cut (a store keeps them, so a start re-chunks no page), in the order given:
+ * {@link buildIndex}'s, by page address.
+ */
+export async function indexPassages(
+  passages: readonly Passage[],
+  budget: IndexBudget = INDEX_BUDGET,
+  log: (line: string) => void = () => {},
+): Promise<KnowledgeIndex> {
+  const kept: Passage[] = [];
   const search = emptySearch();
   const documentFrequency = new Map<string, number>();
   const languages = new Set<string>();
   let chars = 0;
+  let count = 0;
   const slice = slicer();
-  for (const page of ordered) {
+  for (const page of pagesOf(passages)) {
     const prepared = await preparePage(page, documentFrequency, slice);
     const over =
       chars + prepared.chars > budget.maxTextChars
         ? `${budget.maxTextChars} characters of text`
-        : passages.length + prepared.prepared.length > budget.maxPassages
+        : count + prepared.prepared.length > budget.maxPassages
           ? `${budget.maxPassages} passages`
           : documentFrequency.size + prepared.newTerms > budget.maxTerms
             ? `${budget.maxTerms} distinct terms`
             : undefined;
     if (over) {
-      log(`knowledge: skipped ${page.url}: the index would hold more than ${over}`);
+      log(`[knowledge] skipped ${page[0].url}: the index would hold more than ${over}`);
       continue;
     }
     chars += prepared.chars;
     languages.add(prepared.language);
     for (const { passage, terms, headings, text } of prepared.prepared) {
-      const id = passages.push(passage) - 1;
+      const id = kept.push(passage) - 1;
+      count += 1;
       for (const term of terms) documentFrequency.set(term, (documentFrequency.get(term) ?? 0) + 1);
       search.add({
         id,
@@ -144,5 +210,5 @@ export async function buildIndex(
       await slice();
     }
   }
-  return { passages, search, documentFrequency, languages: [...languages].sort(byText) };
+  return { passages: kept, search, documentFrequency, languages: [...languages].sort(byText) };
 }

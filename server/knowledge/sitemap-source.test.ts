@@ -1,6 +1,7 @@
 // @vitest-environment node
+import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type KnowledgeSite, sitemapXml, sitePage, startKnowledgeSite } from '../../testing/knowledge-site.ts';
+import { type KnowledgeSite, pagesOf, sitemapXml, sitePage, startKnowledgeSite } from '../../testing/knowledge-site.ts';
 import { LocationScanner } from './sitemap-scan.ts';
 import { type CrawlLimits, readSitemap } from './sitemap-source.ts';
 
@@ -80,7 +81,8 @@ describe('a sitemap source', () => {
     site.set('/logo.png', { type: 'image/png', body: 'PNG' });
 
     const log: string[] = [];
-    const pages = await readSitemap(`${origin}/sitemap.xml`, 'en', LIMITS, (line) => log.push(line));
+    const read = await readSitemap(`${origin}/sitemap.xml`, 'en', LIMITS, (line) => log.push(line));
+    const pages = pagesOf(read);
 
     expect(pages.map(({ url, title, language }) => [url, title, language]).sort()).toEqual([
       [`${origin}/docs/returns`, 'Returns', 'en'],
@@ -112,6 +114,12 @@ describe('a sitemap source', () => {
         expect.stringContaining('lists 2 addresses outside'),
       ]),
     );
+    expect(read.skipped).toEqual([{ address: `${otherOrigin}/docs/foreign`, reason: 'another origin' }]);
+    expect(read.outcomes).toContainEqual({
+      address: `${origin}/private/secret`,
+      kind: 'skipped',
+      reason: `robots.txt disallows ${origin}/private/secret`,
+    });
   });
 
   it('stops at the page cap and fails when the sitemap or robots.txt cannot be read', async () => {
@@ -120,8 +128,12 @@ describe('a sitemap source', () => {
     const paths = Array.from({ length: 6 }, (_, n) => `/p${n}`);
     site.set('/sitemap.xml', { type: 'application/xml', body: sitemapXml(paths.map((path) => `${origin}${path}`)) });
     for (const path of paths) site.set(path, { body: sitePage({ title: path, body: article(path, 'Text.') }) });
-    const pages = await readSitemap(`${origin}/sitemap.xml`, 'en', { ...LIMITS, maxPages: 4 }, () => {});
-    expect(pages).toHaveLength(4);
+    const read = await readSitemap(`${origin}/sitemap.xml`, 'en', { ...LIMITS, maxPages: 4 }, () => {});
+    expect(pagesOf(read)).toHaveLength(4);
+    expect(read.skipped).toEqual([
+      { address: `${origin}/p4`, reason: 'past max_pages (4)' },
+      { address: `${origin}/p5`, reason: 'past max_pages (4)' },
+    ]);
     expect(site.requests.filter(({ path }) => paths.includes(path))).toHaveLength(4);
 
     await expect(readSitemap(`${origin}/missing.xml`, 'en', LIMITS, () => {})).rejects.toThrow(
@@ -131,6 +143,31 @@ describe('a sitemap source', () => {
     await expect(readSitemap(`${origin}/sitemap.xml`, 'en', LIMITS, () => {})).rejects.toThrow(
       /robots\.txt answered 503/,
     );
+  });
+
+  it('reads a gzipped child sitemap, and honours a Crawl-delay: one request at a time, that far apart', async () => {
+    site = await startKnowledgeSite({
+      '/robots.txt': { type: 'text/plain', body: 'User-agent: AIAssistantBot\nCrawl-delay: 0.3\n' },
+    });
+    const { origin } = site;
+    site.set('/sitemap.xml', { type: 'application/xml', body: sitemapXml([`${origin}/pages.xml.gz`], true) });
+    const pages = ['/a', '/b', '/c'];
+    site.set('/pages.xml.gz', {
+      type: 'application/gzip',
+      body: gzipSync(sitemapXml(pages.map((path) => `${origin}${path}`))),
+    });
+    for (const path of pages) site.set(path, { body: sitePage({ title: path, body: article(path, 'Text.') }) });
+    const read = await readSitemap(`${origin}/sitemap.xml`, 'en', LIMITS, () => {});
+    expect(
+      pagesOf(read)
+        .map((page) => page.title)
+        .sort(),
+    ).toEqual(pages);
+    // When each request reached the site: the next is sent only after the delay that follows the last answer.
+    const asked = site.requests.filter((request) => pages.includes(request.path)).map((request) => request.at);
+    expect(asked).toHaveLength(3);
+    expect(asked[1] - asked[0]).toBeGreaterThanOrEqual(290);
+    expect(asked[2] - asked[1]).toBeGreaterThanOrEqual(290);
   });
 
   it('gives up on a request after its time limit', async () => {
@@ -148,13 +185,17 @@ describe('sitemap XML', () => {
     const scanner = new LocationScanner();
     expect(
       scanner.push(
-        '<urlset><url><loc> https://a.example/?x=1&amp;y=2 </loc></url><url><loc><![CDATA[https://a.example/b]]></loc></url></urlset>',
+        '<urlset><url><loc> https://a.example/?x=1&amp;y=2 </loc><lastmod>2026-11-01</lastmod></url><url><lastmod>soon</lastmod><loc><![CDATA[https://a.example/b]]></loc></url><url><lastmod>2026-10-01</lastmod><loc>https://a.example/c</loc></url></urlset>',
       ),
-    ).toEqual(['https://a.example/?x=1&y=2', 'https://a.example/b']);
+    ).toEqual([
+      { location: 'https://a.example/?x=1&y=2', lastmod: Date.parse('2026-11-01') },
+      { location: 'https://a.example/b' },
+      { location: 'https://a.example/c', lastmod: Date.parse('2026-10-01') },
+    ]);
     expect(scanner.index).toBe(false);
     const index = new LocationScanner();
     expect(index.push('<sitemapindex><sitemap><loc>https://a.example/s.xml</loc></sitemap></sitemapindex>')).toEqual([
-      'https://a.example/s.xml',
+      { location: 'https://a.example/s.xml' },
     ]);
     expect(index.index).toBe(true);
   });
@@ -163,16 +204,19 @@ describe('sitemap XML', () => {
     const scanner = new LocationScanner();
     expect(scanner.push('<urlset><url><loc>https://a.exa')).toEqual([]);
     expect(scanner.push('mple/one</lo')).toEqual([]);
-    expect(scanner.push('c></url><loc>https://a.example/two</loc>')).toEqual([
-      'https://a.example/one',
-      'https://a.example/two',
+    const entries = scanner.push('c><lastmod>2026-11-0');
+    expect(entries).toEqual([{ location: 'https://a.example/one' }]);
+    // The `<lastmod>` that follows an entry, cut in two, is set on it when its end arrives.
+    expect(scanner.push('1</lastmod></url><loc>https://a.example/two</loc>')).toEqual([
+      { location: 'https://a.example/two' },
     ]);
+    expect(entries[0].lastmod).toBe(Date.parse('2026-11-01'));
     // 2 MB of unclosed <loc> (a backtracking pattern took minutes on 1.9 MB), then one good entry.
     const hostile = `<urlset>${'<loc>'.repeat(400_000)}<loc>https://a.example/good</loc></urlset>`;
     const pieces = hostile.match(/[\s\S]{1,65536}/g) ?? [];
     const cut = new LocationScanner();
     const started = performance.now();
-    expect(pieces.flatMap((piece) => cut.push(piece))).toEqual(['https://a.example/good']);
+    expect(pieces.flatMap((piece) => cut.push(piece))).toEqual([{ location: 'https://a.example/good' }]);
     // A bound a busy machine meets many times over: the linear scan takes some milliseconds here.
     expect(performance.now() - started).toBeLessThan(5_000);
   });

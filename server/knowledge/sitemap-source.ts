@@ -1,20 +1,12 @@
-import {
-  type Allowed,
-  cappedBody,
-  cappedBytes,
-  type FetchLimits,
-  fetchWithin,
-  pageText,
-  withoutCredentials,
-} from './crawl-fetch.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { type Allowed, cappedBytes, fetchWithin, pageText, withoutCredentials } from './crawl-fetch.ts';
 import { type ExtractLimits, type HtmlExtractor, htmlExtractor } from './html-extractor.ts';
 import type { Page } from './page.ts';
 import { readRobots } from './robots-rules.ts';
-import { LocationScanner } from './sitemap-scan.ts';
+import { type ListLimits, listPages } from './sitemap-list.ts';
 
-/** What a sitemap source may fetch and spend; every one has a default in `KNOWLEDGE_DEFAULTS`. */
-export interface CrawlLimits extends FetchLimits, ExtractLimits {
-  maxPages: number;
+/** What a sitemap source may fetch and spend; every one has a default in `CRAWL_DEFAULTS`. */
+export interface CrawlLimits extends ListLimits, ExtractLimits {
   maxPageBytes: number;
   /** Requests in flight at once that are answering. */
   concurrency: number;
@@ -23,17 +15,49 @@ export interface CrawlLimits extends FetchLimits, ExtractLimits {
    * background until its own time limit, so pages that never answer cannot keep the good ones out.
    */
   slowAfterMs: number;
-  /** Sitemaps read, the sitemap indexes' children included. */
-  maxSitemaps: number;
 }
 
-/** The sitemap format's own limits (sitemaps.org): 50 MB and 50,000 addresses a file. */
-const SITEMAP_MAX_BYTES = 50_000_000;
-const SITEMAP_MAX_ADDRESSES = 50_000;
-/** An address longer than this is no page's (sitemaps.org), and would make each robots.txt check cost more. */
-const MAX_ADDRESS_LENGTH = 2048;
+/** What the store knows of a page from its last fetch: what a sync sends back to ask whether it changed. */
+export interface KnownPage {
+  etag?: string;
+  lastModified?: string;
+  /** When it was last asked for (ms since the epoch). */
+  fetchedAt: number;
+}
+
+/** Every page is asked again at least this often, whatever its sitemap's `<lastmod>` says. */
+export const RECHECK_MS = 7 * 24 * 60 * 60 * 1000;
+
 /** Requests that have heard nothing that may wait in the background, for each of `concurrency`. */
 const WAITING_PER_SLOT = 8;
+
+/** What became of one address of the sitemap. */
+export type PageOutcome =
+  | { address: string; kind: 'page'; page: Page; etag?: string; lastModified?: string; bytes: number }
+  /** A `304`, with the validators it sent: nothing was read. */
+  | { address: string; kind: 'not-modified'; etag?: string; lastModified?: string }
+  /** A `<lastmod>` older than the last fetch: nothing was asked. */
+  | { address: string; kind: 'lastmod' }
+  /** Not taken, and gone from the store if it was there: a `404`/`410`, not HTML, too large, out of bounds. */
+  | { address: string; kind: 'skipped'; reason: string }
+  /** A failure that may pass (`5xx`, a time-out, the network): the store keeps the page's last copy. */
+  | { address: string; kind: 'failed'; reason: string };
+
+/** What a sync brings to a reading: the pages it knows, its clock, who hears how far it got, where pages go. */
+export interface SyncContext {
+  known?: ReadonlyMap<string, KnownPage>;
+  now?: number;
+  progress?: (done: number, total: number) => void;
+  /** Receives the pages as they come in, for a first index that cannot wait for them all. */
+  found?: Page[];
+}
+
+/** A sitemap source read: every listed address's outcome, and the addresses the listing itself left out. */
+export interface SitemapRead {
+  outcomes: PageOutcome[];
+  /** Listed but never asked: another origin, past `maxPages`. */
+  skipped: { address: string; reason: string }[];
+}
 
 /** What every page of one sitemap shares as it is read. */
 interface Crawl {
@@ -47,85 +71,13 @@ interface Crawl {
 }
 
 /**
- * Streams one sitemap's `<loc>` entries to `take` (with the address they are relative to, and whether the sitemap is
- * an index) until it says it has enough, the file ends or the format's limits are reached. Returns why the sitemap
- * could not be read, or nothing; entries read before a failure have been taken.
- */
-async function readSitemapFile(
-  address: string,
-  origin: string,
-  allowed: Allowed,
-  limits: FetchLimits,
-  take: (location: string, base: string, index: boolean) => boolean,
-): Promise<string | undefined> {
-  const fetched = await fetchWithin(address, origin, allowed, limits);
-  if (!fetched.ok) return fetched.reason;
-  const { response, url } = fetched;
-  if (!response.ok) {
-    await response.body?.cancel();
-    return `it answered ${response.status}`;
-  }
-  const scanner = new LocationScanner();
-  const decoder = new TextDecoder();
-  let count = 0;
-  try {
-    for await (const chunk of cappedBody(response, SITEMAP_MAX_BYTES)) {
-      for (const location of scanner.push(decoder.decode(chunk, { stream: true }))) {
-        if (++count > SITEMAP_MAX_ADDRESSES || !take(location, url, scanner.index === true)) return undefined;
-      }
-    }
-  } catch (error) {
-    return `it was cut off after ${count} addresses (${(error as Error).message})`;
-  }
-  return undefined;
-}
-
-/**
- * The page addresses the sitemap and its children list on `origin`, each once and at most `maxPages`. A child that
- * fails is skipped with its reason; the sitemap itself failing throws. A sitemap listed again (by itself or another)
- * is read once.
- */
-async function listPages(
-  sitemap: string,
-  origin: string,
-  allowed: Allowed,
-  limits: CrawlLimits,
-  log: (line: string) => void,
-): Promise<Set<string>> {
-  const sitemaps = [sitemap];
-  const pages = new Set<string>();
-  let outside = 0;
-  let tooLong = 0;
-  const take = (location: string, base: string, index: boolean) => {
-    const url = URL.parse(location, base);
-    if (!url || url.origin !== origin) outside++;
-    else if (url.href.length > MAX_ADDRESS_LENGTH) tooLong++;
-    else {
-      url.hash = '';
-      if (!index) pages.add(url.href);
-      else if (!sitemaps.includes(url.href)) sitemaps.push(url.href);
-    }
-    return index ? sitemaps.length < limits.maxSitemaps : pages.size < limits.maxPages;
-  };
-  for (let read = 0; read < sitemaps.length && pages.size < limits.maxPages; read++) {
-    const failure = await readSitemapFile(sitemaps[read], origin, allowed, limits, take);
-    if (failure === undefined) continue;
-    if (read === 0) throw new Error(`the sitemap ${sitemap} cannot be read: ${failure}`);
-    log(`knowledge: skipped the sitemap ${sitemaps[read]}: ${failure}`);
-  }
-  if (outside > 0) log(`knowledge: ${sitemap} lists ${outside} addresses outside ${origin}; they are not fetched`);
-  if (tooLong > 0) log(`knowledge: ${sitemap} lists ${tooLong} addresses over ${MAX_ADDRESS_LENGTH} characters`);
-  return pages;
-}
-
-/**
  * Calls `read` for every address, `concurrency` at a time; a read that has heard nothing after `slowAfterMs` waits in
  * the background (at most {@link WAITING_PER_SLOT} per slot) and its slot takes the next address. `read` never
  * rejects, and calls `answered` when its answer begins.
  */
 async function crawl(
   addresses: Iterable<string>,
-  limits: CrawlLimits,
+  limits: Pick<CrawlLimits, 'concurrency' | 'slowAfterMs'>,
   read: (address: string, answered: () => void) => Promise<void>,
 ): Promise<void> {
   const queue = [...addresses];
@@ -138,8 +90,9 @@ async function crawl(
       });
       const done = read(address, answered);
       let timer: NodeJS.Timeout | undefined;
+      // With no `slowAfterMs` (a Crawl-delay: one request at a time), a read keeps its slot to the end.
       const slow = new Promise<'slow'>((resolve) => {
-        timer = setTimeout(resolve, limits.slowAfterMs, 'slow');
+        if (Number.isFinite(limits.slowAfterMs)) timer = setTimeout(resolve, limits.slowAfterMs, 'slow');
       });
       const first = await Promise.race([heard, done, slow]);
       clearTimeout(timer);
@@ -158,69 +111,109 @@ async function crawl(
 
 /**
  * The pages a sitemap lists, fetched: robots.txt first, then the sitemap (and a sitemap index's children), then each
- * page on the sitemap's own origin that robots.txt allows for `userAgent`, at most `maxPages`. A page that fails, is
- * not HTML text, is too large or too costly to read is skipped with a log line. Pages are pushed to `found` as they
- * come in, so that a first index need not wait for the slowest. Throws when robots.txt or the sitemap cannot be read,
- * so that the caller keeps the pages it had.
+ * page on the sitemap's own origin that robots.txt allows for `userAgent`, at most `maxPages`. A page in `known` is
+ * asked only if it may have changed: not when its `<lastmod>` is older than its last fetch (unless that is
+ * `RECHECK_MS` ago), and then with `If-None-Match` / `If-Modified-Since`. A `Crawl-delay` makes it one request at a
+ * time, that far apart. Every address gets its outcome; a page that fails, is not HTML text, is too large or too
+ * costly to read is logged. Throws when robots.txt or the sitemap cannot be read, so the caller keeps its pages.
  */
 export async function readSitemap(
   sitemap: string,
   language: string,
   limits: CrawlLimits,
   log: (line: string) => void,
-  found: Page[] = [],
-): Promise<Page[]> {
+  { known = new Map(), now = Date.now(), progress, found = [] }: SyncContext = {},
+): Promise<SitemapRead> {
   const say = (line: string) => log(withoutCredentials(line));
   const { origin } = new URL(sitemap);
-  const allowed = await readRobots(origin, limits, say);
-  const listed = await listPages(sitemap, origin, allowed, limits, say);
+  const { allowed, crawlDelayMs } = await readRobots(origin, limits, say);
+  const { pages, skipped } = await listPages(sitemap, origin, allowed, limits, say);
+  const listed = new Set(pages.keys());
   const site: Crawl = { origin, allowed, language, limits, extractor: htmlExtractor(limits), listed };
+  const outcomes: PageOutcome[] = [];
   const taken = new Set<string>();
+  let asked = 0;
+  const delayed = crawlDelayMs > 0 ? { concurrency: 1, slowAfterMs: Number.POSITIVE_INFINITY } : limits;
   try {
-    await crawl(listed, limits, async (address, answered) => {
-      const page = await readPage(address, site, answered).catch((error: Error) => error.message);
-      if (typeof page === 'string') say(`knowledge: skipped ${address}: ${page}`);
-      else if (taken.has(page.url)) say(`knowledge: skipped ${address}: it leads to ${page.url}, read already`);
-      else {
-        taken.add(page.url);
-        found.push(page);
+    await crawl(listed, delayed, async (address, answered) => {
+      const before = known.get(address);
+      const lastmod = pages.get(address)?.lastmod;
+      let outcome: PageOutcome;
+      if (before && lastmod !== undefined && lastmod < before.fetchedAt && now - before.fetchedAt < RECHECK_MS) {
+        answered();
+        outcome = { address, kind: 'lastmod' };
+      } else {
+        if (crawlDelayMs > 0 && allowed(address) && asked++ > 0) await sleep(crawlDelayMs);
+        outcome = await readPage(address, site, answered, before).catch(
+          (error: Error): PageOutcome => ({ address, kind: 'failed', reason: error.message }),
+        );
       }
+      if (outcome.kind === 'page' && taken.has(outcome.page.url))
+        outcome = { address, kind: 'skipped', reason: `it leads to ${outcome.page.url}, read already` };
+      if (outcome.kind === 'page') {
+        taken.add(outcome.page.url);
+        found.push(outcome.page);
+      }
+      if (outcome.kind === 'skipped' || outcome.kind === 'failed')
+        say(`[knowledge] skipped ${address}: ${outcome.reason}`);
+      outcomes.push(outcome);
+      progress?.(outcomes.length, listed.size);
     });
   } finally {
     await site.extractor.close();
   }
-  return found;
+  return { outcomes, skipped };
 }
 
+const validators = (response: Response) => ({
+  ...(response.headers.get('etag') ? { etag: response.headers.get('etag') as string } : {}),
+  ...(response.headers.get('last-modified') ? { lastModified: response.headers.get('last-modified') as string } : {}),
+});
+
 /**
- * One page of the sitemap, fetched and reduced to its main text in the extractor's worker; a string says why it was
- * skipped. Its passages are attributed to the address it was fetched from: a canonical link only tells that the page
- * is another one of the crawl, then read on its own.
+ * One page of the sitemap, asked again with its validators when it is `known`, fetched and reduced to its main text
+ * in the extractor's worker. Its passages are attributed to the address it was fetched from: a canonical link only
+ * tells that the page is another one of the crawl, then read on its own.
  */
-async function readPage(address: string, site: Crawl, answered: () => void): Promise<Page | string> {
-  const fetched = await fetchWithin(address, site.origin, site.allowed, site.limits);
+async function readPage(address: string, site: Crawl, answered: () => void, known?: KnownPage): Promise<PageOutcome> {
+  const conditional = {
+    ...(known?.etag ? { 'if-none-match': known.etag } : {}),
+    ...(known?.lastModified ? { 'if-modified-since': known.lastModified } : {}),
+  };
+  const fetched = await fetchWithin(address, site.origin, site.allowed, site.limits, conditional);
   answered();
-  if (!fetched.ok) return fetched.reason;
+  if (!fetched.ok) return { address, kind: fetched.transient ? 'failed' : 'skipped', reason: fetched.reason };
   const { response, url } = fetched;
-  const type = response.headers.get('content-type') ?? '';
-  if (!response.ok || !/html/i.test(type)) {
+  const skip = (reason: string): PageOutcome => ({ address, kind: 'skipped', reason });
+  if (response.status === 304 && known) {
     await response.body?.cancel();
-    return response.ok ? `it is not HTML (${type})` : `it answered ${response.status}`;
+    return { address, kind: 'not-modified', ...validators(response) };
+  }
+  const type = response.headers.get('content-type') ?? '';
+  if (!response.ok) {
+    await response.body?.cancel();
+    const reason = `it answered ${response.status}`;
+    return response.status === 404 || response.status === 410 ? skip(reason) : { address, kind: 'failed', reason };
+  }
+  if (!/html/i.test(type)) {
+    await response.body?.cancel();
+    return skip(`it is not HTML (${type})`);
   }
   const bytes = await cappedBytes(response, site.limits.maxPageBytes);
-  if (bytes === undefined) return `it is larger than ${site.limits.maxPageBytes} bytes`;
+  if (bytes === undefined) return skip(`it is larger than ${site.limits.maxPageBytes} bytes`);
   const html = pageText(bytes, type);
-  if (html === undefined) return 'it is not text in its charset (or holds control characters)';
+  if (html === undefined) return skip('it is not text in its charset (or holds control characters)');
   const draft = await site.extractor.extract(html, url);
-  if (typeof draft === 'string') return draft;
+  if (typeof draft === 'string') return skip(draft);
   const canonical = draft.url === undefined ? null : URL.parse(draft.url, url);
   if (canonical) canonical.hash = '';
   if (canonical?.origin === site.origin && canonical.href !== url && site.listed.has(canonical.href))
-    return `its canonical address ${canonical.href} is read on its own`;
-  return {
+    return skip(`its canonical address ${canonical.href} is read on its own`);
+  const page = {
     url,
     title: draft.title ?? new URL(url).pathname,
     language: draft.language ?? site.language,
     sections: draft.sections,
   };
+  return { address, kind: 'page', page, ...validators(response), bytes: bytes.byteLength };
 }

@@ -1,5 +1,5 @@
 // @vitest-environment node
-import { readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -66,7 +66,7 @@ describe('the configuration file', () => {
   it.each([
     [
       'titel: Acme',
-      /^titel \(line 1\): is not a known key \(the keys are title, welcome, starters, instructions, limit_message, accent, language, knowledge, history, persist, page_context, contact\)/,
+      /^titel \(line 1\): is not a known key \(did you mean title\? the keys are title, welcome, starters, instructions, limit_message, accent, language, knowledge, history, persist, page_context, contact\)/,
     ],
     ['title: 42', /^title \(line 1\): 42 must be text of 1 to 60 characters/],
     ['title: "   "', /^title \(line 1\): " {3}" must be text of 1 to 60 characters, not blank/],
@@ -182,16 +182,35 @@ describe('the configuration file', () => {
 
 describe('knowledge', () => {
   it("reads folders against the file's own folder, and sitemaps as given", () => {
+    const site = mkdtempSync(join(tmpdir(), 'assistant-config-'));
+    mkdirSync(join(site, 'site-docs'));
     const config = parseAssistantConfig(
-      'knowledge:\n  - path: ./site-docs\n    url: https://www.example.com/docs/\n  - sitemap: https://www.example.com/sitemap.xml',
-      '/srv/site/assistant.config.yaml',
+      'knowledge:\n  - path: ./site-docs\n    url: https://www.example.com/docs/\n  - sitemap: https://www.example.com/sitemap.xml\n    max_pages: 50000',
+      join(site, 'assistant.config.yaml'),
       proxy,
     );
 
     expect(config.knowledge).toEqual([
-      { path: '/srv/site/site-docs', url: 'https://www.example.com/docs/' },
-      { sitemap: 'https://www.example.com/sitemap.xml' },
+      { path: join(site, 'site-docs'), url: 'https://www.example.com/docs/' },
+      { sitemap: 'https://www.example.com/sitemap.xml', maxPages: 50_000 },
     ]);
+    // A folder that is not there, or a file where the folder should be, stops the start with its key and line.
+    writeFileSync(join(site, 'notes.md'), '# Notes');
+    expect(() =>
+      parseAssistantConfig(
+        'knowledge:\n  - path: ./site-pagez\n    url: https://www.example.com/docs/\n  - path: ./notes.md\n    url: https://www.example.com/notes/',
+        join(site, 'assistant.config.yaml'),
+        proxy,
+      ),
+    ).toThrow(
+      expect.objectContaining({
+        problems: [
+          `knowledge.0.path (line 2): "./site-pagez" is not a folder (${join(site, 'site-pagez')})`,
+          `knowledge.1.path (line 4): "./notes.md" is not a folder (${join(site, 'notes.md')})`,
+        ],
+      }),
+    );
+    rmSync(site, { recursive: true });
   });
 
   it.each([
@@ -206,6 +225,19 @@ describe('knowledge', () => {
       /^knowledge\.0\.sitemap \(line 2\): "javascript:alert\(1\)" must be an http: or https: address/,
     ],
     ['knowledge:\n  - path: ./docs', /^knowledge\.0 \(line 2\): .* must be a folder and its address/],
+    [
+      'knowledge:\n  - sitemap: https://a.example/sitemap.xml\n    max_pages: 0',
+      /^knowledge\.0\.max_pages \(line 3\): 0 must be a whole number from 1 to 50000/,
+    ],
+    [
+      'knowledge:\n  - sitemap: https://a.example/sitemap.xml\n    max_pages: 50001',
+      /^knowledge\.0\.max_pages \(line 3\): 50001 must be a whole number from 1 to 50000/,
+    ],
+    [
+      'knowledge:\n  - sitemap: https://a.example/sitemap.xml\n    max_page: 20',
+      /^knowledge\.0\.max_page \(line 3\): is not a key of a knowledge source \(did you mean max_pages\? /,
+    ],
+    ['titel: Acme', /^titel \(line 1\): is not a known key \(did you mean title\? the keys are/],
   ])('refuses %j, naming the key and its line', (source, message) => {
     expect(problems(source)).toEqual([expect.stringMatching(message)]);
   });

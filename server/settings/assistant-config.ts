@@ -1,11 +1,12 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import * as v from 'valibot';
 import { DEFAULT_PAGE_SETTINGS, type PageSettings } from '../../contract/page-settings.ts';
 import { type Language, matchLanguage } from '../../locales/languages.ts';
+import type { KnowledgeSource } from '../knowledge/knowledge.ts';
 import { type AccentShades, readAccent } from './accent.ts';
 import { AssistantConfigError, problemsOf, SourceFile, shown } from './config-file.ts';
-import { type ConfigFile, configSchema, KEYS, type KnowledgeSourceEntry } from './config-schema.ts';
+import { type ConfigFile, configSchema, KEYS } from './config-schema.ts';
 import type { Env } from './env-values.ts';
 
 /** The file read when `ASSISTANT_CONFIG` is unset, from the working directory, when it exists. */
@@ -25,7 +26,7 @@ export interface AssistantConfig {
   /** Sent to the model as a `system` message before the visitor's; never to the page. */
   instructions?: string;
   /** The site's pages the model answers from (proxy mode); a folder's `path` is absolute, resolved against the file's. */
-  knowledge?: KnowledgeSourceEntry[];
+  knowledge?: KnowledgeSource[];
 }
 
 /** The configuration of a site with no file: exactly the spec. */
@@ -67,6 +68,14 @@ export function parseAssistantConfig(source: string, file: string, { direct }: {
       }
     }
   }
+  // A folder that is not there would give no page and no error: the owner hears of it now, with its line.
+  for (const [n, source] of (values.knowledge ?? []).entries()) {
+    if (!('path' in source)) continue;
+    const folder = resolve(dirname(file), source.path);
+    if (!statSync(folder, { throwIfNoEntry: false })?.isDirectory()) {
+      problems.push(parsed.problem(['knowledge', n, 'path'], `${shown(source.path)} is not a folder (${folder})`));
+    }
+  }
   if (problems.length > 0) throw new AssistantConfigError(file, problems);
 
   return {
@@ -88,7 +97,9 @@ export function parseAssistantConfig(source: string, file: string, { direct }: {
       ? {}
       : {
           knowledge: values.knowledge.map((source) =>
-            'path' in source ? { path: resolve(dirname(file), source.path), url: source.url } : source,
+            'path' in source
+              ? { path: resolve(dirname(file), source.path), url: source.url }
+              : { sitemap: source.sitemap, ...(source.max_pages ? { maxPages: source.max_pages } : {}) },
           ),
         }),
   };

@@ -2,7 +2,8 @@
 // the value's line, what is wrong.
 import { type BaseIssue, getDotPath } from 'valibot';
 import { type Document, isMap, isNode, isScalar, LineCounter, parseDocument } from 'yaml';
-import { KEYS } from './config-schema.ts';
+import { KEY_NAMES, KEYS, SOURCE_KEYS } from './config-schema.ts';
+import { closestName } from './setting-names.ts';
 
 /** Thrown with every problem of the file at once, each naming its key, its value and what is allowed. */
 export class AssistantConfigError extends Error {
@@ -64,7 +65,22 @@ export class SourceFile {
 
 function describeIssue(file: SourceFile, issue: BaseIssue<unknown>): string {
   const path = issue.path?.map((item) => item.key as string | number) ?? [];
-  if (issue.type === 'strict_object') return file.problem(path, `is not a known key (the keys are ${KEYS})`);
+  if (issue.type === 'strict_object') {
+    const likely = closestName(String(path.at(-1)), KEY_NAMES);
+    return file.problem(path, `is not a known key (${likely ? `did you mean ${likely}? ` : ''}the keys are ${KEYS})`);
+  }
+  // A knowledge entry fits neither form: a misspelt key is the likely cause, and then it is the one to name.
+  const input = issue.input as Record<string, unknown> | null;
+  if (issue.type === 'union' && typeof input === 'object' && input !== null) {
+    const unknown = Object.keys(input).find((key) => !SOURCE_KEYS.includes(key));
+    if (unknown !== undefined) {
+      const likely = closestName(unknown, SOURCE_KEYS);
+      return file.problem(
+        [...path, unknown],
+        `is not a key of a knowledge source (${likely ? `did you mean ${likely}? ` : ''}the keys are ${SOURCE_KEYS.join(', ')})`,
+      );
+    }
+  }
   const commented = issue.input === null ? file.commentedOut(path) : undefined;
   if (commented) {
     return file.problem(

@@ -15,6 +15,8 @@ const MAX_WELCOME_LENGTH = 2000;
 const MAX_INSTRUCTIONS_LENGTH = 8000;
 
 const MAX_KNOWLEDGE_SOURCES = 20;
+/** A sitemap source's page cap: 1,000 unless its `max_pages` says otherwise, up to 50,000. */
+export const MAX_SITEMAP_PAGES = 50_000;
 
 /** A source's address: the library links only to web pages, so anything but `http:` and `https:` is refused here. */
 const webAddress = v.pipe(
@@ -32,9 +34,19 @@ const webAddress = v.pipe(
 export const knowledgeSource = v.union(
   [
     v.strictObject({ path: v.pipe(v.string('must be a folder'), v.nonEmpty('must be a folder')), url: webAddress }),
-    v.strictObject({ sitemap: webAddress }),
+    v.strictObject({
+      sitemap: webAddress,
+      max_pages: v.optional(
+        v.pipe(
+          v.number(`must be a whole number from 1 to ${MAX_SITEMAP_PAGES}`),
+          v.integer(`must be a whole number from 1 to ${MAX_SITEMAP_PAGES}`),
+          v.minValue(1, `must be a whole number from 1 to ${MAX_SITEMAP_PAGES}`),
+          v.maxValue(MAX_SITEMAP_PAGES, `must be a whole number from 1 to ${MAX_SITEMAP_PAGES}`),
+        ),
+      ),
+    }),
   ],
-  'must be a folder and its address ({ path, url }) or a sitemap ({ sitemap })',
+  'must be a folder and its address ({ path, url }) or a sitemap ({ sitemap, max_pages })',
 );
 
 const text = (max: number) =>
@@ -101,7 +113,7 @@ export const configSchema = v.strictObject(
 
 export type ConfigFile = v.InferOutput<typeof configSchema>;
 /** The known keys, as a problem lists them. */
-export const KEYS = Object.keys(configSchema.entries).join(', ');
-
-/** One `knowledge:` entry as the file gives it. */
-export type KnowledgeSourceEntry = v.InferOutput<typeof knowledgeSource>;
+export const KEY_NAMES = Object.keys(configSchema.entries);
+export const KEYS = KEY_NAMES.join(', ');
+/** The keys of a `knowledge:` entry. */
+export const SOURCE_KEYS = ['path', 'url', 'sitemap', 'max_pages'];

@@ -4,6 +4,7 @@ import { trustedProxyList } from '../limits/client-key.ts';
 import { type ConnectionLimits, DEFAULT_CONNECTION_LIMITS } from '../listen.ts';
 import { DEFAULT_FRAME_ANCESTORS } from '../pages/security-headers.ts';
 import { readBasePath } from './base-path.ts';
+import { readStoreEnv, type StoreConfig } from './env-store.ts';
 import { type DirectBuild, readUpstream } from './env-upstream.ts';
 import { type Env, isLoopbackHost, readHost, readInteger, readSourceList } from './env-values.ts';
 
@@ -12,8 +13,6 @@ export const DEFAULT_PORT = 3000;
 /** All interfaces: a production server usually runs in a container or behind a reverse proxy that must reach it. */
 export const DEFAULT_HOST = '0.0.0.0';
 export const DEFAULT_RATE_LIMIT_PER_MINUTE = 20;
-/** The data folder when `DATA_DIR` is unset: `data` in the working directory (in `.gitignore`). */
-export const DEFAULT_DATA_DIR = './data';
 /** The shortest `OWNER_TOKEN` and `FEEDBACK_SECRET` taken: long enough that guessing is hopeless. */
 const MIN_SECRET_LENGTH = 24;
 
@@ -29,8 +28,10 @@ export interface ServerConfig {
   connections: ConnectionLimits;
   /** Where rate limits and the spend cap are shared (`REDIS_URL`); unset: in this process's memory. */
   redisUrl?: string;
-  /** The one data folder (`DATA_DIR`, default `./data`): the owner's counts without Redis, the knowledge store. */
+  /** `DATA_DIR`, the one data folder (the owner's counts without Redis, the embedded knowledge store), and the
+   * knowledge store's settings. */
   dataDir: string;
+  store: StoreConfig;
   /** `FEEDBACK_SECRET`: signs reply tokens; unset, one is made and kept with the counts, the same for every replica. */
   feedbackSecret?: string;
   /** The Prometheus listener (`METRICS_PORT`, `METRICS_HOST`); unset: no metrics. */
@@ -106,10 +107,13 @@ export function readServerEnv(
 
   const trust = readTrustProxy(env, problems);
   const metricsPort = readInteger(env, 'METRICS_PORT', 0, 0, 65_535, problems);
+  const store = readStoreEnv(env, problems);
   const config: ServerConfig = {
     port: readInteger(env, 'PORT', DEFAULT_PORT, 0, 65_535, problems),
     host: readHost(env, 'HOST', DEFAULT_HOST, problems),
     connections: connectionLimits(env, problems),
+    dataDir: store.dataDir,
+    store,
     proxy: {
       basePath: readBasePath(env, problems),
       upstream,
@@ -130,7 +134,6 @@ export function readServerEnv(
         connectSrc,
       },
     },
-    dataDir: env.DATA_DIR?.trim() || DEFAULT_DATA_DIR,
     notices,
   };
   const ownerToken = readSecret(env, 'OWNER_TOKEN', problems);

@@ -16,15 +16,18 @@ function editDistance(a: string, b: string): number {
   return previous[b.length];
 }
 
-/** The setting `name` was most likely meant to be: the closest, within a few letters. */
-function likelyName(name: string): SettingName | undefined {
-  let best: { name: SettingName; distance: number } | undefined;
-  for (const known of SETTING_NAMES) {
-    const distance = editDistance(name.toUpperCase(), known);
-    if (distance <= 3 && (!best || distance < best.distance)) best = { name: known, distance };
+/** The name of `known` that `name` was most likely meant to be: the closest, within a few letters. */
+export function closestName<T extends string>(name: string, known: readonly T[]): T | undefined {
+  let best: { name: T; distance: number } | undefined;
+  for (const candidate of known) {
+    const distance = editDistance(name, candidate);
+    if (distance <= 3 && (!best || distance < best.distance)) best = { name: candidate, distance };
   }
   return best?.name;
 }
+
+/** The setting `name` was most likely meant to be. */
+const likelyName = (name: string): SettingName | undefined => closestName(name.toUpperCase(), SETTING_NAMES);
 
 function timeout(value: string | undefined, fallback: number): number | undefined {
   const raw = value?.trim();

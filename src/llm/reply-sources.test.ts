@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ReplySource } from '../../contract/llm';
-import { type Knowledge, startKnowledge } from '../../server/knowledge/knowledge';
+import { type Knowledge, startSiteKnowledge } from '../../server/knowledge-sync/knowledge-sync';
 import { proxyHarness } from '../../testing/proxy-app';
 import { readLlmConfig } from './llm-config';
 import { requestReply } from './request-reply';
@@ -15,17 +15,24 @@ const { provider, start } = await proxyHarness();
 
 const RETURNS = { n: 1, title: 'Returns', url: 'https://www.example.com/help/returns' };
 let dir: string;
+let dataDir: string;
 let knowledge: Knowledge;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'reply-sources-'));
   await writeFile(join(dir, 'returns.md'), '# Returns\n\nYou can return any garden tool within thirty days.\n');
-  knowledge = startKnowledge([{ path: dir, url: 'https://www.example.com/help/' }], { log: () => undefined });
+  dataDir = await mkdtemp(join(tmpdir(), 'reply-sources-data-'));
+  knowledge = startSiteKnowledge(
+    [{ path: dir, url: 'https://www.example.com/help/' }],
+    { dataDir, refreshHours: 24 },
+    () => undefined,
+  );
   await knowledge.ready;
 });
 afterAll(async () => {
   knowledge.stop();
   await rm(dir, { recursive: true, force: true });
+  await rm(dataDir, { recursive: true, force: true });
 });
 
 const config = (origin: string, stream: boolean, direct = false) =>

@@ -1,8 +1,12 @@
 // @vitest-environment node
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type KnowledgeSite, sitemapXml, sitePage, startKnowledgeSite } from '../../testing/knowledge-site.ts';
 import { chatBody, postChat, proxyHarness } from '../../testing/proxy-app.ts';
-import { type Knowledge, type KnowledgeOptions, startKnowledge } from './knowledge.ts';
+import { type KnowledgeStore, openKnowledgeStore } from '../knowledge-store/knowledge-store.ts';
+import { type Knowledge, type KnowledgeOptions, startKnowledge } from './knowledge-sync.ts';
 
 // Sites written to hurt the assistant, served on loopback to the real crawl inside the real app: each was found by a
 // red-team pass to stall or exhaust the server, or to forge what the model is told. The health check is asked all
@@ -11,10 +15,14 @@ import { type Knowledge, type KnowledgeOptions, startKnowledge } from './knowled
 const { provider, start } = await proxyHarness();
 let site: KnowledgeSite;
 let knowledge: Knowledge | undefined;
+let store: { store: KnowledgeStore; dataDir: string } | undefined;
 afterEach(async () => {
   knowledge?.stop();
   knowledge = undefined;
   await site?.close();
+  await store?.store.close();
+  if (store) await rm(store.dataDir, { recursive: true, force: true });
+  store = undefined;
 });
 
 const page = (title: string, text: string, lang = 'en') =>
@@ -24,10 +32,13 @@ const page = (title: string, text: string, lang = 'en') =>
     body: `<h1>${title}</h1><p>${text} ${'More about the shop and its service. '.repeat(15)}</p>`,
   });
 
-/** Starts the crawl in the real app and asks `/healthz` every 50 ms until the first index is built. */
+/** Starts the crawl (into a store in a temporary DATA_DIR) in the real app and asks `/healthz` every 50 ms until the first index is built. */
 async function crawlWhileProbing(options: Partial<KnowledgeOptions>) {
   const log: string[] = [];
+  const dataDir = await mkdtemp(join(tmpdir(), 'hostile-store-'));
+  store = { store: openKnowledgeStore({ dataDir }, () => {}), dataDir };
   knowledge = startKnowledge([{ sitemap: `${site.origin}/sitemap.xml` }], {
+    store: store.store,
     log: (line) => log.push(line),
     ...options,
   });

@@ -1,0 +1,31 @@
+import type { KnowledgeSource } from '../knowledge/knowledge.ts';
+import { type KnowledgeStore, openKnowledgeStore } from '../knowledge-store/knowledge-store.ts';
+import { loadAssistantConfig } from '../settings/assistant-config.ts';
+import { loadDotEnvFiles } from '../settings/dot-env-files.ts';
+import { EnvError } from '../settings/env.ts';
+import { readStoreEnv } from '../settings/env-store.ts';
+import { startupFailure } from '../settings/startup-failure.ts';
+
+/** What the knowledge commands work on: the site's sources and the store, as the server would find them. */
+export interface KnowledgeSetup {
+  sources: KnowledgeSource[];
+  store: KnowledgeStore;
+}
+
+/**
+ * Reads the same `.env` files, variables and site file as the server (from the working directory). A problem is one
+ * line on stderr, and `undefined`: the command then exits 1.
+ */
+export function knowledgeSetup(log: (line: string) => void): KnowledgeSetup | undefined {
+  try {
+    loadDotEnvFiles(process.env, process.cwd());
+    const problems: string[] = [];
+    const settings = readStoreEnv(process.env, problems);
+    if (problems.length > 0) throw new EnvError(problems);
+    const assistant = loadAssistantConfig(process.env, process.cwd(), { direct: false });
+    return { sources: assistant.knowledge ?? [], store: openKnowledgeStore(settings, log) };
+  } catch (error) {
+    console.error(startupFailure(error).replace(/^\[server\]/, '[knowledge]'));
+    return undefined;
+  }
+}

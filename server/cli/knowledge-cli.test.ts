@@ -1,0 +1,132 @@
+// @vitest-environment node
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { type KnowledgeSite, sitemapXml, sitePage, startKnowledgeSite } from '../../testing/knowledge-site.ts';
+import { type PostgresServer, startPostgresServer } from '../../testing/postgres-server.ts';
+import { storeHomes } from '../../testing/store-homes.ts';
+import { openKnowledgeStore, type StoreSettings } from '../knowledge-store/knowledge-store.ts';
+
+let postgres: PostgresServer;
+let site: KnowledgeSite;
+let dir: string;
+const PATHS = ['/tools', '/hours', '/returns'];
+const page = (path: string, text: string) =>
+  sitePage({
+    title: path.slice(1),
+    body: `<h1>${path}</h1><p>${text} ${'Garden tools for every season. '.repeat(20)}</p>`,
+  });
+
+beforeAll(async () => {
+  postgres = await startPostgresServer();
+  site = await startKnowledgeSite({ '/robots.txt': { type: 'text/plain', body: '' } });
+  site.set('/sitemap.xml', {
+    type: 'application/xml',
+    body: sitemapXml([...PATHS, '/missing'].map((path) => `${site.origin}${path}`)),
+  });
+  for (const path of PATHS) site.set(path, { body: page(path, `The first text of ${path}.`) });
+  dir = await mkdtemp(join(tmpdir(), 'knowledge-cli-'));
+  await writeFile(join(dir, 'assistant.config.yaml'), `knowledge:\n  - sitemap: ${site.origin}/sitemap.xml\n`);
+}, 60_000);
+afterAll(async () => {
+  await site?.close();
+  await postgres?.remove();
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** `npm run knowledge -- <args>` as a process of its own, with the store's settings in its environment. */
+function knowledge(args: string[], { dataDir, databaseUrl }: Partial<StoreSettings>) {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'server/cli/knowledge.ts', ...args], {
+    env: {
+      ...process.env,
+      ASSISTANT_CONFIG: join(dir, 'assistant.config.yaml'),
+      ...(dataDir ? { DATA_DIR: dataDir } : {}),
+      ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    stdout += chunk;
+  });
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk;
+  });
+  const done = once(child, 'exit').then(([code]) => ({ code: code as number | null, stdout, stderr }));
+  return { child, done };
+}
+
+describe.each(storeHomes(() => postgres))('npm run knowledge on %s', (_home, makeSettings) => {
+  it('syncs with a summary, reports what the store holds, and a sync killed half-way leaves the store whole', async () => {
+    const settings = await makeSettings();
+    const synced = await knowledge(['sync'], settings).done;
+    expect(synced.stderr).toBe('');
+    expect(synced.code).toBe(0);
+    expect(synced.stdout).toMatch(
+      /\[knowledge\] sync done: 3 new, 0 changed, 0 unchanged \(0 by 304, 0 same text, 0 by <lastmod>\), 0 removed, skipped: 1 HTTP 404; [\d.]+ MB fetched in [\d.]+ s/,
+    );
+
+    const report = await knowledge(['report', '--json'], settings).done;
+    expect(report.code).toBe(0);
+    const [source] = JSON.parse(report.stdout).sources;
+    expect(source).toMatchObject({ source: `${site.origin}/sitemap.xml`, state: 'ok', configured: true });
+    expect(source.pages.map((stored: { url: string }) => stored.url).sort()).toEqual(
+      PATHS.map((path) => `${site.origin}${path}`).sort(),
+    );
+    expect(source.pages[0]).toEqual({
+      url: expect.any(String),
+      title: expect.any(String),
+      passages: 1,
+      fetchedAt: expect.stringMatching(/^\d{4}-/),
+      changedAt: expect.stringMatching(/^\d{4}-/),
+    });
+    expect(source.notTaken).toEqual([{ url: `${site.origin}/missing`, reason: 'it answered 404' }]);
+    const text = await knowledge(['report'], settings).done;
+    expect(text.stdout).toContain(`not taken: ${site.origin}/missing: it answered 404`);
+
+    const store = openKnowledgeStore(settings as StoreSettings, () => {});
+    try {
+      const before = await store.load();
+      for (const path of PATHS) site.set(path, { body: page(path, `The second text of ${path}.`) });
+      // Two pages answer, the third is held: the sync is killed with two pages read and none written.
+      const held = site.requests.length;
+      const release = site.hold([PATHS[2]]);
+      const killed = knowledge(['sync'], settings);
+      try {
+        await vi.waitFor(() => expect(site.requests.slice(held).map((request) => request.path)).toContain(PATHS[2]), {
+          timeout: 20_000,
+        });
+        killed.child.kill('SIGKILL');
+        expect((await killed.done).code).toBe(null);
+      } finally {
+        release();
+      }
+      expect(await store.load()).toEqual(before);
+    } finally {
+      await store.close();
+    }
+  }, 60_000);
+});
+
+describe('npm run knowledge', () => {
+  it('exits 1 with one clear line when the store cannot be reached or a setting is wrong', async () => {
+    const unreachable = await knowledge(['sync'], { databaseUrl: 'postgres://owner:fake-secret-pw@127.0.0.1:1/x' })
+      .done;
+    expect(unreachable.code).toBe(1);
+    expect(unreachable.stderr).toMatch(/^\[knowledge\] PostgreSQL at 127\.0\.0\.1:1\/x: .*ECONNREFUSED.*\n$/);
+    expect(unreachable.stdout + unreachable.stderr).not.toContain('fake-secret-pw');
+
+    const wrong = await knowledge(['report'], { databaseUrl: 'mysql://owner:fake-secret-pw@db/x' }).done;
+    expect(wrong.code).toBe(1);
+    expect(wrong.stderr).toContain('DATABASE_URL must be a postgres:// URL');
+    expect(wrong.stderr).not.toContain('fake-secret-pw');
+
+    const unknown = await knowledge(['crawl'], {}).done;
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toBe('Usage: npm run knowledge -- <sync|report> (got "crawl")\n');
+  }, 60_000);
+});

@@ -1,0 +1,29 @@
+// The knowledge store's one entry: the rest of the server imports this file. It chooses the store's home once, at
+// start-up: PostgreSQL when `DATABASE_URL` is set (shared by replicas), else files under `DATA_DIR` (no service).
+import { FileStore } from './file-store.ts';
+import { PostgresStore } from './postgres-store.ts';
+import type { KnowledgeStore } from './store-types.ts';
+
+export { describeDatabase } from './postgres-store.ts';
+export type {
+  KnowledgeSnapshot,
+  KnowledgeStore,
+  SkippedAddress,
+  SourceState,
+  StoredPage,
+  StoredPassage,
+  SyncChanges,
+} from './store-types.ts';
+export { StoreError } from './store-types.ts';
+
+export interface StoreSettings {
+  /** `DATA_DIR`: the embedded store lives in its `knowledge/` folder. */
+  dataDir: string;
+  /** `DATABASE_URL`: a `postgres://` address; it wins over `dataDir`. */
+  databaseUrl?: string;
+}
+
+/** The store of these settings; nothing is opened until it is first read. */
+export function openKnowledgeStore(settings: StoreSettings, log: (line: string) => void): KnowledgeStore {
+  return settings.databaseUrl ? new PostgresStore(settings.databaseUrl, log) : new FileStore(settings.dataDir, log);
+}

@@ -1,0 +1,237 @@
+import pg from 'pg';
+import { type Migration, readMigrations } from './migrations.ts';
+import {
+  type KnowledgeSnapshot,
+  type KnowledgeStore,
+  type StoredPage,
+  StoreError,
+  type SyncChanges,
+} from './store-types.ts';
+
+/** The advisory locks' keys (any fixed numbers; these spell `AIKS`, AI knowledge sync, and `AIKM`, migrate). */
+const SYNC_LOCK = 0x41494b53;
+const MIGRATION_LOCK = 0x41494b4d;
+
+/** Rows written per statement: one JSON parameter each, so a 50,000-page sync is some fifty statements. */
+const BATCH = 1000;
+
+/** Where a `postgres://` address points, without its user or password: the only form that reaches a log line. */
+export function describeDatabase(url: string): string {
+  const parsed = URL.parse(url);
+  return parsed ? `PostgreSQL at ${parsed.host}${parsed.pathname}` : 'PostgreSQL';
+}
+
+const PAGE_COLUMNS = `source text, address text, url text, title text, language text, etag text, "lastModified" text,
+  "textHash" text, "mtimeMs" double precision, "fetchedAt" double precision, "changedAt" double precision,
+  passages jsonb`;
+
+/**
+ * The shared home: PostgreSQL through `pg`. The server creates and migrates its own tables (see `migrations.ts`), and
+ * refuses a database whose schema is newer than it knows. A commit is one transaction. The sync lock is an advisory
+ * lock held on a connection of its own, so that a holder that dies (its connection with it) releases it.
+ */
+export class PostgresStore implements KnowledgeStore {
+  readonly home: string;
+  private readonly pool: pg.Pool;
+  private schema: Promise<void> | undefined;
+
+  constructor(
+    private readonly url: string,
+    log: (line: string) => void,
+    private readonly migrations: Migration[] = readMigrations(),
+  ) {
+    this.home = describeDatabase(url);
+    this.pool = new pg.Pool({ connectionString: url, max: 3, connectionTimeoutMillis: 10_000 });
+    // An idle connection that breaks (the server restarts) must not crash the process; the next query reconnects.
+    this.pool.on('error', (error) => log(`[knowledge] ${this.home}: ${error.message}`));
+  }
+
+  async generation(): Promise<string> {
+    await this.ready();
+    const { rows } = await this.pool.query('SELECT coalesce(max(generation), 0)::text AS g FROM knowledge_syncs');
+    return rows[0].g as string;
+  }
+
+  async load(): Promise<KnowledgeSnapshot> {
+    await this.ready();
+    return this.transaction('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', async (client) => {
+      const generation = await client.query('SELECT coalesce(max(generation), 0)::text AS g FROM knowledge_syncs');
+      const sources = await client.query('SELECT source, state, synced_at FROM knowledge_sources ORDER BY source');
+      const pages = await client.query(
+        `SELECT source, address, url, title, language, etag, last_modified, text_hash, mtime_ms, fetched_at,
+           changed_at, passages
+         FROM knowledge_pages ORDER BY source, address`,
+      );
+      const skipped = await client.query('SELECT source, url, reason FROM knowledge_skipped ORDER BY source, url');
+      return {
+        generation: generation.rows[0].g as string,
+        sources: sources.rows.map((row) => ({
+          source: row.source,
+          state: row.state,
+          syncedAt: (row.synced_at as Date).getTime(),
+        })),
+        pages: pages.rows.map(
+          (row): StoredPage => ({
+            source: row.source,
+            address: row.address,
+            url: row.url,
+            title: row.title,
+            language: row.language,
+            ...(row.etag === null ? {} : { etag: row.etag }),
+            ...(row.last_modified === null ? {} : { lastModified: row.last_modified }),
+            textHash: row.text_hash,
+            ...(row.mtime_ms === null ? {} : { mtimeMs: row.mtime_ms }),
+            fetchedAt: (row.fetched_at as Date).getTime(),
+            changedAt: (row.changed_at as Date).getTime(),
+            passages: row.passages,
+          }),
+        ),
+        skipped: skipped.rows.map((row) => ({ source: row.source, url: row.url, reason: row.reason })),
+      };
+    });
+  }
+
+  async commit(changes: SyncChanges): Promise<void> {
+    await this.ready();
+    await this.transaction('BEGIN', async (client) => {
+      const synced = changes.sources.map((state) => state.source);
+      const gone = [...changes.dropSources];
+      for (const table of ['knowledge_pages', 'knowledge_skipped', 'knowledge_sources']) {
+        await client.query(`DELETE FROM ${table} WHERE source = ANY($1)`, [gone]);
+      }
+      await client.query('DELETE FROM knowledge_skipped WHERE source = ANY($1)', [synced]);
+      for (let at = 0; at < changes.remove.length; at += BATCH) {
+        await client.query(
+          `DELETE FROM knowledge_pages p USING jsonb_to_recordset($1::jsonb) AS r(source text, address text)
+           WHERE p.source = r.source AND p.address = r.address`,
+          [JSON.stringify(changes.remove.slice(at, at + BATCH))],
+        );
+      }
+      for (let at = 0; at < changes.put.length; at += BATCH) {
+        await client.query(
+          `INSERT INTO knowledge_pages AS p (source, address, url, title, language, etag, last_modified, text_hash,
+             mtime_ms, fetched_at, changed_at, passages)
+           SELECT source, address, url, title, language, etag, "lastModified", "textHash", "mtimeMs",
+             to_timestamp("fetchedAt" / 1000.0), to_timestamp("changedAt" / 1000.0), passages
+           FROM jsonb_to_recordset($1::jsonb) AS r(${PAGE_COLUMNS})
+           ON CONFLICT (source, address) DO UPDATE SET url = excluded.url, title = excluded.title, language = excluded.language,
+             etag = excluded.etag, last_modified = excluded.last_modified, text_hash = excluded.text_hash,
+             mtime_ms = excluded.mtime_ms, fetched_at = excluded.fetched_at, changed_at = excluded.changed_at,
+             passages = excluded.passages`,
+          [JSON.stringify(changes.put.slice(at, at + BATCH))],
+        );
+      }
+      for (let at = 0; at < changes.touch.length; at += BATCH) {
+        await client.query(
+          `UPDATE knowledge_pages p SET etag = r.etag, last_modified = r."lastModified", mtime_ms = r."mtimeMs",
+             fetched_at = to_timestamp(r."fetchedAt" / 1000.0)
+           FROM jsonb_to_recordset($1::jsonb) AS r(${PAGE_COLUMNS})
+           WHERE p.source = r.source AND p.address = r.address`,
+          [JSON.stringify(changes.touch.slice(at, at + BATCH))],
+        );
+      }
+      for (let at = 0; at < changes.skipped.length; at += BATCH) {
+        await client.query(
+          `INSERT INTO knowledge_skipped (source, url, reason)
+           SELECT source, url, reason FROM jsonb_to_recordset($1::jsonb) AS r(source text, url text, reason text)
+           ON CONFLICT (source, url) DO UPDATE SET reason = excluded.reason`,
+          [JSON.stringify(changes.skipped.slice(at, at + BATCH))],
+        );
+      }
+      await client.query(
+        `INSERT INTO knowledge_sources (source, state, synced_at)
+         SELECT source, state, to_timestamp("syncedAt" / 1000.0)
+         FROM jsonb_to_recordset($1::jsonb) AS r(source text, state text, "syncedAt" double precision)
+         ON CONFLICT (source) DO UPDATE SET state = excluded.state, synced_at = excluded.synced_at`,
+        [JSON.stringify(changes.sources)],
+      );
+      await client.query('INSERT INTO knowledge_syncs DEFAULT VALUES');
+    });
+  }
+
+  async loadIndex(): Promise<{ fingerprint: string; data: string } | undefined> {
+    await this.ready();
+    const { rows } = await this.pool.query('SELECT fingerprint, data FROM knowledge_index');
+    return rows[0];
+  }
+
+  async saveIndex(fingerprint: string, data: string): Promise<void> {
+    await this.ready();
+    await this.pool.query(
+      `INSERT INTO knowledge_index (one, fingerprint, data) VALUES (true, $1, $2)
+       ON CONFLICT (one) DO UPDATE SET fingerprint = excluded.fingerprint, data = excluded.data`,
+      [fingerprint, data],
+    );
+  }
+
+  async withSyncLock<T>(work: () => Promise<T>): Promise<{ ran: true; result: T } | { ran: false }> {
+    await this.ready();
+    const client = new pg.Client({ connectionString: this.url });
+    // Losing this connection loses the lock; the sync's own commit (on the pool) still stands or fails on its own.
+    client.on('error', () => {});
+    await client.connect();
+    try {
+      const { rows } = await client.query('SELECT pg_try_advisory_lock($1) AS held', [SYNC_LOCK]);
+      if (!rows[0].held) return { ran: false };
+      try {
+        return { ran: true, result: await work() };
+      } finally {
+        await client.query('SELECT pg_advisory_unlock($1)', [SYNC_LOCK]).catch(() => {});
+      }
+    } finally {
+      await client.end().catch(() => {});
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.pool.end();
+  }
+
+  /** Creates or migrates the schema once; a failure (the database is down) is tried again by the next call. */
+  private ready(): Promise<void> {
+    this.schema ??= this.migrate().catch((error: unknown) => {
+      this.schema = undefined;
+      throw error;
+    });
+    return this.schema;
+  }
+
+  private async migrate(): Promise<void> {
+    const latest = this.migrations.at(-1)?.version ?? 0;
+    await this.transaction('BEGIN', async (client) => {
+      // Replicas started together: one migrates, the others wait here and then find nothing to do.
+      await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+      await client.query('CREATE TABLE IF NOT EXISTS knowledge_schema (version integer NOT NULL)');
+      const { rows } = await client.query('SELECT max(version) AS version FROM knowledge_schema');
+      const version = (rows[0].version as number | null) ?? 0;
+      if (version > latest) {
+        throw new StoreError(
+          `the knowledge store in ${this.home} was written by a newer version (schema ${version}; this server knows up to ${latest}): upgrade the server`,
+        );
+      }
+      for (const migration of this.migrations.filter((m) => m.version > version)) await client.query(migration.sql);
+      if (version < latest) {
+        await client.query('DELETE FROM knowledge_schema');
+        await client.query('INSERT INTO knowledge_schema (version) VALUES ($1)', [latest]);
+      }
+    });
+  }
+
+  private async transaction<T>(begin: string, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    let failure: Error | undefined;
+    try {
+      await client.query(begin);
+      const result = await work(client);
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      failure = error as Error;
+      await client.query('ROLLBACK').catch(() => {});
+      throw error;
+    } finally {
+      // A connection that failed may be broken: the pool drops it rather than lend it again.
+      client.release(failure);
+    }
+  }
+}

@@ -1,0 +1,224 @@
+import { createHash } from 'node:crypto';
+import {
+  type CrawlLimits,
+  chunkPage,
+  type FileOutcome,
+  type KnowledgeSource,
+  type Page,
+  type PageOutcome,
+  readFolder,
+  readSitemap,
+  sourceKey,
+  withoutCredentials,
+} from '../knowledge/knowledge.ts';
+import type {
+  KnowledgeSnapshot,
+  KnowledgeStore,
+  SourceState,
+  StoredPage,
+  SyncChanges,
+} from '../knowledge-store/knowledge-store.ts';
+
+export interface SyncOptions extends CrawlLimits {
+  /** A page's language when it does not say. */
+  language: string;
+  log: (line: string) => void;
+  /** Called as pages are read: how many of how many listed so far. */
+  progress?: (done: number, total: number) => void;
+  /** Receives the sitemaps' pages as they come in, for a first index that cannot wait for them all. */
+  found?: Page[];
+}
+
+/** What a sync did, for its summary line and the command's. */
+export interface SyncSummary {
+  new: number;
+  changed: number;
+  /** Asked and answered `304`, fetched with the same text (or a file with the same bytes), or skipped by `<lastmod>`. */
+  unchanged: { notModified: number; sameText: number; lastmod: number };
+  removed: number;
+  /** Addresses not taken, counted by reason (`robots.txt`, `another origin`, `HTTP 500`, ...). */
+  skipped: Record<string, number>;
+  bytes: number;
+  ms: number;
+}
+
+/** A page's extracted text as a hash: a `200` with the same hash changes nothing downstream (no chunking, no index). */
+export const pageHash = (page: Page) =>
+  createHash('sha256')
+    .update(JSON.stringify([page.url, page.title, page.language, page.sections]))
+    .digest('base64url');
+
+/** The summary's names for why an address was not taken. */
+function reasonKind(reason: string): string {
+  const status = /answered (\d{3})/.exec(reason);
+  if (status) return `HTTP ${status[1]}`;
+  if (reason.startsWith('robots.txt')) return 'robots.txt';
+  if (reason.includes('another origin')) return 'another origin';
+  if (reason.includes('larger than')) return 'too large';
+  if (reason.includes('not HTML')) return 'not HTML';
+  if (reason.startsWith('past max_pages')) return 'past max_pages';
+  if (reason.startsWith('not a .md')) return 'not a page file';
+  return 'error';
+}
+
+/** The page as the store keeps it: its passages cut now, once, and kept until its text changes. */
+function storedPage(source: string, address: string, page: Page, hash: string, now: number): StoredPage {
+  return {
+    source,
+    address,
+    url: page.url,
+    title: page.title,
+    language: page.language,
+    textHash: hash,
+    fetchedAt: now,
+    changedAt: now,
+    passages: chunkPage(page).map(({ headings, text, tokens }) => ({ headings, text, tokens })),
+  };
+}
+
+/**
+ * Reads `sources` against what `snapshot` holds and says what changed: new and changed pages (chunked once), unchanged
+ * ones (only their validators and time), removed ones (gone from the listing, `404`, `410`, not a page any more), and
+ * every address not taken. A page that failed otherwise keeps its last copy; a source that cannot be read at all keeps
+ * all its pages and is marked `failed: …`. `dropSources` (no longer configured) leave with their pages.
+ */
+export async function syncSources(
+  sources: readonly KnowledgeSource[],
+  snapshot: KnowledgeSnapshot,
+  dropSources: string[],
+  options: SyncOptions,
+): Promise<{ changes: SyncChanges; summary: SyncSummary }> {
+  const started = Date.now();
+  const changes: SyncChanges = { sources: [], put: [], touch: [], remove: [], skipped: [], dropSources };
+  const summary: SyncSummary = {
+    new: 0,
+    changed: 0,
+    unchanged: { notModified: 0, sameText: 0, lastmod: 0 },
+    removed: 0,
+    skipped: {},
+    bytes: 0,
+    ms: 0,
+  };
+  for (const source of sources) {
+    const key = sourceKey(source);
+    const stored = new Map(snapshot.pages.filter((page) => page.source === key).map((page) => [page.address, page]));
+    const language = source.language ?? options.language;
+    const now = Date.now();
+    let outcomes: (PageOutcome | FileOutcome)[];
+    try {
+      if ('sitemap' in source) {
+        const limits = { ...options, maxPages: source.maxPages ?? options.maxPages };
+        const read = await readSitemap(source.sitemap, language, limits, options.log, {
+          known: stored,
+          now,
+          progress: options.progress,
+          found: options.found,
+        });
+        outcomes = [...read.outcomes, ...read.skipped.map((skip) => ({ ...skip, kind: 'skipped' as const }))];
+      } else {
+        outcomes = await readFolder(source.path, source.url, language, options.log, stored);
+      }
+    } catch (error) {
+      const state: SourceState = { source: key, state: `failed: ${(error as Error).message}`, syncedAt: now };
+      changes.sources.push(state);
+      options.log(`[knowledge] ${key} was not read (its pages are kept): ${(error as Error).message}`);
+      continue;
+    }
+    const kept = new Set<string>();
+    for (const outcome of outcomes) {
+      const { address } = outcome;
+      const before = stored.get(address);
+      if (outcome.kind === 'page') {
+        kept.add(address);
+        summary.bytes += outcome.bytes;
+        const hash = 'textHash' in outcome ? outcome.textHash : pageHash(outcome.page);
+        const validators = {
+          ...('etag' in outcome && outcome.etag ? { etag: outcome.etag } : {}),
+          ...('lastModified' in outcome && outcome.lastModified ? { lastModified: outcome.lastModified } : {}),
+          ...('mtimeMs' in outcome ? { mtimeMs: outcome.mtimeMs } : {}),
+        };
+        if (before?.textHash === hash) {
+          summary.unchanged.sameText++;
+          changes.touch.push({ source: key, address, ...validators, fetchedAt: now });
+        } else {
+          summary[before ? 'changed' : 'new']++;
+          changes.put.push({ ...storedPage(key, address, outcome.page, hash, now), ...validators });
+        }
+      } else if (outcome.kind === 'not-modified' || outcome.kind === 'unchanged') {
+        kept.add(address);
+        summary.unchanged[outcome.kind === 'unchanged' ? 'sameText' : 'notModified']++;
+        const { kind: _, ...validators } = outcome;
+        if (before) changes.touch.push({ ...validators, source: key, address, fetchedAt: now });
+      } else if (outcome.kind === 'lastmod') {
+        kept.add(address);
+        summary.unchanged.lastmod++;
+      } else {
+        if (outcome.kind === 'failed' && before) kept.add(address);
+        const kind = reasonKind(outcome.reason);
+        summary.skipped[kind] = (summary.skipped[kind] ?? 0) + 1;
+        changes.skipped.push({ source: key, url: address, reason: outcome.reason });
+      }
+    }
+    for (const address of stored.keys()) {
+      if (kept.has(address)) continue;
+      changes.remove.push({ source: key, address });
+      summary.removed++;
+    }
+    changes.sources.push({ source: key, state: kept.size > 0 ? 'ok' : 'empty', syncedAt: now });
+  }
+  summary.ms = Date.now() - started;
+  return { changes, summary };
+}
+
+/** The summary as one line: what the server logs and the command prints last. */
+export function summaryLine(summary: SyncSummary): string {
+  const { notModified, sameText, lastmod } = summary.unchanged;
+  const skipped = Object.entries(summary.skipped)
+    .map(([reason, count]) => `${count} ${reason}`)
+    .join(', ');
+  return (
+    `${summary.new} new, ${summary.changed} changed, ${notModified + sameText + lastmod} unchanged ` +
+    `(${notModified} by 304, ${sameText} same text, ${lastmod} by <lastmod>), ${summary.removed} removed, ` +
+    `skipped: ${skipped || 'none'}; ${(summary.bytes / 1e6).toFixed(1)} MB fetched in ${(summary.ms / 1000).toFixed(1)} s`
+  );
+}
+
+/** The sources that need a sync now (all of them with `all`), and the stored ones that left the list. */
+export function sourcesToSync(
+  sources: readonly KnowledgeSource[],
+  snapshot: KnowledgeSnapshot,
+  all: boolean,
+  refreshMs: number,
+) {
+  const now = Date.now();
+  const keys = new Set(sources.map(sourceKey));
+  const synced = new Map(snapshot.sources.map((state) => [state.source, state.syncedAt]));
+  const due = sources.filter((source) => {
+    const at = synced.get(sourceKey(source));
+    return all || at === undefined || now - at >= refreshMs;
+  });
+  return { due, drop: [...synced.keys()].filter((key) => !keys.has(key)) };
+}
+
+/**
+ * One sync of what is due (every source with `all`, the default) into `store`, under its lock: `{ ran: false }` when
+ * another process holds it. What is due is decided on the store as it is once the lock is held, since another
+ * replica may have synced in the meantime. The server's refresh and `npm run knowledge -- sync` both run this.
+ */
+export async function syncOnce(
+  store: KnowledgeStore,
+  sources: readonly KnowledgeSource[],
+  options: SyncOptions & { all?: boolean; refreshMs?: number },
+) {
+  // No log line carries an address's credentials, whichever part of the library writes it.
+  const log = (line: string) => options.log(withoutCredentials(line));
+  return store.withSyncLock(async () => {
+    const fresh = await store.load();
+    const { due, drop } = sourcesToSync(sources, fresh, options.all ?? true, options.refreshMs ?? 0);
+    if (due.length === 0 && drop.length === 0) return undefined;
+    const { changes, summary } = await syncSources(due, fresh, drop, { ...options, log });
+    await store.commit(changes);
+    log(`[knowledge] sync done: ${summaryLine(summary)}`);
+    return summary;
+  });
+}
