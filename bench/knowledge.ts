@@ -106,7 +106,7 @@ function quality(index: KnowledgeIndex): Quality {
   let reciprocal = 0;
   const misses: string[] = [];
   for (const { question, page } of QUESTIONS) {
-    const pages = [...new Set(retrieve(index, { latest: question }).map(({ passage }) => passage.url))];
+    const pages = [...new Set(retrieve(index, { latest: question }).map(({ passage }) => passage.page))];
     const rank = pages.indexOf(npmPage(page)) + 1;
     if (rank > 0) {
       found++;

@@ -154,6 +154,15 @@ export type ParsedChatRequest =
   | { ok: true; request: ChatRequest; sources: ReplySource[]; passages: number }
   | { ok: false; reason: string };
 
+/**
+ * The visitor's language, as the page sends it beside the chat request (proxy mode): a BCP 47 tag, for retrieval only.
+ * It is never forwarded.
+ */
+export function visitorLanguage(body: unknown): string | undefined {
+  const tag = isRecord(body) ? body.language : undefined;
+  return typeof tag === 'string' && /^[a-z]{2,3}(-[a-z0-9]{1,8})*$/i.test(tag) ? tag : undefined;
+}
+
 /** A JSON object (not `null`, not an array): what a body, a message or a reply's part must be. */
 export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -3,15 +3,15 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { CHAT_COMPLETIONS_PATH, LIMIT_ERROR_CODES } from '../../contract/llm.ts';
 import { apiError, type RefusalCode, refusalLine } from '../api-error.ts';
 import type { ProxyOptions, ServerEnv, Upstream } from '../hono-env.ts';
-import { formatMaterial } from '../knowledge/knowledge.ts';
 import { DEFAULT_MAX_BODY_BYTES, limitBody } from '../limits/body-limit.ts';
 import type { Counters } from '../limits/counters.ts';
 import { rateLimit } from '../limits/rate-limit.ts';
 import { type Reservation, readUsage, reservationFor, type SpendCap, type TokenUsage } from '../limits/spend-cap.ts';
-import { breakControlSequences, parseChatRequest } from './chat-request.ts';
+import { visitorLanguage } from './chat-request.ts';
 import { DEMO_MODEL } from './demo-responder.ts';
 import { Exchange } from './exchange.ts';
 import { describeProviderError, rebuildCompletion } from './reply-rebuild.ts';
+import { lookUpSite, searchAgain } from './search-words.ts';
 import { MAX_EVENT_BYTES, MAX_REPLY_BYTES, relayStream } from './sse-relay.ts';
 import { callUpstream, readBounded, type UpstreamAnswer, upstreamLabel } from './upstream.ts';
 
@@ -92,24 +92,21 @@ async function forwardChat(
     return refuse(400, 'invalid_body', 'The body is not valid JSON.');
   }
   // The site's pages: the passages found for the question (none before the first index, none when not covered).
-  const { knowledge } = options;
-  const lookUp =
-    knowledge &&
-    ((latest: string, previous: string | undefined) =>
-      formatMaterial(
-        knowledge.retrieve({ latest, previous, language: options.assistant?.language }).map((f) => f.passage),
-        breakControlSequences,
-      ));
-  const parsed = parseChatRequest(body, upstream.kind === 'demo' ? DEMO_MODEL : upstream.model, {
-    instructions: options.assistant?.instructions,
-    history: options.assistant?.page.history ?? 0,
-    lookUp,
-    ...(options.assistant?.page.pageContext
-      ? { pageOrigin: (origin: string) => framesAllowed(origin, c.req.header('host') ?? '') }
-      : {}),
-  });
-  if (!parsed.ok) return refuse(400, 'invalid_body', parsed.reason);
-  const { request, sources, passages } = parsed;
+  const { knowledge, assistant } = options;
+  const site = lookUpSite(
+    body,
+    upstream.kind === 'demo' ? DEMO_MODEL : upstream.model,
+    {
+      instructions: assistant?.instructions,
+      history: assistant?.page.history ?? 0,
+      ...(assistant?.page.pageContext
+        ? { pageOrigin: (origin: string) => framesAllowed(origin, c.req.header('host') ?? '') }
+        : {}),
+    },
+    knowledge,
+    { language: visitorLanguage(body) ?? assistant?.language, rewrite: assistant?.rewriteQuestions !== false },
+  );
+  if (!site.parsed.ok) return refuse(400, 'invalid_body', site.parsed.reason);
   // Counted once the provider answers: what site owners learn of their pages' coverage, never the question.
   const countAnswer = () => {
     if (!knowledge) return;
@@ -120,7 +117,7 @@ async function forwardChat(
   // The demo costs nothing. A provider's call is paid for before it is made, so that no burst can outrun the cap.
   let reservation: Reservation | undefined;
   if (spendCap && upstream.kind === 'provider') {
-    const held = await spendCap.reserve(reservationFor(request));
+    const held = await spendCap.reserve(reservationFor(site.parsed.request) + (site.searchWords?.reserve ?? 0));
     if ('retryAfter' in held) {
       metrics?.rateLimited.inc({ reason: 'spend_cap' });
       log(refusalLine(c, 429, LIMIT_ERROR_CODES.daily, ` (${spendCap.dailyLimit} tokens today)`));
@@ -128,11 +125,15 @@ async function forwardChat(
     }
     reservation = held;
   }
+  // Counted with the reply, under the same reservation: the search words are part of the visitor's message.
+  const searched = await searchAgain(site, upstream, c.req.raw.signal, log);
+  const searchUsage = searched?.usage?.total ?? 0;
+  const { request, sources, passages } = searched?.parsed.ok ? searched.parsed : site.parsed;
   // Settles once the usage is counted, so that the next request (on any replica) sees it.
   const recordUsage = async (usage: TokenUsage) => {
-    metrics?.tokens.inc({ kind: 'prompt' }, usage.prompt);
-    metrics?.tokens.inc({ kind: 'completion' }, usage.completion);
-    const today = await reservation?.settle(usage.total);
+    metrics?.tokens.inc({ kind: 'prompt' }, usage.prompt + (searched?.usage?.prompt ?? 0));
+    metrics?.tokens.inc({ kind: 'completion' }, usage.completion + (searched?.usage?.completion ?? 0));
+    const today = await reservation?.settle(usage.total + searchUsage);
     if (today !== undefined) log(`[llm-proxy] usage tokens=${usage.total} today=${today}/${spendCap?.dailyLimit}`);
   };
 
@@ -153,16 +154,16 @@ async function forwardChat(
 
   let answer: UpstreamAnswer;
   try {
-    answer = await callUpstream(upstream, request, exchange.signal, knowledge && sources);
+    answer = await callUpstream(upstream, request, exchange.signal, knowledge && sources, site.searchWords?.reason);
   } catch (error) {
     // Nothing was sent to a provider that could not be connected to: it cost nothing.
-    if (NEVER_SENT.has((error as NodeJS.ErrnoException).code ?? '')) await reservation?.settle(0);
+    if (NEVER_SENT.has((error as NodeJS.ErrnoException).code ?? '')) await reservation?.settle(searchUsage);
     return failed();
   }
 
   if (answer.status < 200 || answer.status > 299) {
-    // The provider refused the call, so it cost nothing: the reservation is given back.
-    await reservation?.settle(0);
+    // The provider refused the call, so it cost nothing but the search words: the rest is given back.
+    await reservation?.settle(searchUsage);
     // Read only for its `type` and `code` (bounded): its message may quote the request or describe the account.
     const said = await providerErrorOf(answer).catch(() => '');
     exchange.end();

@@ -1,6 +1,7 @@
 import { Agent, request as sendRequest } from 'undici';
 import type { ReplySource } from '../../contract/llm.ts';
 import type { Upstream } from '../hono-env.ts';
+import type { SearchWordsReason } from '../knowledge/knowledge.ts';
 import type { ChatRequest } from './chat-request.ts';
 import { demoResponse } from './demo-responder.ts';
 
@@ -25,16 +26,18 @@ export function upstreamLabel(upstream: ChatUpstream): string {
 
 /**
  * Sends a checked chat request to the provider, or has the demo responder answer it in its place (saying which of the
- * site's pages were found, when `sources` are given: the site has `knowledge`).
+ * site's pages were found, when `sources` are given: the site has `knowledge`; and why it would have asked a model for
+ * search words, when `searchWords` says).
  */
 export function callUpstream(
   upstream: ChatUpstream,
   request: ChatRequest,
   signal: AbortSignal,
   sources?: readonly ReplySource[],
+  searchWords?: SearchWordsReason,
 ): Promise<UpstreamAnswer> {
   return upstream.kind === 'demo'
-    ? Promise.resolve(answerOf(demoResponse(request, sources)))
+    ? Promise.resolve(answerOf(demoResponse(request, sources, searchWords)))
     : callProvider(upstream, request, signal);
 }
 

@@ -2,6 +2,9 @@ import type { Page } from './page.ts';
 
 /** One passage of a page: what the index holds and what the model may be given, with where it came from. */
 export interface Passage {
+  /** Its page's address. */
+  page: string;
+  /** Where it is: its page's address, with `#id` when its section has an id. */
   url: string;
   title: string;
   /** The headings above the passage, outermost first. */
@@ -47,9 +50,11 @@ function cutParagraph(paragraph: string): string[] {
 export function chunkPage(page: Page): Passage[] {
   const passages: Passage[] = [];
   for (const section of page.sections) {
+    const url = section.id ? `${page.url.split('#')[0]}#${encodeURIComponent(section.id)}` : page.url;
     const add = (text: string) =>
       passages.push({
-        url: page.url,
+        page: page.url,
+        url,
         title: page.title,
         headings: section.headings,
         text,

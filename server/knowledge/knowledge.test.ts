@@ -51,7 +51,7 @@ describe('the knowledge library', () => {
     expect(knowledge.isReady()).toBe(true);
     expect(urls(knowledge.retrieve({ latest: 'When does the shop open?' }))).toEqual([`${site.origin}/hours`]);
     expect(urls(knowledge.retrieve({ latest: 'Can I return a spade for a refund?' }))).toEqual([
-      'https://shop.example.com/help/returns',
+      'https://shop.example.com/help/returns#returns-policy',
     ]);
   });
 

@@ -3,14 +3,21 @@
 // `startKnowledge` wraps both in the reading of sources and the refresh timer.
 import { readFolder } from './folder-source.ts';
 import { isWebAddress, type Page } from './page.ts';
-import { type Question, type RetrievalLimits, retrieve, type ScoredPassage } from './retrieve.ts';
+import {
+  type Question,
+  type RetrievalLimits,
+  retrieve,
+  type ScoredPassage,
+  type SearchWordsReason,
+  searchWordsReason,
+} from './retrieve.ts';
 import { buildIndex, type KnowledgeIndex } from './search-index.ts';
 import { type CrawlLimits, readSitemap } from './sitemap-source.ts';
 
 export { filePage } from './folder-source.ts';
 export { formatMaterial, MATERIAL_PREAMBLE, type Material } from './material.ts';
 export type { Page } from './page.ts';
-export { retrieve } from './retrieve.ts';
+export { type Question, RETRIEVAL_LIMITS, retrieve, type SearchWordsReason, searchWordsReason } from './retrieve.ts';
 export { buildIndex, type KnowledgeIndex } from './search-index.ts';
 
 /** One entry of the site's `knowledge:` list: a folder published at `url`, or a sitemap. */
@@ -44,6 +51,10 @@ export interface Knowledge {
   isReady(): boolean;
   /** {@link retrieve} on the current index; no passages before the first one is built. */
   retrieve(question: Question, limits?: RetrievalLimits): ScoredPassage[];
+  /** {@link searchWordsReason} on the current index: why to ask a model for search words; none before it is built. */
+  searchWordsReason(question: Question): SearchWordsReason | undefined;
+  /** The pages' most common language, once the index is built. */
+  language(): string | undefined;
   /** Reads every source again now and swaps the index when the new one is built. */
   refresh(): Promise<void>;
   /** Stops the refresh timer; the current index keeps answering. */
@@ -113,6 +124,8 @@ export function startKnowledge(
     ready,
     isReady: () => index !== undefined,
     retrieve: (question, limits) => (index ? retrieve(index, question, limits) : []),
+    searchWordsReason: (question) => (index ? searchWordsReason(index, question) : undefined),
+    language: () => index?.language,
     refresh,
     stop: () => {
       stopped = true;

@@ -4,6 +4,7 @@ import type { Passage } from './chunk.ts';
 import { formatMaterial, MATERIAL_PREAMBLE } from './material.ts';
 
 const passage = (url: string, title: string, text: string, headings: string[] = []): Passage => ({
+  page: url.split('#')[0],
   url,
   title,
   headings,

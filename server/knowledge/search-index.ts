@@ -8,6 +8,7 @@ import { DEFAULT_LANGUAGE, ruleLanguage, tokenize } from './tokenize.ts';
 interface IndexedPassage {
   id: number;
   title: string;
+  keywords: string;
   headings: string;
   text: string;
 }
@@ -22,8 +23,8 @@ export interface KnowledgeIndex {
   readonly language: string;
 }
 
-/** A page's title and headings count above its body text. */
-const FIELD_BOOST = { title: 3, headings: 2, text: 1 };
+/** A page's title (and the keywords its owner adds, as synonyms of it) and headings count above its body text. */
+const FIELD_BOOST = { title: 3, keywords: 3, headings: 2, text: 1 };
 
 /** Passages are added in slices this size, with a turn of the event loop between, so chat requests are never held up. */
 const SLICE = 16;
@@ -35,7 +36,7 @@ const keepTerm = (term: string) => term || null;
 /** An empty index, and the one that every query of a build reads: the same options for adding and searching. */
 function emptySearch(): MiniSearch<IndexedPassage> {
   return new MiniSearch<IndexedPassage>({
-    fields: ['title', 'headings', 'text'],
+    fields: ['title', 'keywords', 'headings', 'text'],
     tokenize: splitTerms,
     processTerm: keepTerm,
     searchOptions: { boost: FIELD_BOOST, prefix: false, fuzzy: false, combineWith: 'OR' },
@@ -60,14 +61,16 @@ export async function buildIndex(pages: readonly Page[]): Promise<KnowledgeIndex
     // Every passage of a page has its title and language: the title is cut into terms once.
     const titleTerms = tokenize(page.title, page.language);
     const title = titleTerms.join(' ');
+    const keywordTerms = tokenize(page.keywords ?? '', page.language);
+    const keywords = keywordTerms.join(' ');
     for (const passage of chunkPage(page)) {
       const id = passages.push(passage) - 1;
       const headings = tokenize(passage.headings.join(' '), passage.language);
       const text = tokenize(passage.text, passage.language);
-      for (const term of new Set([...titleTerms, ...headings, ...text])) {
+      for (const term of new Set([...titleTerms, ...keywordTerms, ...headings, ...text])) {
         documentFrequency.set(term, (documentFrequency.get(term) ?? 0) + 1);
       }
-      added.push({ id, title, headings: headings.join(' '), text: text.join(' ') });
+      added.push({ id, title, keywords, headings: headings.join(' '), text: text.join(' ') });
     }
     const language = ruleLanguage(page.language);
     languages.set(language, (languages.get(language) ?? 0) + added.length);

@@ -179,5 +179,6 @@ async function readPage(
     title: draft.title ?? new URL(url).pathname,
     language: draft.language ?? language,
     sections: draft.sections,
+    ...(draft.keywords ? { keywords: draft.keywords } : {}),
   };
 }

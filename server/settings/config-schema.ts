@@ -84,6 +84,7 @@ export const configSchema = v.strictObject(
     ),
     persist: v.optional(v.picklist(['off', 'tab'], 'must be off or tab')),
     page_context: v.optional(v.boolean('must be true or false')),
+    rewrite_questions: v.optional(v.boolean('must be true or false')),
   },
   'is not a known key',
 );
