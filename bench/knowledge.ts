@@ -6,6 +6,7 @@ import { loadavg } from 'node:os';
 import { eng } from 'stopword';
 import { buildIndex, filePage, type KnowledgeIndex, type Page, retrieve } from '../server/knowledge/knowledge.ts';
 import { CORPUS_PACKAGES, OFF_TOPIC_QUESTIONS, QUESTIONS } from './knowledge-questions.ts';
+import { retrievalEvaluation } from './knowledge-retrieval.ts';
 import { machineLine, markdownTable, met, ms, quantile, writeResults } from './table.ts';
 
 /** The issue's targets. */
@@ -130,6 +131,7 @@ const heapMb = () => {
 
 async function main() {
   const loadBefore = loadavg();
+  const evaluation = await retrievalEvaluation();
   const readmes = readmePages();
   const small = quality(await buildIndex(readmes));
 
@@ -204,6 +206,7 @@ async function main() {
     `# Knowledge retrieval (${QUESTIONS.length} questions, ${OFF_TOPIC_QUESTIONS.length} off-topic)`,
     table,
     misses.length > 0 ? `Missed:\n${misses.join('\n')}` : 'Missed: none.',
+    `## The shop and two HTML documentation sites (issue 35)\n\n${evaluation.text}`,
     `Measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC; ${machineLine(loadBefore)}${globalThis.gc ? '' : '; heap measured without --expose-gc'}.`,
   ].join('\n\n');
   console.log(text);
@@ -215,6 +218,7 @@ async function main() {
     p50,
     p95,
     longestGap: Math.max(...gaps),
+    corpora: evaluation.scores,
   });
 }
 

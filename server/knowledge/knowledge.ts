@@ -4,6 +4,7 @@
 import { readFolder } from './folder-source.ts';
 import { isWebAddress, type Page } from './page.ts';
 import {
+  explain,
   type Question,
   type RetrievalLimits,
   retrieve,
@@ -55,6 +56,8 @@ export interface Knowledge {
   searchWordsReason(question: Question): SearchWordsReason | undefined;
   /** The pages' most common language, once the index is built. */
   language(): string | undefined;
+  /** {@link explain} on the current index (for `npm run knowledge -- ask`); none before it is built. */
+  explain(question: Question): ReturnType<typeof explain> | undefined;
   /** Reads every source again now and swaps the index when the new one is built. */
   refresh(): Promise<void>;
   /** Stops the refresh timer; the current index keeps answering. */
@@ -126,6 +129,7 @@ export function startKnowledge(
     retrieve: (question, limits) => (index ? retrieve(index, question, limits) : []),
     searchWordsReason: (question) => (index ? searchWordsReason(index, question) : undefined),
     language: () => index?.language,
+    explain: (question) => (index ? explain(index, question) : undefined),
     refresh,
     stop: () => {
       stopped = true;

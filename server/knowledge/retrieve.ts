@@ -63,64 +63,110 @@ export interface ScoredPassage {
 /** How rare a term is among `count` passages (BM25's IDF). */
 const rarity = (count: number, found: number) => Math.log(1 + (count - found + 0.5) / (found + 0.5));
 
-/** The passages that hold enough of one question's weight, best first. */
-function candidates(index: KnowledgeIndex, text: string, language: string, limits: RetrievalLimits): ScoredPassage[] {
+/** One term of a question: in how many passages it is, its weight, and whether it was searched for. */
+export interface WeighedTerm {
+  term: string;
+  passages: number;
+  weight: number;
+  /** Left out of the search and of the weight as too common, or searched for (a word no passage holds is not). */
+  use: 'searched' | 'absent' | 'common';
+}
+
+/** One text's terms and every passage that holds any of them (whatever its coverage), best first. */
+function weigh(index: KnowledgeIndex, text: string, language: string, limits: RetrievalLimits) {
   const terms = [...new Set(tokenize(text, scriptLanguage(text, language)))];
   const count = index.passages.length;
   const found = (term: string) => index.documentFrequency.get(term) ?? 0;
   // Common words are left out of both the search and the weight, unless the question has no other word the index knows.
   const common = Math.max(limits.commonShare * count, limits.commonMinimum);
   const rare = terms.filter((term) => found(term) <= common);
-  const counted = rare.some((term) => found(term) > 0) ? rare : terms;
-  const weight = new Map(
-    counted.map((term) => [
-      term,
-      found(term) > 0 ? rarity(count, found(term)) : Math.min(1, count / limits.absentFullAt) * rarity(count, 1),
-    ]),
-  );
-  const total = [...weight.values()].reduce((sum, value) => sum + value, 0);
-  const searched = counted.filter((term) => found(term) > 0);
-  if (total === 0 || searched.length === 0) return [];
+  const counted = new Set(rare.some((term) => found(term) > 0) ? rare : terms);
+  const weighed: WeighedTerm[] = terms.map((term) => ({
+    term,
+    passages: found(term),
+    weight: !counted.has(term)
+      ? 0
+      : found(term) > 0
+        ? rarity(count, found(term))
+        : Math.min(1, count / limits.absentFullAt) * rarity(count, 1),
+    use: !counted.has(term) ? 'common' : found(term) > 0 ? 'searched' : 'absent',
+  }));
+  const weight = new Map(weighed.map((each) => [each.term, each.weight]));
+  const total = weighed.reduce((sum, each) => sum + each.weight, 0);
+  const searched = weighed.filter((each) => each.use === 'searched').map((each) => each.term);
   const scored: ScoredPassage[] = [];
-  for (const result of index.search.search(searched.join(' '))) {
-    const held = result.queryTerms.reduce((sum, term) => sum + (weight.get(term) ?? 0), 0);
-    const coverage = held / total;
-    if (coverage >= limits.minCoverage)
-      scored.push({ passage: index.passages[result.id], score: result.score, coverage });
+  if (total > 0 && searched.length > 0) {
+    for (const result of index.search.search(searched.join(' '))) {
+      const held = result.queryTerms.reduce((sum, term) => sum + (weight.get(term) ?? 0), 0);
+      scored.push({ passage: index.passages[result.id], score: result.score, coverage: held / total });
+    }
   }
-  return scored;
+  return { terms: weighed, scored };
+}
+
+/** The passages that hold enough of one question's weight, best first. */
+const candidates = (index: KnowledgeIndex, text: string, language: string, limits: RetrievalLimits) =>
+  weigh(index, text, language, limits).scored.filter(({ coverage }) => coverage >= limits.minCoverage);
+
+/** What became of a candidate passage, and by which rule. */
+export type Verdict = 'given' | 'already given' | 'below minCoverage' | 'maxPassages' | 'maxPerPage' | 'maxTokens';
+
+/** The texts looked up for a question, in order: the model's search words, the latest message, the previous one. */
+function texts(index: KnowledgeIndex, question: Question): [string, string][] {
+  const language = question.language ?? index.language;
+  return [
+    ...(question.searchWords ? [[question.searchWords, index.language] as [string, string]] : []),
+    ...[question.latest, question.previous ?? '']
+      .filter((text) => text.trim() !== '')
+      .map((text) => [text, language] as [string, string]),
+  ];
+}
+
+/** Takes candidates in order within the limits, saying of each what became of it. */
+function choose(found: readonly ScoredPassage[], limits: RetrievalLimits): Verdict[] {
+  const chosen: ScoredPassage[] = [];
+  const perPage = new Map<string, number>();
+  let tokens = 0;
+  return found.map((candidate): Verdict => {
+    const { passage } = candidate;
+    if (candidate.coverage < limits.minCoverage) return 'below minCoverage';
+    if (chosen.some((taken) => taken.passage === passage)) return 'already given';
+    if (chosen.length === limits.maxPassages) return 'maxPassages';
+    if ((perPage.get(passage.page) ?? 0) >= limits.maxPerPage) return 'maxPerPage';
+    if (tokens + passage.tokens > limits.maxTokens) return 'maxTokens';
+    chosen.push(candidate);
+    perPage.set(passage.page, (perPage.get(passage.page) ?? 0) + 1);
+    tokens += passage.tokens;
+    return 'given';
+  });
 }
 
 /**
- * The passages to give the model for a question: a pure function of the index and the question. The latest message's
- * passages come first, then the previous question's; at most `maxPassages` and `maxTokens` together, at most
- * `maxPerPage` from one page. A question that no passage covers well enough gets none.
+ * The passages to give the model for a question: a pure function of the index and the question. The search words'
+ * passages come first (when a model gave some), then the latest message's, then the previous question's; at most
+ * `maxPassages` and `maxTokens` together, at most `maxPerPage` from one page. A question that no passage covers well
+ * enough gets none.
  */
 export function retrieve(
   index: KnowledgeIndex,
   question: Question,
   limits: RetrievalLimits = RETRIEVAL_LIMITS,
 ): ScoredPassage[] {
-  const language = question.language ?? index.language;
-  const found = [
-    ...(question.searchWords ? candidates(index, question.searchWords, index.language, limits) : []),
-    ...[question.latest, question.previous ?? '']
-      .filter((text) => text.trim() !== '')
-      .flatMap((text) => candidates(index, text, language, limits)),
-  ];
-  const chosen: ScoredPassage[] = [];
-  const perPage = new Map<string, number>();
-  let tokens = 0;
-  for (const candidate of found) {
-    if (chosen.length === limits.maxPassages) break;
-    const { passage } = candidate;
-    if (chosen.some((taken) => taken.passage === passage)) continue;
-    if ((perPage.get(passage.page) ?? 0) >= limits.maxPerPage || tokens + passage.tokens > limits.maxTokens) continue;
-    chosen.push(candidate);
-    perPage.set(passage.page, (perPage.get(passage.page) ?? 0) + 1);
-    tokens += passage.tokens;
-  }
-  return chosen;
+  const found = texts(index, question).flatMap(([text, language]) => candidates(index, text, language, limits));
+  const verdicts = choose(found, limits);
+  return found.filter((_, at) => verdicts[at] === 'given');
+}
+
+/** What retrieval does with a question, for the owner (`npm run knowledge -- ask`): every text, term and candidate. */
+export function explain(index: KnowledgeIndex, question: Question, limits: RetrievalLimits = RETRIEVAL_LIMITS) {
+  const looked = texts(index, question).map(([text, language]) => ({ text, ...weigh(index, text, language, limits) }));
+  const found = looked.flatMap(({ scored }) => scored);
+  const verdicts = choose(found, limits);
+  return {
+    texts: looked.map(({ text, terms, scored }) => ({ text, terms, candidates: scored.length })),
+    candidates: found.map((candidate, at) => ({ ...candidate, verdict: verdicts[at] })),
+    searchWords: searchWordsReason(index, question, limits),
+  };
 }
 
 /**
