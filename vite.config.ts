@@ -8,6 +8,7 @@ import { compileHints } from './build/compile-hints.ts';
 import { embedLoader } from './build/embed-loader.ts';
 import { plainDynamicImports } from './build/plain-dynamic-imports.ts';
 import { prerenderCard } from './build/prerender-card.ts';
+import { serverWorker } from './build/server-worker.ts';
 import { sizeBudget } from './build/size-budget.ts';
 import { startUpPreload } from './build/start-up-preload.ts';
 import { llmServer } from './server/vite-plugin.ts';
@@ -23,6 +24,7 @@ export default defineConfig({
     embedLoader(),
     prerenderCard(),
     llmServer(),
+    serverWorker(),
   ],
   resolve: appResolve,
   // The dev server pre-bundles what the app's own page imports, found from it alone: left to itself, Vite scans every

@@ -5,6 +5,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { eng } from 'stopword';
 import { buildIndex, filePage, type KnowledgeIndex, type Page, retrieve } from '../server/knowledge/knowledge.ts';
+import { hostileRows } from './knowledge-hostile.ts';
 import { CORPUS_PACKAGES, OFF_TOPIC_QUESTIONS, QUESTIONS } from './knowledge-questions.ts';
 import { retrievalEvaluation } from './knowledge-retrieval.ts';
 import { machineLine, markdownTable, met, ms, quantile, writeResults } from './table.ts';
@@ -161,6 +162,7 @@ async function main() {
   }
   const p50 = quantile(times, 0.5);
   const p95 = quantile(times, 0.95);
+  const hostile = await hostileRows();
   const row = (name: string, value: string, target: string, ok: boolean) => [name, value, target, met(ok)];
   const table = markdownTable(
     ['', 'measured', 'target', 'met'],
@@ -196,6 +198,7 @@ async function main() {
       row('heap held by the index', `${heldMb.toFixed(0)} MB`, '', true),
       row('retrieval p50', ms(p50), '', true),
       row('retrieval p95', ms(p95), '≤ 20 ms', p95 <= TARGETS.p95Ms),
+      ...hostile.rows,
     ],
   );
   const misses = [
@@ -219,6 +222,7 @@ async function main() {
     p95,
     longestGap: Math.max(...gaps),
     corpora: evaluation.scores,
+    hostile: hostile.data,
   });
 }
 

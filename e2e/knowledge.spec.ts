@@ -151,10 +151,10 @@ test('gives an off-topic question nothing: no passages, no sources, the message 
 test('shows a hostile title as text', async ({ chat, fake }) => {
   await chat.sendWithEnter('How long is the warranty on a lawnmower engine?');
   const { links } = await shownSources(chat);
-  expect(links).toEqual([[HOSTILE_TITLE, `${DOCS_URL}warranty`, '_blank', 'noopener noreferrer']]);
+  expect(links).toEqual([[HOSTILE_TITLE, `${DOCS_URL}warranty#warranty`, '_blank', 'noopener noreferrer']]);
   expect(await chat.page.evaluate(() => (window as { hostile?: number }).hostile)).toBeUndefined();
   await expect(chat.page.getByRole('region', { name: 'Sources' }).locator('img, b')).toHaveCount(0);
-  expect(lastSent(fake).messages[0].content).toContain(`— ${DOCS_URL}warranty`);
+  expect(lastSent(fake).messages[0].content).toContain(`— ${DOCS_URL}warranty#warranty\n`);
 });
 
 test('never fetches what robots.txt disallows, nor another origin', async ({ shop, elsewhere }) => {

@@ -5,10 +5,11 @@ import type { AddressInfo } from 'node:net';
 // A site for the knowledge library's tests: a sitemap, robots.txt, pages and redirects on 127.0.0.1, with every
 // request recorded, so a test can assert what was never fetched. A second one, on another port, is another origin.
 
-/** One answer of the site: a body with a type, or a redirect. */
+/** One answer of the site: a body with a type (and headers, such as `Content-Encoding`), a redirect, or silence. */
 export type SiteAnswer =
-  | { body: string; type?: string; status?: number }
-  | { redirect: string; status?: 301 | 302 | 303 | 307 | 308 };
+  | { body: string | Uint8Array; type?: string; status?: number; headers?: Record<string, string> }
+  | { redirect: string; status?: 301 | 302 | 303 | 307 | 308 }
+  | { hang: true };
 
 export interface KnowledgeSite {
   /** `http://127.0.0.1:PORT`. */
@@ -33,10 +34,15 @@ export async function startKnowledgeSite(answers: Record<string, SiteAnswer> = {
     const answer = routes.get(path);
     if (answer === undefined) {
       response.writeHead(404, { 'Content-Type': 'text/plain' }).end('Not found');
+    } else if ('hang' in answer) {
+      // Nothing is ever sent: the client's time limit ends it, or the site's close.
     } else if ('redirect' in answer) {
       response.writeHead(answer.status ?? 302, { Location: answer.redirect }).end();
     } else {
-      response.writeHead(answer.status ?? 200, { 'Content-Type': answer.type ?? 'text/html; charset=utf-8' });
+      response.writeHead(answer.status ?? 200, {
+        'Content-Type': answer.type ?? 'text/html; charset=utf-8',
+        ...answer.headers,
+      });
       response.end(answer.body);
     }
   });

@@ -1,6 +1,7 @@
 // @vitest-environment node
 import { describe, expect, it } from 'vitest';
-import { breakControlSequences, CONTROL_SEQUENCES, parseChatRequest } from './chat-request.ts';
+import { parseChatRequest } from './chat-request.ts';
+import { breakControlSequences, CONTROL_SEQUENCES } from './control-sequences.ts';
 
 const WORD_JOINER = '\u2060';
 /** Whether any control sequence survives in `text`, in any case. */
@@ -15,8 +16,14 @@ describe('breaking chat-template control sequences', () => {
   });
 
   it('leaves ordinary markup and text as typed', () => {
-    const text = 'Is <b>bold</b> or <sup>1</sup> [link](x) a <|thing|>? Use s> and <s >.';
+    const text = 'Is <b>bold</b> or <sup>1</sup> [link](x) a <|thing? Use s> and <s >, [INST or |>.';
     expect(breakControlSequences(text)).toBe(text);
+  });
+
+  it('breaks every <|word|> and DeepSeek <｜…｜>, listed or not', () => {
+    expect(breakControlSequences('a <|future_token|> b <｜tool▁sep｜>')).toBe(
+      `a <${WORD_JOINER}|future_token|> b <${WORD_JOINER}｜tool▁sep｜>`,
+    );
   });
 
   it('leaves no sequence whole however they are nested, stacked or cased', () => {

@@ -10,13 +10,8 @@ import {
   type SearchWordsReason,
 } from '../knowledge/knowledge.ts';
 import { readUsage, reservationFor, type TokenUsage } from '../limits/spend-cap.ts';
-import {
-  breakControlSequences,
-  type ChatRequest,
-  type ConversationRules,
-  type ParsedChatRequest,
-  parseChatRequest,
-} from './chat-request.ts';
+import { type ChatRequest, type ConversationRules, type ParsedChatRequest, parseChatRequest } from './chat-request.ts';
+import { breakControlSequences } from './control-sequences.ts';
 import { callUpstream, readBounded, type UpstreamAnswer } from './upstream.ts';
 
 /** The search-word call's bounds: a few words, the same every time, and never a long wait before the reply. */

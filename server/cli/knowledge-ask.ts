@@ -21,8 +21,9 @@ export function askReport(
   const explained = knowledge.explain(question);
   if (!explained) return 'The pages are not indexed yet.';
   const lines: string[] = [];
-  for (const { text, terms, candidates } of explained.texts) {
-    lines.push(`Looked up: "${text}" (${candidates} passages hold any of its searched terms)`);
+  // A text is looked up in each language the pages are in, with that language's rules (its own language first).
+  for (const { text, language, terms, candidates } of explained.texts) {
+    lines.push(`Looked up: "${text}" in the ${language} passages (${candidates} hold any of its searched terms)`);
     for (const { term, passages, weight, use } of terms) {
       lines.push(`  ${term.padEnd(18)} in ${String(passages).padStart(5)} passages  weight ${fixed(weight)}  ${use}`);
     }

@@ -1,4 +1,4 @@
-import type { Page } from './page.ts';
+import { capLine, type Page } from './page.ts';
 
 /** One passage of a page: what the index holds and what the model may be given, with where it came from. */
 export interface Passage {
@@ -11,7 +11,7 @@ export interface Passage {
   headings: string[];
   text: string;
   language: string;
-  /** Its estimated size in the model's tokens, for the material's budget. */
+  /** Its estimated size in the model's tokens, its title and headings included, for the material's budget. */
   tokens: number;
 }
 
@@ -46,20 +46,28 @@ function cutParagraph(paragraph: string): string[] {
   return pieces;
 }
 
-/** A page cut along its headings into passages of at most {@link MAX_PASSAGE_TOKENS}, whole paragraphs where they fit. */
+/**
+ * A page cut along its headings into passages of at most {@link MAX_PASSAGE_TOKENS} of text, whole paragraphs where
+ * they fit. Its title and headings are cut to 200 characters each (`capLine`), and counted in each passage's
+ * tokens: they are quoted with it.
+ */
 export function chunkPage(page: Page): Passage[] {
   const passages: Passage[] = [];
+  const title = capLine(page.title);
+  const titleTokens = estimateTokens(title);
   for (const section of page.sections) {
     const url = section.id ? `${page.url.split('#')[0]}#${encodeURIComponent(section.id)}` : page.url;
+    const headings = section.headings.map(capLine);
+    const lineTokens = titleTokens + estimateTokens(headings.join(' › '));
     const add = (text: string) =>
       passages.push({
         page: page.url,
         url,
-        title: page.title,
-        headings: section.headings,
+        title,
+        headings,
         text,
         language: page.language,
-        tokens: estimateTokens(text),
+        tokens: lineTokens + estimateTokens(text),
       });
     let text = '';
     let tokens = 0;

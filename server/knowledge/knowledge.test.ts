@@ -117,6 +117,27 @@ describe('the knowledge library', () => {
     await vi.waitFor(() => expect(sitemapReads()).toBeGreaterThanOrEqual(before + 3), { timeout: 20_000 });
   });
 
+  it('publishes a first index of the pages in at its time, whatever the silent pages do; they join later', async () => {
+    site = await siteWith('The shop opens at nine on weekdays.');
+    const { origin } = site;
+    const silent = Array.from({ length: 12 }, (_, n) => `${origin}/silent-${n}`);
+    site.set('/sitemap.xml', { type: 'application/xml', body: sitemapXml([...silent, `${origin}/hours`]) });
+    for (const address of silent) site.set(new URL(address).pathname, { hang: true });
+    const log: string[] = [];
+    // The silent pages would hold the crawl for their whole 60 s time limit; the first index waits 8 s for them.
+    knowledge = startKnowledge([{ sitemap: `${origin}/sitemap.xml` }], {
+      log: (line) => log.push(line),
+      requestTimeoutMs: 60_000,
+      slowAfterMs: 100,
+      firstIndexMs: 8_000,
+    });
+    await knowledge.ready;
+    expect(urls(knowledge.retrieve({ latest: 'When does the shop open?' }))).toEqual([`${origin}/hours`]);
+    expect(log).toContainEqual(
+      expect.stringMatching(/^knowledge: 1 pages, 1 passages indexed; the pages still coming/),
+    );
+  });
+
   it('refuses a source address that is not http: or https:', () => {
     expect(() => startKnowledge([{ sitemap: 'file:///etc/sitemap.xml' }])).toThrow(/not an http: or https: address/);
     expect(() => startKnowledge([{ path: '.', url: 'javascript:alert(1)' }])).toThrow(/not an http: or https: address/);

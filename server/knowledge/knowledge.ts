@@ -1,6 +1,8 @@
 // The knowledge library's one entry: the rest of the server (and the bench) imports this file, never the others here.
 // Retrieval is data in, data out: `buildIndex` makes a value from pages, `retrieve` reads it with no I/O, and
 // `startKnowledge` wraps both in the reading of sources and the refresh timer.
+
+import { withoutCredentials } from './crawl-fetch.ts';
 import { readFolder } from './folder-source.ts';
 import { isWebAddress, type Page } from './page.ts';
 import {
@@ -12,7 +14,7 @@ import {
   type SearchWordsReason,
   searchWordsReason,
 } from './retrieve.ts';
-import { buildIndex, type KnowledgeIndex } from './search-index.ts';
+import { buildIndex, INDEX_BUDGET, type IndexBudget, type KnowledgeIndex } from './search-index.ts';
 import { type CrawlLimits, readSitemap } from './sitemap-source.ts';
 
 export { filePage } from './folder-source.ts';
@@ -24,9 +26,14 @@ export { buildIndex, type KnowledgeIndex } from './search-index.ts';
 /** One entry of the site's `knowledge:` list: a folder published at `url`, or a sitemap. */
 export type KnowledgeSource = { path: string; url: string; language?: string } | { sitemap: string; language?: string };
 
-export interface KnowledgeOptions extends CrawlLimits {
+export interface KnowledgeOptions extends CrawlLimits, IndexBudget {
   /** How often every source is read again; the old index answers until the new one is built. */
   refreshIntervalMs: number;
+  /**
+   * How long the first build waits for every page: past it, the pages in so far are indexed and answer, and the
+   * stragglers join when the build ends.
+   */
+  firstIndexMs: number;
   /** A page's language when it does not say (no `lang` attribute or front matter). */
   language: string;
   log: (line: string) => void;
@@ -38,9 +45,15 @@ const KNOWLEDGE_DEFAULTS: KnowledgeOptions = {
   maxPageBytes: 2_000_000,
   concurrency: 4,
   requestTimeoutMs: 10_000,
+  slowAfterMs: 3_000,
   maxRedirects: 5,
   maxSitemaps: 50,
+  extractTimeoutMs: 2_000,
+  maxPageNodes: 50_000,
+  extractHeapMb: 256,
+  ...INDEX_BUDGET,
   refreshIntervalMs: 24 * 60 * 60 * 1000,
+  firstIndexMs: 60_000,
   language: 'en',
   log: (line) => console.warn(line),
 };
@@ -78,20 +91,27 @@ export function startKnowledge(
   sources: readonly KnowledgeSource[],
   options: Partial<KnowledgeOptions> = {},
 ): Knowledge {
-  const settings = { ...KNOWLEDGE_DEFAULTS, ...options };
+  const given = { ...KNOWLEDGE_DEFAULTS, ...options };
+  // No log line carries an address's credentials, whichever part of the library writes it.
+  const settings = { ...given, log: (line: string) => given.log(withoutCredentials(line)) };
   sources.forEach(checkSource);
   const lastPages = new Map<KnowledgeSource, Page[]>();
   let index: KnowledgeIndex | undefined;
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
   let running: Promise<void> | undefined;
+  let earlyIndexed = () => {};
+  const earlyIndex = new Promise<void>((resolve) => {
+    earlyIndexed = resolve;
+  });
 
-  const readSource = async (source: KnowledgeSource): Promise<Page[]> => {
+  /** `found` receives a sitemap's pages as they come in, for a first index that cannot wait for them all. */
+  const readSource = async (source: KnowledgeSource, found: Page[]): Promise<Page[]> => {
     const language = source.language ?? settings.language;
     try {
       const pages =
         'sitemap' in source
-          ? await readSitemap(source.sitemap, language, settings, settings.log)
+          ? await readSitemap(source.sitemap, language, settings, settings.log, found)
           : await readFolder(source.path, source.url, language, settings.log);
       lastPages.set(source, pages);
       return pages;
@@ -103,10 +123,29 @@ export function startKnowledge(
     }
   };
 
+  /** Swaps in an index of `pages`; an early one (of the pages in so far) only while there is none. */
+  const publish = async (pages: Page[], early = false) => {
+    const built = await buildIndex(pages, settings, settings.log);
+    if (early && index !== undefined) return;
+    index = built;
+    if (early) earlyIndexed();
+    const note = early ? '; the pages still coming join when they are in' : '';
+    settings.log(`knowledge: ${pages.length} pages, ${built.passages.length} passages indexed${note}`);
+  };
+
   const rebuild = async () => {
-    const pages = (await Promise.all(sources.map(readSource))).flat();
-    index = await buildIndex(pages);
-    settings.log(`knowledge: ${pages.length} pages, ${index.passages.length} passages indexed`);
+    const found = sources.map((): Page[] => []);
+    const timer =
+      index === undefined
+        ? setTimeout(() => {
+            if (index === undefined) void publish(found.flat(), true).catch(() => {});
+          }, settings.firstIndexMs)
+        : undefined;
+    try {
+      await publish((await Promise.all(sources.map((source, n) => readSource(source, found[n])))).flat());
+    } finally {
+      clearTimeout(timer);
+    }
   };
 
   const refresh = (): Promise<void> => {
@@ -122,7 +161,8 @@ export function startKnowledge(
     return running;
   };
 
-  const ready = refresh();
+  // Settles with the first index: when every page is in, or when the first build has waited its time for them.
+  const ready = Promise.race([refresh(), earlyIndex]);
   return {
     ready,
     isReady: () => index !== undefined,

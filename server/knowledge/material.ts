@@ -22,7 +22,7 @@ const LINE_BREAK = /\r\n|[\n\r\v\f\u0085\u2028\u2029]/;
  * The passages as numbered, quoted material: `[n] title — address`, then the heading path and the passage, every line
  * starting with `> `. Passages of one page share its number. A title is one line and the text never starts a line of
  * its own, so a page's words cannot end the quoting or pose as another source; `breakControl` (the chat request's
- * breaker of chat-template control sequences) runs over every title, heading and passage.
+ * breaker of chat-template control sequences) runs over every title, heading, address and passage.
  */
 export function formatMaterial(passages: readonly Passage[], breakControl: (text: string) => string): Material {
   const sources: ReplySource[] = [];
@@ -40,9 +40,10 @@ export function formatMaterial(passages: readonly Passage[], breakControl: (text
     if (passage.headings.length > 0) lines.push(`> ${oneLine(breakControl(passage.headings.join(' › ')))}`, '>');
     for (const line of breakControl(passage.text).split(LINE_BREAK)) lines.push(line === '' ? '>' : `> ${line}`);
   }
+  // Sources and the quoted pages are in the same order: one entry a page.
   const entries = [...quoted.values()].map(
     (lines, index) =>
-      `[${index + 1}] ${breakControl(sources[index].title)} — ${sources[index].url}\n${lines.join('\n')}`,
+      `[${index + 1}] ${breakControl(sources[index].title)} — ${oneLine(breakControl(sources[index].url))}\n${lines.join('\n')}`,
   );
   const text = passages.length === 0 ? '' : [MATERIAL_PREAMBLE, ...entries].join('\n\n');
   return { text, sources, passages: passages.length };

@@ -38,8 +38,21 @@ export function isWebAddress(address: string): boolean {
   }
 }
 
-/** Collapses every run of white space (new lines included) to one space: a title or heading is one line of text. */
-export const oneLine = (text: string) => text.replace(/\s+/g, ' ').trim();
+/**
+ * Collapses every run of white space to one space: a title or heading is one line of text. Every line break counts,
+ * U+0085 (NEL) included, which `\s` leaves out (U+2028 and U+2029 it holds).
+ */
+export const oneLine = (text: string) => text.replace(/[\s\u0085]+/g, ' ').trim();
+
+/** The longest title or heading the index keeps: a page's own name, not a place to stuff words for the model. */
+export const MAX_LINE_CHARS = 200;
+
+/** `text` cut to {@link MAX_LINE_CHARS}, with an ellipsis when cut (never between the two halves of a character). */
+export function capLine(text: string): string {
+  if (text.length <= MAX_LINE_CHARS) return text;
+  const cut = text.slice(0, MAX_LINE_CHARS - 1);
+  return `${/[\uD800-\uDBFF]$/.test(cut) ? cut.slice(0, -1) : cut}…`;
+}
 
 /** Builds sections as a document is read: a heading at `level` closes the section before it. */
 export class SectionWriter {

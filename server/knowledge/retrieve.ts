@@ -6,7 +6,10 @@ import { ruleLanguage, scriptLanguage, tokenize } from './tokenize.ts';
 export interface Question {
   latest: string;
   previous?: string;
-  /** The visitor's language (BCP 47), for stop words and stemming; Chinese and Japanese are told by their script. */
+  /**
+   * The visitor's language (BCP 47), or the site's: passages in it are given first. The question is matched against
+   * each language's passages with that language's stop words and stemmer, whatever it is.
+   */
   language?: string;
   /** Words a model gave for the question, in the pages' language: looked up first, then the question as typed. */
   searchWords?: string;
@@ -72,9 +75,12 @@ export interface WeighedTerm {
   use: 'searched' | 'absent' | 'common';
 }
 
-/** One text's terms and every passage that holds any of them (whatever its coverage), best first. */
+/**
+ * One text's terms, cut with `language`'s rules, and every passage in that language that holds any of them (whatever
+ * its coverage), best first.
+ */
 function weigh(index: KnowledgeIndex, text: string, language: string, limits: RetrievalLimits) {
-  const terms = [...new Set(tokenize(text, scriptLanguage(text, language)))];
+  const terms = [...new Set(tokenize(text, language))];
   const count = index.passages.length;
   const found = (term: string) => index.documentFrequency.get(term) ?? 0;
   // Common words are left out of both the search and the weight, unless the question has no other word the index knows.
@@ -96,7 +102,8 @@ function weigh(index: KnowledgeIndex, text: string, language: string, limits: Re
   const searched = weighed.filter((each) => each.use === 'searched').map((each) => each.term);
   const scored: ScoredPassage[] = [];
   if (total > 0 && searched.length > 0) {
-    for (const result of index.search.search(searched.join(' '))) {
+    const inLanguage = (result: { [field: string]: unknown }) => result.language === language;
+    for (const result of index.search.search(searched.join(' '), { filter: inLanguage })) {
       const held = result.queryTerms.reduce((sum, term) => sum + (weight.get(term) ?? 0), 0);
       scored.push({ passage: index.passages[result.id], score: result.score, coverage: held / total });
     }
@@ -111,15 +118,24 @@ const candidates = (index: KnowledgeIndex, text: string, language: string, limit
 /** What became of a candidate passage, and by which rule. */
 export type Verdict = 'given' | 'already given' | 'below minCoverage' | 'maxPassages' | 'maxPerPage' | 'maxTokens';
 
-/** The texts looked up for a question, in order: the model's search words, the latest message, the previous one. */
-function texts(index: KnowledgeIndex, question: Question): [string, string][] {
-  const language = question.language ?? index.language;
+/** The rule language of a text: its script's (Chinese, Japanese), or else the one it is said to be in. */
+const ownLanguage = (text: string, tag: string) => ruleLanguage(scriptLanguage(text, tag));
+
+/**
+ * The texts looked up for a question, in order: the model's search words, the latest message, the previous one; each
+ * against its own language's passages first (with that language's rules), then against every other language's.
+ */
+function texts(index: KnowledgeIndex, question: Question): { text: string; language: string }[] {
+  const visitor = question.language ?? index.language;
   return [
-    ...(question.searchWords ? [[question.searchWords, index.language] as [string, string]] : []),
+    ...(question.searchWords ? [{ text: question.searchWords, tag: index.language }] : []),
     ...[question.latest, question.previous ?? '']
       .filter((text) => text.trim() !== '')
-      .map((text) => [text, language] as [string, string]),
-  ];
+      .map((text) => ({ text, tag: visitor })),
+  ].flatMap(({ text, tag }) => {
+    const own = ownLanguage(text, tag);
+    return [own, ...index.languages.filter((language) => language !== own)].map((language) => ({ text, language }));
+  });
 }
 
 /** Takes candidates in order within the limits, saying of each what became of it. */
@@ -152,25 +168,29 @@ export function retrieve(
   question: Question,
   limits: RetrievalLimits = RETRIEVAL_LIMITS,
 ): ScoredPassage[] {
-  const found = texts(index, question).flatMap(([text, language]) => candidates(index, text, language, limits));
+  const found = texts(index, question).flatMap(({ text, language }) => candidates(index, text, language, limits));
   const verdicts = choose(found, limits);
   return found.filter((_, at) => verdicts[at] === 'given');
 }
 
 /** What retrieval does with a question, for the owner (`npm run knowledge -- ask`): every text, term and candidate. */
 export function explain(index: KnowledgeIndex, question: Question, limits: RetrievalLimits = RETRIEVAL_LIMITS) {
-  const looked = texts(index, question).map(([text, language]) => ({ text, ...weigh(index, text, language, limits) }));
+  const looked = texts(index, question).map(({ text, language }) => ({
+    text,
+    language,
+    ...weigh(index, text, language, limits),
+  }));
   const found = looked.flatMap(({ scored }) => scored);
   const verdicts = choose(found, limits);
   return {
-    texts: looked.map(({ text, terms, scored }) => ({ text, terms, candidates: scored.length })),
+    texts: looked.map(({ text, language, terms, scored }) => ({ text, language, terms, candidates: scored.length })),
     candidates: found.map((candidate, at) => ({ ...candidate, verdict: verdicts[at] })),
     searchWords: searchWordsReason(index, question, limits),
   };
 }
 
 /**
- * Whether to ask a model for search words, and why: the visitor writes in another language than the pages', or no
+ * Whether to ask a model for search words, and why: the visitor writes in a language that no page is in, or no
  * passage holds enough of the latest message's weight (then a follow-up needs the question before it).
  */
 export function searchWordsReason(
@@ -178,9 +198,9 @@ export function searchWordsReason(
   question: Question,
   limits: RetrievalLimits = RETRIEVAL_LIMITS,
 ): SearchWordsReason | undefined {
-  const language = scriptLanguage(question.latest, question.language ?? index.language);
-  if (ruleLanguage(language) !== index.language) return 'language';
-  const best = candidates(index, question.latest, language, limits);
+  const own = ownLanguage(question.latest, question.language ?? index.language);
+  if (!index.languages.includes(own)) return 'language';
+  const best = candidates(index, question.latest, own, limits);
   if (best.some(({ coverage }) => coverage >= limits.confidentCoverage)) return undefined;
   return question.previous ? 'follow-up' : 'not-found';
 }

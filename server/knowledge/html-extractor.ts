@@ -1,0 +1,124 @@
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import type { ExtractAnswer, ExtractJob } from './html-worker.ts';
+import type { PageDraft } from './page.ts';
+
+/** What one page's extraction may cost; every one has a default in `KNOWLEDGE_DEFAULTS`. */
+export interface ExtractLimits {
+  /** The time one page may take in the worker; past it the worker is ended (and replaced for the next page). */
+  extractTimeoutMs: number;
+  /** Elements one page may open; a page with more is skipped before it is parsed. */
+  maxPageNodes: number;
+  /** The worker's heap: a page that needs more ends the worker, not the server. */
+  extractHeapMb: number;
+}
+
+/** Reads HTML pages one at a time in a worker thread; a page that fails or is refused is a string saying why. */
+export interface HtmlExtractor {
+  extract(html: string, address: string): Promise<PageDraft | string>;
+  /** Ends the worker; pages asked for afterwards start a new one. */
+  close(): Promise<void>;
+}
+
+/**
+ * The worker's entry beside this module: the TypeScript source under Vitest and the dev server (loaded through tsx's
+ * loader, a development dependency), `html-worker.js` beside the bundle that `npm run build` writes (see
+ * build/server-worker.ts). A path, not `new URL(…, import.meta.url)`, so that the bundler leaves it alone.
+ */
+function startWorker(limits: ExtractLimits): Worker {
+  const here = fileURLToPath(import.meta.url);
+  const options = {
+    workerData: { maxNodes: limits.maxPageNodes },
+    resourceLimits: { maxOldGenerationSizeMb: limits.extractHeapMb },
+  };
+  if (!here.endsWith('.ts')) return new Worker(join(dirname(here), 'html-worker.js'), options);
+  const entry = JSON.stringify(join(dirname(here), 'html-worker.ts'));
+  // tsx's ES module API, beside the CommonJS one that require finds (import.meta.resolve would find it directly, but
+  // it makes Vite load its configuration, which imports this file, twice as slowly).
+  const tsx = JSON.stringify(
+    createRequire(here)
+      .resolve('tsx/esm/api')
+      .replace(/\.cjs$/, '.mjs'),
+  );
+  return new Worker(`import(${tsx}).then(({ tsImport }) => tsImport(${entry}, ${entry}))`, { ...options, eval: true });
+}
+
+interface Pending {
+  job: ExtractJob;
+  settle: (result: PageDraft | string) => void;
+}
+
+/** An extractor with one worker, started on the first page; a page past its time ends it, the next page starts another. */
+export function htmlExtractor(limits: ExtractLimits): HtmlExtractor {
+  const queue: Pending[] = [];
+  let worker: Worker | undefined;
+  let ready = false;
+  let current: Pending | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  let nextId = 0;
+
+  const finish = (result: PageDraft | string) => {
+    clearTimeout(timer);
+    current?.settle(result);
+    current = undefined;
+  };
+  const end = (reason: string) => {
+    const ended = worker;
+    worker = undefined;
+    ready = false;
+    finish(reason);
+    void ended?.terminate();
+  };
+  const pump = () => {
+    if (current || queue.length === 0) return;
+    if (!worker) {
+      const started = startWorker(limits);
+      worker = started;
+      started.unref();
+      started.on('message', (answer: ExtractAnswer) => {
+        if ('ready' in answer) ready = true;
+        else if (answer.id === current?.job.id) finish('draft' in answer ? answer.draft : answer.refused);
+        pump();
+      });
+      started.on('error', (error) => {
+        if (worker !== started) return;
+        const reason = `its extraction failed (${error.message})`;
+        // A worker that never became ready fails every page waiting for it, not only the first.
+        if (!ready) for (const waiting of queue.splice(0)) waiting.settle(reason);
+        end(reason);
+        pump();
+      });
+      started.on('exit', () => {
+        if (worker !== started) return;
+        end('its extraction ended the worker');
+        pump();
+      });
+      return;
+    }
+    if (!ready) return;
+    current = queue.shift();
+    if (!current) return;
+    const timeLimit = limits.extractTimeoutMs;
+    timer = setTimeout(() => {
+      end(`its extraction took more than ${timeLimit} ms`);
+      pump();
+    }, timeLimit);
+    worker.postMessage(current.job);
+  };
+
+  return {
+    extract: (html, address) =>
+      new Promise((settle) => {
+        queue.push({ job: { id: nextId++, html, address }, settle });
+        pump();
+      }),
+    close: async () => {
+      const ended = worker;
+      worker = undefined;
+      ready = false;
+      await ended?.terminate();
+    },
+  };
+}

@@ -1,0 +1,111 @@
+// @vitest-environment node
+import { gzipSync } from 'node:zlib';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type KnowledgeSite, sitemapXml, sitePage, startKnowledgeSite } from '../../testing/knowledge-site.ts';
+import { type CrawlLimits, readSitemap } from './sitemap-source.ts';
+
+// What held when a red-team pass attacked the crawler, kept so that it goes on holding: gzip bombs, XML and HTML
+// entities, and every redirect or address towards another origin or an internal one (a canary site counts requests).
+
+const LIMITS: CrawlLimits = {
+  userAgent: 'AIAssistantBot',
+  maxPages: 1000,
+  maxPageBytes: 2_000_000,
+  concurrency: 2,
+  requestTimeoutMs: 10_000,
+  slowAfterMs: 3_000,
+  maxRedirects: 5,
+  maxSitemaps: 10,
+  extractTimeoutMs: 20_000,
+  maxPageNodes: 50_000,
+  extractHeapMb: 256,
+};
+
+const good = sitePage({ title: 'Hours', body: `<h1>Hours</h1><p>${'The shop opens at nine. '.repeat(30)}</p>` });
+const gzipped = (body: string) => ({ body: gzipSync(body), headers: { 'content-encoding': 'gzip' } });
+
+let site: KnowledgeSite;
+let canary: KnowledgeSite;
+afterEach(async () => {
+  await site?.close();
+  await canary?.close();
+});
+
+describe('what a red team tried, and what holds', () => {
+  it('stops a gzip bomb at the cap, for a page and for a sitemap', async () => {
+    site = await startKnowledgeSite();
+    const { origin } = site;
+    // 51 MB of spaces in about 50 KB: past the sitemap format's 50 MB, read no further than that.
+    const padded = sitemapXml([`${origin}/hours`, `${origin}/bomb`]).replace(
+      '</urlset>',
+      `${' '.repeat(51_000_000)}</urlset>`,
+    );
+    site.set('/sitemap.xml', { type: 'application/xml', ...gzipped(padded) });
+    site.set('/hours', { body: good });
+    site.set('/bomb', gzipped(`<html><body>${' '.repeat(10_000_000)}</body></html>`));
+    const log: string[] = [];
+    const pages = await readSitemap(`${origin}/sitemap.xml`, 'en', LIMITS, (line) => log.push(line));
+    expect(pages.map(({ url }) => url)).toEqual([`${origin}/hours`]);
+    expect(log).toContainEqual(expect.stringContaining(`${origin}/bomb: it is larger than 2000000 bytes`));
+  });
+
+  it('expands no entity, in a sitemap or a page', async () => {
+    site = await startKnowledgeSite();
+    const { origin } = site;
+    const laughs = Array.from({ length: 9 }, (_, n) => `<!ENTITY lol${n + 1} "${`&lol${n};`.repeat(10)}">`).join('');
+    const doctype = `<!DOCTYPE lolz [<!ENTITY lol0 "lol">${laughs}]>`;
+    site.set('/sitemap.xml', {
+      type: 'application/xml',
+      body: sitemapXml([`${origin}/hours`, `${origin}/laughs`])
+        .replace('<urlset', `${doctype}<urlset`)
+        .replace('</urlset>', '<url><loc>&lol9;</loc></url></urlset>'),
+    });
+    site.set('/hours', { body: good });
+    site.set('/laughs', {
+      body: `<!DOCTYPE html ${doctype.slice(15)}<html><body><h1>Laughs</h1><p>&lol9; ${'Words. '.repeat(40)}</p></body></html>`,
+    });
+    const pages = await readSitemap(`${origin}/sitemap.xml`, 'en', LIMITS, () => {});
+    const text = JSON.stringify(pages);
+    expect(text).not.toContain('lollol');
+    expect(text.length).toBeLessThan(100_000);
+    expect(pages.map(({ url }) => url)).toContain(`${origin}/hours`);
+  });
+
+  it('fetches nothing from another origin or an internal address, however it is reached', async () => {
+    site = await startKnowledgeSite();
+    canary = await startKnowledgeSite({
+      '/offer': { body: good },
+      '/sitemap.xml': { type: 'application/xml', body: sitemapXml([]) },
+    });
+    const { origin } = site;
+    const port = new URL(canary.origin).port;
+    const elsewhere = [
+      canary.origin,
+      `http://localhost:${port}`,
+      `http://[::1]:${port}`,
+      `http://0x7f000001:${port}`,
+      `http://2130706433:${port}`,
+    ];
+    site.set('/robots.txt', { redirect: `${canary.origin}/robots.txt` });
+    site.set('/sitemap.xml', {
+      type: 'application/xml',
+      body: sitemapXml([
+        `${origin}/hours`,
+        ...elsewhere.map((address) => `${address}/offer`),
+        ...elsewhere.map((_, n) => `${origin}/go-${n}`),
+      ]),
+    });
+    for (const [n, address] of elsewhere.entries()) site.set(`/go-${n}`, { redirect: `${address}/offer`, status: 307 });
+    site.set('/hours', { body: good });
+    // A robots.txt that leads elsewhere cannot be read: nothing at all is fetched this time.
+    await expect(readSitemap(`${origin}/sitemap.xml`, 'en', LIMITS, () => {})).rejects.toThrow(
+      /robots\.txt cannot be read: it leads to another origin/,
+    );
+    site.set('/robots.txt', { type: 'text/plain', body: '' });
+    const log: string[] = [];
+    const pages = await readSitemap(`${origin}/sitemap.xml`, 'en', LIMITS, (line) => log.push(line));
+    expect(canary.requests).toEqual([]);
+    expect(pages.map(({ url }) => url)).toEqual([`${origin}/hours`]);
+    expect(log.filter((line) => line.includes('it leads to another origin'))).toHaveLength(elsewhere.length);
+  });
+});
