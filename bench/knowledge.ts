@@ -7,6 +7,7 @@ import { eng } from 'stopword';
 import { buildIndex, filePage, type KnowledgeIndex, type Page, retrieve } from '../server/knowledge/knowledge.ts';
 import { hostileRows } from './knowledge-hostile.ts';
 import { CORPUS_PACKAGES, OFF_TOPIC_QUESTIONS, QUESTIONS } from './knowledge-questions.ts';
+import { retrievalEvaluation } from './knowledge-retrieval.ts';
 import { syncBench } from './knowledge-sync.ts';
 import { machineLine, markdownTable, met, ms, quantile, writeResults } from './table.ts';
 
@@ -108,7 +109,7 @@ function quality(index: KnowledgeIndex): Quality {
   let reciprocal = 0;
   const misses: string[] = [];
   for (const { question, page } of QUESTIONS) {
-    const pages = [...new Set(retrieve(index, { latest: question }).map(({ passage }) => passage.url))];
+    const pages = [...new Set(retrieve(index, { latest: question }).map(({ passage }) => passage.page))];
     const rank = pages.indexOf(npmPage(page)) + 1;
     if (rank > 0) {
       found++;
@@ -132,6 +133,7 @@ const heapMb = () => {
 
 async function main() {
   const loadBefore = loadavg();
+  const evaluation = await retrievalEvaluation();
   const readmes = readmePages();
   const small = quality(await buildIndex(readmes));
 
@@ -211,6 +213,7 @@ async function main() {
     table,
     misses.length > 0 ? `Missed:\n${misses.join('\n')}` : 'Missed: none.',
     sync.text,
+    `## The shop and two HTML documentation sites (issue 35)\n\n${evaluation.text}`,
     `Measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC; ${machineLine(loadBefore)}${globalThis.gc ? '' : '; heap measured without --expose-gc'}.`,
   ].join('\n\n');
   console.log(text);
@@ -223,6 +226,7 @@ async function main() {
     p95,
     longestGap: Math.max(...gaps),
     sync: sync.data,
+    corpora: evaluation.scores,
     hostile: hostile.data,
   });
 }

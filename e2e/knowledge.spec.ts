@@ -114,17 +114,17 @@ test('gives the model the page a question is about, and shows its source under t
   const sent = lastSent(fake).messages;
   expect(sent.at(-1)).toEqual({ role: 'user', content: question });
   expect(sent[0].role).toBe('system');
-  expect(sent[0].content).toContain(`[1] Returns policy — ${DOCS_URL}returns\n`);
+  expect(sent[0].content).toContain(`[1] Returns policy — ${DOCS_URL}returns#returns-policy\n`);
   expect(sent[0].content).toContain('> You can return any garden tool within thirty days');
   expect(sent[0].content).not.toContain('Opening hours');
 
   const { links, text } = await shownSources(chat);
-  expect(links).toEqual([['Returns policy', `${DOCS_URL}returns`, '_blank', 'noopener noreferrer']]);
+  expect(links).toEqual([['Returns policy', `${DOCS_URL}returns#returns-policy`, '_blank', 'noopener noreferrer']]);
   expect(text).toContain('docs.acme.example');
   // The reply's [1] is the given source; its own address and a [4] nobody gave stay text.
   const reply = chat.bubbles('bot').last();
   await expect(reply.getByRole('link')).toHaveCount(1);
-  await expect(reply.getByRole('link', { name: '[1]' })).toHaveAttribute('href', `${DOCS_URL}returns`);
+  await expect(reply.getByRole('link', { name: '[1]' })).toHaveAttribute('href', `${DOCS_URL}returns#returns-policy`);
   await expect(reply).toContainText('the form (https://evil.example/returns) or [4].');
 });
 
@@ -154,10 +154,10 @@ test('gives an off-topic question nothing: no passages, no sources, the message 
 test('shows a hostile title as text', async ({ chat, fake }) => {
   await chat.sendWithEnter('How long is the warranty on a lawnmower engine?');
   const { links } = await shownSources(chat);
-  expect(links).toEqual([[HOSTILE_TITLE, `${DOCS_URL}warranty`, '_blank', 'noopener noreferrer']]);
+  expect(links).toEqual([[HOSTILE_TITLE, `${DOCS_URL}warranty#warranty`, '_blank', 'noopener noreferrer']]);
   expect(await chat.page.evaluate(() => (window as { hostile?: number }).hostile)).toBeUndefined();
   await expect(chat.page.getByRole('region', { name: 'Sources' }).locator('img, b')).toHaveCount(0);
-  expect(lastSent(fake).messages[0].content).toContain(`— ${DOCS_URL}warranty`);
+  expect(lastSent(fake).messages[0].content).toContain(`— ${DOCS_URL}warranty#warranty\n`);
 });
 
 test('never fetches what robots.txt disallows, nor another origin', async ({ shop, elsewhere }) => {

@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import type { LIMIT_ERROR_CODES } from '../contract/llm.ts';
+import { LIMIT_ERROR_CODES } from '../contract/llm.ts';
 
 /** The codes of a request refused for what it is or how often it comes (not a failure of the server or provider). */
 export type RefusalCode =
@@ -31,4 +31,16 @@ export function apiError(c: Context, status: ContentfulStatusCode, code: ErrorCo
  */
 export function refusalLine(c: Context, status: number, code: RefusalCode, detail = ''): string {
   return `[llm-proxy] ${c.req.method} ${c.req.path} ${status} refused: ${code}${detail}`;
+}
+
+/** The cap's 429: the client's openai library reads it like a provider's rate limit, and waits for `Retry-After`. */
+export function capRefusal(c: Context, retryAfter: number): Response {
+  const refusal = apiError(
+    c,
+    429,
+    LIMIT_ERROR_CODES.daily,
+    'The daily usage limit is reached, please come back later.',
+  );
+  refusal.headers.set('Retry-After', String(retryAfter));
+  return refusal;
 }

@@ -1,19 +1,19 @@
 import { type Context, Hono } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { CHAT_COMPLETIONS_PATH, LIMIT_ERROR_CODES } from '../../contract/llm.ts';
-import { apiError, type RefusalCode, refusalLine } from '../api-error.ts';
+import { apiError, capRefusal, type RefusalCode, refusalLine } from '../api-error.ts';
 import type { ProxyOptions, ServerEnv, Upstream } from '../hono-env.ts';
-import { formatMaterial } from '../knowledge/knowledge.ts';
 import { DEFAULT_MAX_BODY_BYTES, limitBody } from '../limits/body-limit.ts';
 import type { Counters } from '../limits/counters.ts';
 import { rateLimit } from '../limits/rate-limit.ts';
 import { type Reservation, readUsage, reservationFor, type SpendCap, type TokenUsage } from '../limits/spend-cap.ts';
-import { breakControlSequences, parseChatRequest } from './chat-request.ts';
+import { visitorLanguage } from './chat-request.ts';
 import { DEMO_MODEL } from './demo-responder.ts';
 import { Exchange } from './exchange.ts';
 import { describeProviderError, rebuildCompletion } from './reply-rebuild.ts';
-import { MAX_EVENT_BYTES, MAX_REPLY_BYTES, relayStream } from './sse-relay.ts';
-import { callUpstream, readBounded, type UpstreamAnswer, upstreamLabel } from './upstream.ts';
+import { lookUpSite, searchAgain } from './search-words.ts';
+import { MAX_REPLY_BYTES, relayStream } from './sse-relay.ts';
+import { callUpstream, providerErrorOf, readBounded, type UpstreamAnswer, upstreamLabel } from './upstream.ts';
 
 /** What the chat route needs besides its options: where counts go, and where its log lines go. */
 export interface ChatRouteDeps {
@@ -28,18 +28,6 @@ type ChatUpstream = Exclude<Upstream, { kind: 'none' }>;
 
 /** Errors of a call that never reached the provider. */
 const NEVER_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN']);
-
-/** The cap's 429: the client's openai library reads it like a provider's rate limit, and waits for `Retry-After`. */
-function capRefusal(c: Context, retryAfter: number): Response {
-  const refusal = apiError(
-    c,
-    429,
-    LIMIT_ERROR_CODES.daily,
-    'The daily usage limit is reached, please come back later.',
-  );
-  refusal.headers.set('Retry-After', String(retryAfter));
-  return refusal;
-}
 
 /**
  * `POST /api/llm/v1/chat/completions`: counted, rate limited, capped, size limited, checked, then forwarded with the
@@ -94,24 +82,21 @@ async function forwardChat(
     return refuse(400, 'invalid_body', 'The body is not valid JSON.');
   }
   // The site's pages: the passages found for the question (none before the first index, none when not covered).
-  const { knowledge } = options;
-  const lookUp =
-    knowledge &&
-    ((latest: string, previous: string | undefined) =>
-      formatMaterial(
-        knowledge.retrieve({ latest, previous, language: options.assistant?.language }).map((f) => f.passage),
-        breakControlSequences,
-      ));
-  const parsed = parseChatRequest(body, upstream.kind === 'demo' ? DEMO_MODEL : upstream.model, {
-    instructions: options.assistant?.instructions,
-    history: options.assistant?.page.history ?? 0,
-    lookUp,
-    ...(options.assistant?.page.pageContext
-      ? { pageOrigin: (origin: string) => framesAllowed(origin, c.req.header('host') ?? '') }
-      : {}),
-  });
-  if (!parsed.ok) return refuse(400, 'invalid_body', parsed.reason);
-  const { request, sources, passages } = parsed;
+  const { knowledge, assistant } = options;
+  const site = lookUpSite(
+    body,
+    upstream.kind === 'demo' ? DEMO_MODEL : upstream.model,
+    {
+      instructions: assistant?.instructions,
+      history: assistant?.page.history ?? 0,
+      ...(assistant?.page.pageContext
+        ? { pageOrigin: (origin: string) => framesAllowed(origin, c.req.header('host') ?? '') }
+        : {}),
+    },
+    knowledge,
+    { language: visitorLanguage(body) ?? assistant?.language, rewrite: assistant?.rewriteQuestions !== false },
+  );
+  if (!site.parsed.ok) return refuse(400, 'invalid_body', site.parsed.reason);
   const { feedback } = options;
   // The page says which message starts a conversation (`first_message`); nothing else of the body is counted.
   feedback?.count({ kind: 'message', first: (body as { first_message?: unknown }).first_message === true });
@@ -127,7 +112,7 @@ async function forwardChat(
   // The demo costs nothing. A provider's call is paid for before it is made, so that no burst can outrun the cap.
   let reservation: Reservation | undefined;
   if (spendCap && upstream.kind === 'provider') {
-    const held = await spendCap.reserve(reservationFor(request));
+    const held = await spendCap.reserve(reservationFor(site.parsed.request) + (site.searchWords?.reserve ?? 0));
     if ('retryAfter' in held) {
       metrics?.rateLimited.inc({ reason: 'spend_cap' });
       log(refusalLine(c, 429, LIMIT_ERROR_CODES.daily, ` (${spendCap.dailyLimit} tokens today)`));
@@ -135,11 +120,15 @@ async function forwardChat(
     }
     reservation = held;
   }
+  // Counted with the reply, under the same reservation: the search words are part of the visitor's message.
+  const searched = await searchAgain(site, upstream, c.req.raw.signal, log);
+  const searchUsage = searched?.usage?.total ?? 0;
+  const { request, sources, passages } = searched?.parsed.ok ? searched.parsed : site.parsed;
   // Settles once the usage is counted, so that the next request (on any replica) sees it.
   const recordUsage = async (usage: TokenUsage) => {
-    metrics?.tokens.inc({ kind: 'prompt' }, usage.prompt);
-    metrics?.tokens.inc({ kind: 'completion' }, usage.completion);
-    const today = await reservation?.settle(usage.total);
+    metrics?.tokens.inc({ kind: 'prompt' }, usage.prompt + (searched?.usage?.prompt ?? 0));
+    metrics?.tokens.inc({ kind: 'completion' }, usage.completion + (searched?.usage?.completion ?? 0));
+    const today = await reservation?.settle(usage.total + searchUsage);
     if (today !== undefined) log(`[llm-proxy] usage tokens=${usage.total} today=${today}/${spendCap?.dailyLimit}`);
   };
 
@@ -160,16 +149,16 @@ async function forwardChat(
 
   let answer: UpstreamAnswer;
   try {
-    answer = await callUpstream(upstream, request, exchange.signal, knowledge && sources);
+    answer = await callUpstream(upstream, request, exchange.signal, knowledge && sources, site.searchWords?.reason);
   } catch (error) {
     // Nothing was sent to a provider that could not be connected to: it cost nothing.
-    if (NEVER_SENT.has((error as NodeJS.ErrnoException).code ?? '')) await reservation?.settle(0);
+    if (NEVER_SENT.has((error as NodeJS.ErrnoException).code ?? '')) await reservation?.settle(searchUsage);
     return failed();
   }
 
   if (answer.status < 200 || answer.status > 299) {
-    // The provider refused the call, so it cost nothing: the reservation is given back.
-    await reservation?.settle(0);
+    // The provider refused the call, so it cost nothing but the search words: the rest is given back.
+    await reservation?.settle(searchUsage);
     // Read only for its `type` and `code` (bounded): its message may quote the request or describe the account.
     const said = await providerErrorOf(answer).catch(() => '');
     exchange.end();
@@ -252,12 +241,4 @@ async function forwardChat(
   countAnswer();
   const token = await feedback?.issue(sources, knowledge !== undefined);
   return done(c.json(rebuildCompletion(completion, sources, token), 200), 'ok');
-}
-
-/** For the log line of a provider's refusal: its error's `type` and `code` (never its message), when it gives them. */
-async function providerErrorOf(answer: UpstreamAnswer): Promise<string> {
-  const body = await readBounded(answer, MAX_EVENT_BYTES);
-  if (body === 'too-large') return '';
-  const error = (JSON.parse(body) as { error?: unknown } | null)?.error;
-  return error === undefined || error === null ? '' : ` ${describeProviderError(error)}`;
 }

@@ -1,4 +1,5 @@
 import type { ReplySource } from '../../contract/llm.ts';
+import type { SearchWordsReason } from '../knowledge/knowledge.ts';
 import type { ChatRequest } from './chat-request.ts';
 
 /** The model name the demo responder reports, so a demo reply can never be mistaken for a real model's. */
@@ -17,15 +18,27 @@ function foundText(sources: readonly ReplySource[]): string {
   return ` Your site's pages gave passages from ${sources.map(({ n }) => `[${n}]`).join(', ')}.`;
 }
 
+/** Why a model would have been asked for search words before the pages were searched. */
+const SEARCH_WORDS_WHY: Record<SearchWordsReason, string> = {
+  language: 'the question is in another language than the pages',
+  'follow-up': 'the question alone found nothing confident, and the one before it gives its context',
+  'not-found': 'the question as typed found nothing confident',
+};
+
 /**
  * The demo's reply: says plainly that no model answered, and how to configure one; with the site's pages configured
  * (`sources` given), which of them the question found.
  */
-export function demoReplyText(userText: string, sources?: readonly ReplySource[]): string {
+export function demoReplyText(
+  userText: string,
+  sources?: readonly ReplySource[],
+  searchWords?: SearchWordsReason,
+): string {
   const oneLine = userText.replace(/\s+/g, ' ').trim();
   const quoted = oneLine.length > QUOTE_LIMIT ? `${oneLine.slice(0, QUOTE_LIMIT)}…` : oneLine;
   return (
     `This is a demo reply: no language model is configured, so nobody read “${quoted}”.` +
+    (searchWords ? ` A model would have been asked for search words first: ${SEARCH_WORDS_WHY[searchWords]}.` : '') +
     (sources ? foundText(sources) : '') +
     ' To chat with a real model, put LLM_API_KEY (and optionally LLM_BASE_URL and LLM_MODEL) in a .env file ' +
     'and restart the server. The README explains the settings.'
@@ -41,8 +54,12 @@ function completionChunk(fields: Record<string, unknown>) {
  * provider: a JSON completion, or a server-sent-events stream of word deltas when `stream` is set. The proxy calls
  * it in place of the provider, so validation, limits and headers are exactly those of real traffic.
  */
-export function demoResponse(request: ChatRequest, sources?: readonly ReplySource[]): Response {
-  const text = demoReplyText(request.messages.at(-1)?.content ?? '', sources);
+export function demoResponse(
+  request: ChatRequest,
+  sources?: readonly ReplySource[],
+  searchWords?: SearchWordsReason,
+): Response {
+  const text = demoReplyText(request.messages.at(-1)?.content ?? '', sources, searchWords);
   if (!request.stream) {
     return Response.json(
       completionChunk({

@@ -75,12 +75,14 @@ describe("the site's pages, per question", () => {
     const [system, user] = sentMessages();
     expect(system.role).toBe('system');
     expect(system.content.startsWith(`You are the assistant of Acme.\n\n${MATERIAL_PREAMBLE}`)).toBe(true);
-    expect(system.content).toContain('[1] Returns — https://www.example.com/docs/help/returns\n');
+    expect(system.content).toContain('[1] Returns — https://www.example.com/docs/help/returns#returns\n');
     expect(system.content).toContain('> You can return any garden tool within thirty days');
     expect(system.content).not.toContain('Opening hours');
     // Last, and as typed but for the broken control sequence.
     expect(user).toEqual({ role: 'user', content: question.replace('<|', '<\u2060|') });
-    expect(body.sources).toEqual([{ n: 1, title: 'Returns', url: 'https://www.example.com/docs/help/returns' }]);
+    expect(body.sources).toEqual([
+      { n: 1, title: 'Returns', url: 'https://www.example.com/docs/help/returns#returns' },
+    ]);
 
     const text = await metrics.registry.metrics();
     expect(text).toContain('ai_assistant_knowledge_answers_total{sources="with"} 1');
@@ -104,7 +106,7 @@ describe("the site's pages, per question", () => {
     const body = (await reply.json()) as { sources: { title: string; url: string }[] };
 
     expect(body.sources.map(({ title, url }) => [title, url])).toEqual([
-      ['Returns', 'https://www.example.com/docs/help/returns'],
+      ['Returns', 'https://www.example.com/docs/help/returns#returns'],
       ['Opening hours', `${site.origin}/hours`],
     ]);
     expect(sentMessages().at(-1)).toEqual({ role: 'user', content: 'And returns of a garden tool?' });
@@ -134,14 +136,19 @@ describe("the site's pages, per question", () => {
 
     expect(JSON.parse(events[0].replace(/^data: /, ''))).toEqual({
       object: SOURCES_OBJECT,
-      sources: [{ n: 1, title: 'Returns', url: 'https://www.example.com/docs/help/returns' }],
+      sources: [{ n: 1, title: 'Returns', url: 'https://www.example.com/docs/help/returns#returns' }],
     });
     expect(events[1]).toContain('chat.completion.chunk');
   });
 
   it("counts the passages in the spend cap's reservation", async () => {
-    // Room for an off-topic question (its bytes + 64 + 250), not for one that brings a page's passages.
-    const { url } = await start({ assistant, knowledge, dailyTokenLimit: 450 });
+    // Room for an off-topic question (its bytes + 64 + 250), not for one that brings a page's passages. (Without the
+    // search-word call, whose own reservation is tested in search-words.test.ts.)
+    const { url } = await start({
+      assistant: { ...assistant, rewriteQuestions: false },
+      knowledge,
+      dailyTokenLimit: 450,
+    });
 
     expect((await postChat(url, chatBody('Can I return a garden tool within thirty days?'))).status).toBe(429);
     expect((await postChat(url, chatBody('How do I bake sourdough bread?'))).status).toBe(200);

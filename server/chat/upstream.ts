@@ -1,8 +1,11 @@
 import { Agent, request as sendRequest } from 'undici';
 import type { ReplySource } from '../../contract/llm.ts';
 import type { Upstream } from '../hono-env.ts';
+import type { SearchWordsReason } from '../knowledge/knowledge.ts';
 import type { ChatRequest } from './chat-request.ts';
 import { demoResponse } from './demo-responder.ts';
+import { describeProviderError } from './reply-rebuild.ts';
+import { MAX_EVENT_BYTES } from './sse-relay.ts';
 
 /**
  * The provider's (or the demo's) answer, read only as far as the proxy needs it: its status, a header, then either the
@@ -25,16 +28,18 @@ export function upstreamLabel(upstream: ChatUpstream): string {
 
 /**
  * Sends a checked chat request to the provider, or has the demo responder answer it in its place (saying which of the
- * site's pages were found, when `sources` are given: the site has `knowledge`).
+ * site's pages were found, when `sources` are given: the site has `knowledge`; and why it would have asked a model for
+ * search words, when `searchWords` says).
  */
 export function callUpstream(
   upstream: ChatUpstream,
   request: ChatRequest,
   signal: AbortSignal,
   sources?: readonly ReplySource[],
+  searchWords?: SearchWordsReason,
 ): Promise<UpstreamAnswer> {
   return upstream.kind === 'demo'
-    ? Promise.resolve(answerOf(demoResponse(request, sources)))
+    ? Promise.resolve(answerOf(demoResponse(request, sources, searchWords)))
     : callProvider(upstream, request, signal);
 }
 
@@ -109,4 +114,12 @@ export async function readBounded(answer: UpstreamAnswer, limit: number): Promis
     pieces.push(next.value);
   }
   return Buffer.concat(pieces).toString('utf8');
+}
+
+/** For the log line of a provider's refusal: its error's `type` and `code` (never its message), when it gives them. */
+export async function providerErrorOf(answer: UpstreamAnswer): Promise<string> {
+  const body = await readBounded(answer, MAX_EVENT_BYTES);
+  if (body === 'too-large') return '';
+  const error = (JSON.parse(body) as { error?: unknown } | null)?.error;
+  return error === undefined || error === null ? '' : ` ${describeProviderError(error)}`;
 }

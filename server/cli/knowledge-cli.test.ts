@@ -127,6 +127,6 @@ describe('npm run knowledge', () => {
 
     const unknown = await knowledge(['crawl'], {}).done;
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toBe('Usage: npm run knowledge -- <sync|report> (got "crawl")\n');
+    expect(unknown.stderr).toBe('Usage: npm run knowledge -- <sync|report|ask> (got "crawl")\n');
   }, 60_000);
 });

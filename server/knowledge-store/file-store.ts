@@ -32,7 +32,15 @@ const StoreFile = v.object({
       mtimeMs: v.optional(v.number()),
       fetchedAt: v.number(),
       changedAt: v.number(),
-      passages: v.array(v.object({ headings: v.array(v.string()), text: v.string(), tokens: v.number() })),
+      passages: v.array(
+        v.object({
+          url: v.optional(v.string()),
+          keywords: v.optional(v.string()),
+          headings: v.array(v.string()),
+          text: v.string(),
+          tokens: v.number(),
+        }),
+      ),
     }),
   ),
   skipped: v.array(v.object({ source: v.string(), url: v.string(), reason: v.string() })),

@@ -26,7 +26,11 @@ const page = (url: string, extra: Partial<StoredPage> = {}): StoredPage => ({
   textHash: 'hash-1',
   fetchedAt: 1_700_000_000_000,
   changedAt: 1_700_000_000_000,
-  passages: [{ headings: ['Install'], text: `The text of ${url}.`, tokens: 6 }],
+  passages: [
+    { headings: ['Install'], text: `The text of ${url}.`, tokens: 6 },
+    // A section's own address and the page's keywords travel with its passage (issue 35).
+    { url: `${url}#upgrade`, keywords: 'update, new version', headings: ['Upgrade'], text: 'Upgrade.', tokens: 4 },
+  ],
   ...extra,
 });
 const SOURCE = 'https://docs.example/sitemap.xml';

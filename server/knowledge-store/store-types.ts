@@ -1,8 +1,11 @@
 // What a sync keeps between starts, shared by the two homes of the store and by the code above them.
 import type { Passage } from '../knowledge/knowledge.ts';
 
-/** A passage as stored: its page's address, title and language live once, on the page. */
-export type StoredPassage = Pick<Passage, 'headings' | 'text' | 'tokens'>;
+/**
+ * A passage as stored: its page's address, title and language live once, on the page. Its own address only when its
+ * section's `#id` makes it another (a store written before section links has none).
+ */
+export type StoredPassage = Pick<Passage, 'headings' | 'text' | 'tokens' | 'keywords'> & { url?: string };
 
 /** One page as the last sync that read it left it. Times are ms since the epoch. */
 export interface StoredPage {

@@ -93,7 +93,7 @@ describe.each(storeHomes(() => postgres))('the knowledge library on %s', (_home,
     expect(log).toEqual([expect.stringMatching(/^\[knowledge\] 2 pages, 2 passages loaded from /)]);
     expect(urls(restarted.retrieve({ latest: 'When does the shop open?' }))).toEqual([`${site.origin}/hours`]);
     expect(urls(restarted.retrieve({ latest: 'Can I return a spade for a refund?' }))).toEqual([
-      'https://shop.example.com/help/returns',
+      'https://shop.example.com/help/returns#returns-policy',
     ]);
   });
 

@@ -5,6 +5,7 @@ import {
   buildIndex,
   CRAWL_DEFAULTS,
   checkSource,
+  explain,
   INDEX_BUDGET,
   type IndexBudget,
   type KnowledgeIndex,
@@ -14,6 +15,8 @@ import {
   type RetrievalLimits,
   retrieve,
   type ScoredPassage,
+  type SearchWordsReason,
+  searchWordsReason,
   sourceKey,
   withoutCredentials,
 } from '../knowledge/knowledge.ts';
@@ -68,6 +71,12 @@ export interface Knowledge {
   status(): { state: KnowledgeState; sources: { source: string; state: string }[] };
   /** {@link retrieve} on the current index; no passages before the first one is built. */
   retrieve(question: Question, limits?: RetrievalLimits): ScoredPassage[];
+  /** {@link searchWordsReason} on the current index: why to ask a model for search words; none before it is built. */
+  searchWordsReason(question: Question): SearchWordsReason | undefined;
+  /** The pages' most common language, once the index is built. */
+  language(): string | undefined;
+  /** {@link explain} on the current index (for `npm run knowledge -- ask`); none before it is built. */
+  explain(question: Question): ReturnType<typeof explain> | undefined;
   /** Syncs every source now (whatever their age), then indexes the store again. */
   refresh(): Promise<void>;
   /** Stops the timer; the current index keeps answering. */
@@ -192,6 +201,9 @@ export function startKnowledge(
         .map(({ source, state }) => ({ source, state })),
     }),
     retrieve: (question, limits) => (index ? retrieve(index, question, limits) : []),
+    searchWordsReason: (question) => (index ? searchWordsReason(index, question) : undefined),
+    language: () => index?.language,
+    explain: (question) => (index ? explain(index, question) : undefined),
     refresh: async () => {
       await running;
       await run(true);

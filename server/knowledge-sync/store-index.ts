@@ -17,7 +17,13 @@ export function snapshotPassages(snapshot: KnowledgeSnapshot, sources: ReadonlyS
     .filter((page) => sources.has(page.source))
     .sort((a, b) => byText(a.url, b.url) || byText(a.title, b.title))
     .flatMap((page) =>
-      page.passages.map((passage) => ({ url: page.url, title: page.title, language: page.language, ...passage })),
+      page.passages.map((passage) => ({
+        page: page.url,
+        url: page.url,
+        title: page.title,
+        language: page.language,
+        ...passage,
+      })),
     );
 }
 

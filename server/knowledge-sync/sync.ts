@@ -45,7 +45,7 @@ export interface SyncSummary {
 /** A page's extracted text as a hash: a `200` with the same hash changes nothing downstream (no chunking, no index). */
 export const pageHash = (page: Page) =>
   createHash('sha256')
-    .update(JSON.stringify([page.url, page.title, page.language, page.sections]))
+    .update(JSON.stringify([page.url, page.title, page.language, page.sections, page.keywords ?? '']))
     .digest('base64url');
 
 /** The summary's names for why an address was not taken. */
@@ -72,7 +72,13 @@ function storedPage(source: string, address: string, page: Page, hash: string, n
     textHash: hash,
     fetchedAt: now,
     changedAt: now,
-    passages: chunkPage(page).map(({ headings, text, tokens }) => ({ headings, text, tokens })),
+    passages: chunkPage(page).map(({ url, keywords, headings, text, tokens }) => ({
+      ...(url === page.url ? {} : { url }),
+      ...(keywords ? { keywords } : {}),
+      headings,
+      text,
+      tokens,
+    })),
   };
 }
 

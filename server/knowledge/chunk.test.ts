@@ -29,10 +29,10 @@ describe('a Markdown page along its headings', () => {
       ].join('\n'),
     );
     expect(sections).toEqual([
-      { headings: ['Garden'], text: 'Tools for the garden.' },
-      { headings: ['Garden', 'Spades'], text: '```sh\n# not a heading\n```' },
-      { headings: ['Garden', 'Spades', 'Blades'], text: 'Steel blades.' },
-      { headings: ['Garden', 'Rakes'], text: 'Wooden rakes.' },
+      { headings: ['Garden'], text: 'Tools for the garden.', id: 'garden' },
+      { headings: ['Garden', 'Spades'], text: '```sh\n# not a heading\n```', id: 'spades' },
+      { headings: ['Garden', 'Spades', 'Blades'], text: 'Steel blades.', id: 'blades' },
+      { headings: ['Garden', 'Rakes'], text: 'Wooden rakes.', id: 'rakes' },
     ]);
   });
 });

@@ -2,12 +2,17 @@ import { capLine, type Page } from './page.ts';
 
 /** One passage of a page: what the index holds and what the model may be given, with where it came from. */
 export interface Passage {
+  /** Its page's address. */
+  page: string;
+  /** Where it is: its page's address, with `#id` when its section has an id. */
   url: string;
   title: string;
   /** The headings above the passage, outermost first. */
   headings: string[];
   text: string;
   language: string;
+  /** The words its page's owner adds (front matter `keywords:`, `<meta name="keywords">`), indexed like the title. */
+  keywords?: string;
   /** Its estimated size in the model's tokens, its title and headings included, for the material's budget. */
   tokens: number;
 }
@@ -53,15 +58,18 @@ export function chunkPage(page: Page): Passage[] {
   const title = capLine(page.title);
   const titleTokens = estimateTokens(title);
   for (const section of page.sections) {
+    const url = section.id ? `${page.url.split('#')[0]}#${encodeURIComponent(section.id)}` : page.url;
     const headings = section.headings.map(capLine);
     const lineTokens = titleTokens + estimateTokens(headings.join(' › '));
     const add = (text: string) =>
       passages.push({
-        url: page.url,
+        page: page.url,
+        url,
         title,
         headings,
         text,
         language: page.language,
+        ...(page.keywords ? { keywords: page.keywords } : {}),
         tokens: lineTokens + estimateTokens(text),
       });
     let text = '';

@@ -68,6 +68,48 @@ describe('a file as a page', () => {
   });
 });
 
+describe('section links and keywords', () => {
+  it("publishes a folder's index file at the folder's own address", () => {
+    expect(filePage('index.md', '# Home\nHello.', BASE, 'en')?.url).toBe('https://www.example.com/docs/');
+    expect(filePage('faq/index.html', '<h1>FAQ</h1><p>Hi.</p>', BASE, 'en')?.url).toBe(
+      'https://www.example.com/docs/faq/',
+    );
+    expect(filePage('faq/reindex.md', '# Re\nHi.', BASE, 'en')?.url).toBe('https://www.example.com/docs/faq/reindex');
+  });
+
+  it("gives a Markdown heading GitHub's id, numbered when two read the same", () => {
+    const page = filePage('care.md', '# Care\nIntro.\n## Drying & ironing\nLow heat.\n## Care\nAgain.', BASE, 'en');
+    expect(page?.sections.map(({ id }) => id)).toEqual(['care', 'drying--ironing', 'care-1']);
+  });
+
+  it("reads an HTML heading's id from itself, an anchor inside it or its enclosing section, before Readability", () => {
+    const filler = 'Wash it at forty degrees with a mild detergent and hang it to dry in the shade afterwards. ';
+    const html = `<html><head><title>Care</title><meta name="keywords" content="laundry, dryer"></head><body>
+      <nav>Home</nav><article><h1>Care</h1>
+      <h2 id="washing">Washing</h2><p>${filler.repeat(3)}</p>
+      <section id="drying"><h2>Drying</h2><p>${filler.repeat(3)}</p></section>
+      <div class="sect2" id="IRONING"><h3>Ironing</h3><p>${filler.repeat(3)}</p>
+      <div class="note"><h4>Note</h4><p>${filler}</p></div></div>
+      <h2><a name="stains"></a>Stains</h2><p>${filler.repeat(3)}</p>
+      <h2>Plain</h2><p>${filler}</p></article></body></html>`;
+    const page = filePage('care.html', html, BASE, 'en');
+    expect(page?.sections.map(({ headings, id }) => [headings.at(-1), id])).toEqual([
+      ['Washing', 'washing'],
+      ['Drying', 'drying'],
+      ['Ironing', 'IRONING'],
+      ['Note', 'IRONING'],
+      ['Stains', 'stains'],
+      ['Plain', undefined],
+    ]);
+    expect(page?.keywords).toBe('laundry, dryer');
+  });
+
+  it('reads front matter keywords, as a line or a list', () => {
+    expect(filePage('a.md', '---\nkeywords: phone, call\n---\n# A\nx', BASE, 'en')?.keywords).toBe('phone, call');
+    expect(filePage('b.md', '---\nkeywords: [phone, call]\n---\n# B\nx', BASE, 'en')?.keywords).toBe('phone, call');
+  });
+});
+
 describe('a folder source', () => {
   let folder: string;
   beforeAll(async () => {
@@ -91,7 +133,7 @@ describe('a folder source', () => {
     const pages = outcomes.flatMap((outcome) => (outcome.kind === 'page' ? [outcome.page] : []));
     expect(pages.map(({ title, url }) => [title, url]).sort()).toEqual([
       ['Deep page', 'https://www.example.com/docs/guide/deep/page'],
-      ['Welcome', 'https://www.example.com/docs/index'],
+      ['Welcome', 'https://www.example.com/docs/'],
       ['notes', 'https://www.example.com/docs/notes'],
     ]);
     const named = (file: string) => log.filter((line) => line.includes(join(written, file)));

@@ -35,7 +35,9 @@ export function filePage(relativePath: string, text: string, url: string, langua
   const read = READERS[extension];
   if (!read) return undefined;
   const path = relativePath.slice(0, relativePath.length - extension.length);
-  const address = new URL(path.split('/').map(encodeURIComponent).join('/'), folderAddress(url)).href;
+  // Static generators publish a folder's index file at the folder's own address: `faq/index.md` is `…/faq/`.
+  const published = /(^|\/)index$/i.test(path) ? path.slice(0, -'index'.length) : path;
+  const address = new URL(published.split('/').map(encodeURIComponent).join('/'), folderAddress(url)).href;
   const draft = read(text, address);
   const own = draft.url === undefined ? undefined : URL.parse(draft.url, address)?.href;
   return {
@@ -43,6 +45,7 @@ export function filePage(relativePath: string, text: string, url: string, langua
     title: draft.title ?? basename(path),
     language: draft.language ?? language,
     sections: draft.sections,
+    ...(draft.keywords ? { keywords: draft.keywords } : {}),
   };
 }
 

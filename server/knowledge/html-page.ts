@@ -14,6 +14,28 @@ const HIDDEN = new Set(['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE', 'SVG', 'IFRAM
 const CHROME =
   'nav, header, footer, aside, form, script, style, noscript, template, [role="navigation"], [aria-hidden="true"]';
 
+const HEADINGS = 'h1, h2, h3, h4, h5, h6';
+/** The elements that hold one section and carry its id: HTML's own, Sphinx's and DocBook's (`div.sect2`). */
+const SECTION_HOLDERS = 'section[id], article[id], div[id][class*="sect"]';
+/** Where a heading's link target is kept while Readability rewrites the document (it drops most wrappers' ids). */
+const SECTION_ID = 'data-section-id';
+
+/**
+ * Marks every heading with the id a link to its section takes: its own, an anchor's inside it (`<a id>` or `<a name>`,
+ * as Sphinx, MkDocs and older sites write), or its enclosing section's. Done before Readability, which drops them.
+ */
+function markSectionIds(document: Document): void {
+  for (const heading of Array.from(document.querySelectorAll(HEADINGS))) {
+    const anchor = heading.querySelector('[id], a[name]');
+    const id =
+      heading.getAttribute('id') ||
+      anchor?.getAttribute('id') ||
+      anchor?.getAttribute('name') ||
+      heading.parentElement?.closest(SECTION_HOLDERS)?.getAttribute('id');
+    if (id) heading.setAttribute(SECTION_ID, id.trim());
+  }
+}
+
 /** Walks the main content in document order: a heading starts a section, a block ends a paragraph. */
 function readSections(root: Element): Pick<PageDraft, 'sections'> & { firstHeading?: string } {
   const writer = new SectionWriter();
@@ -34,7 +56,11 @@ function readSections(root: Element): Pick<PageDraft, 'sections'> & { firstHeadi
       const level = /^H([1-6])$/.exec(tag)?.[1];
       if (level) {
         endParagraph();
-        writer.heading(Number(level), child.textContent ?? '');
+        writer.heading(
+          Number(level),
+          child.textContent ?? '',
+          (child as Element).getAttribute(SECTION_ID) ?? undefined,
+        );
       } else if (tag === 'PRE') {
         endParagraph();
         writer.paragraph(child.textContent ?? '');
@@ -66,13 +92,17 @@ export function htmlPage(html: string, address: string): PageDraft {
   const title = oneLine(document.querySelector('title')?.textContent ?? '') || undefined;
   const url = document.querySelector('link[rel~="canonical" i]')?.getAttribute('href')?.trim() || undefined;
   const language = document.documentElement?.getAttribute('lang')?.trim() || undefined;
+  const keywords = oneLine(document.querySelector('meta[name="keywords" i]')?.getAttribute('content') ?? '');
+  markSectionIds(document);
   const article = new Readability(document, { serializer: (element: Node) => element as Element }).parse();
   let root = article?.content ?? undefined;
   if (!root) {
-    const body = parseHTML(whole).document.body;
+    const fresh = parseHTML(whole).document;
+    markSectionIds(fresh);
+    const body = fresh.body;
     for (const element of Array.from(body.querySelectorAll(CHROME))) element.remove();
     root = body;
   }
   const { sections, firstHeading } = readSections(root);
-  return { title: title ?? firstHeading, url, language, sections };
+  return { title: title ?? firstHeading, url, language, sections, ...(keywords ? { keywords } : {}) };
 }

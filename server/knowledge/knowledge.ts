@@ -10,7 +10,16 @@ export { withoutCredentials } from './crawl-fetch.ts';
 export { bytesHash, type FileOutcome, filePage, type KnownFile, readFolder } from './folder-source.ts';
 export { formatMaterial, MATERIAL_PREAMBLE, type Material } from './material.ts';
 export type { Page } from './page.ts';
-export { type Question, type RetrievalLimits, retrieve, type ScoredPassage } from './retrieve.ts';
+export {
+  explain,
+  type Question,
+  RETRIEVAL_LIMITS,
+  type RetrievalLimits,
+  retrieve,
+  type ScoredPassage,
+  type SearchWordsReason,
+  searchWordsReason,
+} from './retrieve.ts';
 export {
   buildIndex,
   INDEX_BUDGET,

@@ -1,3 +1,4 @@
+import GithubSlugger from 'github-slugger';
 import { oneLine, type PageDraft, SectionWriter } from './page.ts';
 
 /** What a Markdown file's front matter may set. */
@@ -5,6 +6,7 @@ interface FrontMatter {
   title?: string;
   url?: string;
   language?: string;
+  keywords?: string;
 }
 
 /** Reads the `title:`, `url:` and `lang:`/`language:` lines of a `---` front matter block, and the text after it. */
@@ -13,12 +15,13 @@ function splitFrontMatter(text: string): { front: FrontMatter; body: string } {
   if (!match) return { front: {}, body: text };
   const front: FrontMatter = {};
   for (const line of match[1].split(/\r?\n/)) {
-    const pair = /^(title|url|lang|language)\s*:\s*(.*)$/i.exec(line);
+    const pair = /^(title|url|lang|language|keywords)\s*:\s*(.*)$/i.exec(line);
     if (!pair) continue;
     const value = pair[2].trim().replace(/^(["'])(.*)\1$/, '$2');
     const key = pair[1].toLowerCase();
     if (value === '') continue;
-    if (key === 'title') front.title = value;
+    if (key === 'keywords') front.keywords = value.replace(/^\[(.*)\]$/, '$1');
+    else if (key === 'title') front.title = value;
     else if (key === 'url') front.url = value;
     else front.language = value;
   }
@@ -44,6 +47,8 @@ function plainInline(text: string): string {
 export function markdownPage(text: string): PageDraft {
   const { front, body } = splitFrontMatter(text);
   const writer = new SectionWriter();
+  // The ids GitHub (and most static generators after it) give headings, numbered when two headings read the same.
+  const slugger = new GithubSlugger();
   let fence: string | undefined;
   let paragraph: string[] = [];
   const endParagraph = () => {
@@ -69,7 +74,8 @@ export function markdownPage(text: string): PageDraft {
     const heading = /^\s{0,3}(#{1,6})\s+(.*?)(?:\s+#+)?\s*$/.exec(line);
     if (heading) {
       endParagraph();
-      writer.heading(heading[1].length, oneLine(plainInline(heading[2])));
+      const text = oneLine(plainInline(heading[2]));
+      writer.heading(heading[1].length, text, slugger.slug(text));
     } else if (line.trim() === '') {
       endParagraph();
     } else {
@@ -78,5 +84,11 @@ export function markdownPage(text: string): PageDraft {
   }
   endParagraph();
   const sections = writer.finish();
-  return { title: front.title ?? writer.firstHeading, url: front.url, language: front.language, sections };
+  return {
+    title: front.title ?? writer.firstHeading,
+    url: front.url,
+    language: front.language,
+    sections,
+    ...(front.keywords ? { keywords: front.keywords } : {}),
+  };
 }

@@ -1,10 +1,11 @@
 // @vitest-environment node
 import { describe, expect, it } from 'vitest';
-import { breakControlSequences } from '../chat/chat-request.ts';
+import { breakControlSequences } from '../chat/control-sequences.ts';
 import type { Passage } from './chunk.ts';
 import { formatMaterial, MATERIAL_PREAMBLE } from './material.ts';
 
 const passage = (url: string, title: string, text: string, headings: string[] = []): Passage => ({
+  page: url.split('#')[0],
   url,
   title,
   headings,

@@ -26,12 +26,13 @@ const LINE_BREAK = /\r\n|[\n\r\v\f\u0085\u2028\u2029]/;
  */
 export function formatMaterial(passages: readonly Passage[], breakControl: (text: string) => string): Material {
   const sources: ReplySource[] = [];
+  // By page: a page is one source, at the address of its best passage's section.
   const quoted = new Map<string, string[]>();
   for (const passage of passages) {
-    let lines = quoted.get(passage.url);
+    let lines = quoted.get(passage.page);
     if (!lines) {
       lines = [];
-      quoted.set(passage.url, lines);
+      quoted.set(passage.page, lines);
       sources.push({ n: sources.length + 1, title: oneLine(passage.title), url: passage.url });
     } else {
       lines.push('>', '> …', '>');
@@ -39,9 +40,10 @@ export function formatMaterial(passages: readonly Passage[], breakControl: (text
     if (passage.headings.length > 0) lines.push(`> ${oneLine(breakControl(passage.headings.join(' › ')))}`, '>');
     for (const line of breakControl(passage.text).split(LINE_BREAK)) lines.push(line === '' ? '>' : `> ${line}`);
   }
-  const entries = sources.map(
-    ({ n, title, url }) =>
-      `[${n}] ${breakControl(title)} — ${oneLine(breakControl(url))}\n${(quoted.get(url) ?? []).join('\n')}`,
+  // Sources and the quoted pages are in the same order: one entry a page.
+  const entries = [...quoted.values()].map(
+    (lines, index) =>
+      `[${index + 1}] ${breakControl(sources[index].title)} — ${oneLine(breakControl(sources[index].url))}\n${lines.join('\n')}`,
   );
   const text = passages.length === 0 ? '' : [MATERIAL_PREAMBLE, ...entries].join('\n\n');
   return { text, sources, passages: passages.length };

@@ -2,6 +2,8 @@
 export interface Section {
   headings: string[];
   text: string;
+  /** Its heading's id, when the page gives one, so that a link can go to the section itself (`address#id`). */
+  id?: string;
 }
 
 /** One page of the site as the index reads it: its address, title, language and main text along its headings. */
@@ -11,6 +13,8 @@ export interface Page {
   /** A BCP 47 tag (`en`, `ja`, `pt-BR`): it chooses the stop words, the stemmer or the segmenter. */
   language: string;
   sections: Section[];
+  /** Words the owner adds to the page (front matter `keywords:`, `<meta name="keywords">`), indexed like its title. */
+  keywords?: string;
 }
 
 /** What a file or a fetched page says about itself; the source fills in what it leaves out. */
@@ -21,6 +25,7 @@ export interface PageDraft {
   url?: string;
   language?: string;
   sections: Section[];
+  keywords?: string;
 }
 
 /** Whether `address` is one the assistant may show as a link: `http:` or `https:` only. */
@@ -53,15 +58,18 @@ export function capLine(text: string): string {
 export class SectionWriter {
   readonly sections: Section[] = [];
   private path: string[] = [];
+  private id: string | undefined;
   private parts: string[] = [];
   firstHeading: string | undefined;
 
-  heading(level: number, text: string): void {
+  /** A heading at `level` (1 to 6), with the id a link to it takes (`#id`), when the page gives one. */
+  heading(level: number, text: string, id?: string): void {
     this.flush();
     const heading = oneLine(text);
     if (heading === '') return;
     this.firstHeading ??= heading;
     this.path = [...this.path.slice(0, level - 1), heading];
+    this.id = id || undefined;
   }
 
   paragraph(text: string): void {
@@ -76,8 +84,10 @@ export class SectionWriter {
   }
 
   private flush(): void {
-    if (this.parts.length > 0)
-      this.sections.push({ headings: this.path.filter(Boolean), text: this.parts.join('\n\n') });
+    if (this.parts.length > 0) {
+      const { id } = this;
+      this.sections.push({ headings: this.path.filter(Boolean), text: this.parts.join('\n\n'), ...(id ? { id } : {}) });
+    }
     this.parts = [];
   }
 }

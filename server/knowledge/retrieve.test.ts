@@ -116,3 +116,20 @@ describe('the budget', async () => {
     expect(mostFromOnePage(unbudgeted)).toBe(3);
   });
 });
+
+describe('keywords', () => {
+  it("make a page findable by words its text never uses, with its title's weight", async () => {
+    const contact = (keywords?: string): Page => ({
+      url: `${site}/contact`,
+      title: 'Contact',
+      language: 'en',
+      sections: [{ headings: ['Contact'], text: 'Call us on 0123 456 789 from Tuesday to Saturday.' }],
+      ...(keywords ? { keywords } : {}),
+    });
+    const question = { latest: 'What is your telephone number?' };
+    const plain = await buildIndex([...PAGES, contact()]);
+    expect(retrieve(plain, question).map(({ passage }) => passage.page)).not.toContain(`${site}/contact`);
+    const helped = await buildIndex([...PAGES, contact('telephone, phone number')]);
+    expect(retrieve(helped, question).map(({ passage }) => passage.page)[0]).toBe(`${site}/contact`);
+  });
+});

@@ -1,6 +1,6 @@
 import type { Passage } from './chunk.ts';
 import type { KnowledgeIndex } from './search-index.ts';
-import { DEFAULT_LANGUAGE, ruleLanguage, scriptLanguage, tokenize } from './tokenize.ts';
+import { ruleLanguage, scriptLanguage, tokenize } from './tokenize.ts';
 
 /** What the visitor asked: the latest message, and (with `history`) the question before it. */
 export interface Question {
@@ -11,7 +11,12 @@ export interface Question {
    * each language's passages with that language's stop words and stemmer, whatever it is.
    */
   language?: string;
+  /** Words a model gave for the question, in the pages' language: looked up first, then the question as typed. */
+  searchWords?: string;
 }
+
+/** Why the question as typed is not enough, so that a model is asked for search words once. */
+export type SearchWordsReason = 'language' | 'follow-up' | 'not-found';
 
 /** How much material one answer may be given, and how sure the index must be. */
 export interface RetrievalLimits {
@@ -30,15 +35,25 @@ export interface RetrievalLimits {
    */
   commonShare: number;
   commonMinimum: number;
+  /**
+   * How many passages a site needs for a word that none of them holds to weigh as much as the rarest word; a smaller site
+   * weighs it in proportion. On a large site, a visitor's word that no page uses tells that the question is about
+   * something else; on a small one it mostly tells that the owner wrote few pages ("policy", "something", "phone").
+   */
+  absentFullAt: number;
+  /** The share of the question's weight that one passage must hold for the question as typed to be enough. */
+  confidentCoverage: number;
 }
 
 export const RETRIEVAL_LIMITS: RetrievalLimits = {
   maxPassages: 5,
   maxTokens: 1500,
   maxPerPage: 3,
-  minCoverage: 0.5,
+  minCoverage: 0.55,
   commonShare: 0.05,
   commonMinimum: 100,
+  absentFullAt: 110,
+  confidentCoverage: 0.75,
 };
 
 /** A passage found for a question, with its BM25 score and the share of the question's weight it holds. */
@@ -48,63 +63,144 @@ export interface ScoredPassage {
   coverage: number;
 }
 
-/**
- * How rare a term is among `count` passages (BM25's IDF). A word that no passage holds weighs as much as one that a
- * single passage holds: on a small site an absent word would otherwise outweigh every word the site does hold.
- */
+/** How rare a term is among `count` passages (BM25's IDF). */
 const rarity = (count: number, found: number) => Math.log(1 + (count - found + 0.5) / (found + 0.5));
 
-/** The passages of one language that hold enough of one question's weight, best first. */
-function candidates(index: KnowledgeIndex, text: string, language: string, limits: RetrievalLimits): ScoredPassage[] {
+/** One term of a question: in how many passages it is, its weight, and whether it was searched for. */
+export interface WeighedTerm {
+  term: string;
+  passages: number;
+  weight: number;
+  /** Left out of the search and of the weight as too common, or searched for (a word no passage holds is not). */
+  use: 'searched' | 'absent' | 'common';
+}
+
+/**
+ * One text's terms, cut with `language`'s rules, and every passage in that language that holds any of them (whatever
+ * its coverage), best first.
+ */
+function weigh(index: KnowledgeIndex, text: string, language: string, limits: RetrievalLimits) {
   const terms = [...new Set(tokenize(text, language))];
   const count = index.passages.length;
   const found = (term: string) => index.documentFrequency.get(term) ?? 0;
   // Common words are left out of both the search and the weight, unless the question has no other word the index knows.
   const common = Math.max(limits.commonShare * count, limits.commonMinimum);
   const rare = terms.filter((term) => found(term) <= common);
-  const counted = rare.some((term) => found(term) > 0) ? rare : terms;
-  const weight = new Map(counted.map((term) => [term, rarity(count, Math.max(1, found(term)))]));
-  const total = [...weight.values()].reduce((sum, value) => sum + value, 0);
-  const searched = counted.filter((term) => found(term) > 0);
-  if (total === 0 || searched.length === 0) return [];
+  const counted = new Set(rare.some((term) => found(term) > 0) ? rare : terms);
+  const weighed: WeighedTerm[] = terms.map((term) => ({
+    term,
+    passages: found(term),
+    weight: !counted.has(term)
+      ? 0
+      : found(term) > 0
+        ? rarity(count, found(term))
+        : Math.min(1, count / limits.absentFullAt) * rarity(count, 1),
+    use: !counted.has(term) ? 'common' : found(term) > 0 ? 'searched' : 'absent',
+  }));
+  const weight = new Map(weighed.map((each) => [each.term, each.weight]));
+  const total = weighed.reduce((sum, each) => sum + each.weight, 0);
+  const searched = weighed.filter((each) => each.use === 'searched').map((each) => each.term);
   const scored: ScoredPassage[] = [];
-  const inLanguage = (result: { [field: string]: unknown }) => result.language === language;
-  for (const result of index.search.search(searched.join(' '), { filter: inLanguage })) {
-    const held = result.queryTerms.reduce((sum, term) => sum + (weight.get(term) ?? 0), 0);
-    const coverage = held / total;
-    if (coverage >= limits.minCoverage)
-      scored.push({ passage: index.passages[result.id], score: result.score, coverage });
+  if (total > 0 && searched.length > 0) {
+    const inLanguage = (result: { [field: string]: unknown }) => result.language === language;
+    for (const result of index.search.search(searched.join(' '), { filter: inLanguage })) {
+      const held = result.queryTerms.reduce((sum, term) => sum + (weight.get(term) ?? 0), 0);
+      scored.push({ passage: index.passages[result.id], score: result.score, coverage: held / total });
+    }
   }
-  return scored;
+  return { terms: weighed, scored };
+}
+
+/** The passages that hold enough of one question's weight, best first. */
+const candidates = (index: KnowledgeIndex, text: string, language: string, limits: RetrievalLimits) =>
+  weigh(index, text, language, limits).scored.filter(({ coverage }) => coverage >= limits.minCoverage);
+
+/** What became of a candidate passage, and by which rule. */
+export type Verdict = 'given' | 'already given' | 'below minCoverage' | 'maxPassages' | 'maxPerPage' | 'maxTokens';
+
+/** The rule language of a text: its script's (Chinese, Japanese), or else the one it is said to be in. */
+const ownLanguage = (text: string, tag: string) => ruleLanguage(scriptLanguage(text, tag));
+
+/**
+ * The texts looked up for a question, in order: the model's search words, the latest message, the previous one; each
+ * against its own language's passages first (with that language's rules), then against every other language's.
+ */
+function texts(index: KnowledgeIndex, question: Question): { text: string; language: string }[] {
+  const visitor = question.language ?? index.language;
+  return [
+    ...(question.searchWords ? [{ text: question.searchWords, tag: index.language }] : []),
+    ...[question.latest, question.previous ?? '']
+      .filter((text) => text.trim() !== '')
+      .map((text) => ({ text, tag: visitor })),
+  ].flatMap(({ text, tag }) => {
+    const own = ownLanguage(text, tag);
+    return [own, ...index.languages.filter((language) => language !== own)].map((language) => ({ text, language }));
+  });
+}
+
+/** Takes candidates in order within the limits, saying of each what became of it. */
+function choose(found: readonly ScoredPassage[], limits: RetrievalLimits): Verdict[] {
+  const chosen: ScoredPassage[] = [];
+  const perPage = new Map<string, number>();
+  let tokens = 0;
+  return found.map((candidate): Verdict => {
+    const { passage } = candidate;
+    if (candidate.coverage < limits.minCoverage) return 'below minCoverage';
+    if (chosen.some((taken) => taken.passage === passage)) return 'already given';
+    if (chosen.length === limits.maxPassages) return 'maxPassages';
+    if ((perPage.get(passage.page) ?? 0) >= limits.maxPerPage) return 'maxPerPage';
+    if (tokens + passage.tokens > limits.maxTokens) return 'maxTokens';
+    chosen.push(candidate);
+    perPage.set(passage.page, (perPage.get(passage.page) ?? 0) + 1);
+    tokens += passage.tokens;
+    return 'given';
+  });
 }
 
 /**
- * The passages to give the model for a question: a pure function of the index and the question. The latest message's
- * passages come first, then the previous question's; at most `maxPassages` and `maxTokens` together, at most
- * `maxPerPage` from one page. A question that no passage covers well enough gets none.
+ * The passages to give the model for a question: a pure function of the index and the question. The search words'
+ * passages come first (when a model gave some), then the latest message's, then the previous question's; at most
+ * `maxPassages` and `maxTokens` together, at most `maxPerPage` from one page. A question that no passage covers well
+ * enough gets none.
  */
 export function retrieve(
   index: KnowledgeIndex,
   question: Question,
   limits: RetrievalLimits = RETRIEVAL_LIMITS,
 ): ScoredPassage[] {
-  // The question's own language first (its script tells Chinese and Japanese), then the others the index holds.
-  const own = ruleLanguage(scriptLanguage(question.latest, question.language ?? DEFAULT_LANGUAGE));
-  const languages = [own, ...index.languages.filter((language) => language !== own)];
-  const found = [question.latest, question.previous ?? '']
-    .filter((text) => text.trim() !== '')
-    .flatMap((text) => languages.flatMap((language) => candidates(index, text, language, limits)));
-  const chosen: ScoredPassage[] = [];
-  const perPage = new Map<string, number>();
-  let tokens = 0;
-  for (const candidate of found) {
-    if (chosen.length === limits.maxPassages) break;
-    const { passage } = candidate;
-    if (chosen.some((taken) => taken.passage === passage)) continue;
-    if ((perPage.get(passage.url) ?? 0) >= limits.maxPerPage || tokens + passage.tokens > limits.maxTokens) continue;
-    chosen.push(candidate);
-    perPage.set(passage.url, (perPage.get(passage.url) ?? 0) + 1);
-    tokens += passage.tokens;
-  }
-  return chosen;
+  const found = texts(index, question).flatMap(({ text, language }) => candidates(index, text, language, limits));
+  const verdicts = choose(found, limits);
+  return found.filter((_, at) => verdicts[at] === 'given');
+}
+
+/** What retrieval does with a question, for the owner (`npm run knowledge -- ask`): every text, term and candidate. */
+export function explain(index: KnowledgeIndex, question: Question, limits: RetrievalLimits = RETRIEVAL_LIMITS) {
+  const looked = texts(index, question).map(({ text, language }) => ({
+    text,
+    language,
+    ...weigh(index, text, language, limits),
+  }));
+  const found = looked.flatMap(({ scored }) => scored);
+  const verdicts = choose(found, limits);
+  return {
+    texts: looked.map(({ text, language, terms, scored }) => ({ text, language, terms, candidates: scored.length })),
+    candidates: found.map((candidate, at) => ({ ...candidate, verdict: verdicts[at] })),
+    searchWords: searchWordsReason(index, question, limits),
+  };
+}
+
+/**
+ * Whether to ask a model for search words, and why: the visitor writes in a language that no page is in, or no
+ * passage holds enough of the latest message's weight (then a follow-up needs the question before it).
+ */
+export function searchWordsReason(
+  index: KnowledgeIndex,
+  question: Question,
+  limits: RetrievalLimits = RETRIEVAL_LIMITS,
+): SearchWordsReason | undefined {
+  const own = ownLanguage(question.latest, question.language ?? index.language);
+  if (!index.languages.includes(own)) return 'language';
+  const best = candidates(index, question.latest, own, limits);
+  if (best.some(({ coverage }) => coverage >= limits.confidentCoverage)) return undefined;
+  return question.previous ? 'follow-up' : 'not-found';
 }

@@ -1,13 +1,14 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import MiniSearch, { type AsPlainObject, type Options } from 'minisearch';
 import { chunkPage, type Passage } from './chunk.ts';
-import type { Page } from './page.ts';
-import { ruleLanguage, tokenize } from './tokenize.ts';
+import { capLine, type Page } from './page.ts';
+import { DEFAULT_LANGUAGE, ruleLanguage, tokenize } from './tokenize.ts';
 
 /** A passage as MiniSearch holds it: each field already cut into the terms of the passage's language. */
 interface IndexedPassage {
   id: number;
   title: string;
+  keywords: string;
   headings: string;
   text: string;
   /** The rule language of the passage, so that a search can keep to one language's passages. */
@@ -22,6 +23,8 @@ export interface KnowledgeIndex {
   readonly documentFrequency: ReadonlyMap<string, number>;
   /** The languages (their rules' names) of the passages: a question is matched against each with its rules. */
   readonly languages: readonly string[];
+  /** The passages' most common language: the one a model is asked to give search words in. */
+  readonly language: string;
 }
 
 /**
@@ -38,8 +41,8 @@ export interface IndexBudget {
 
 export const INDEX_BUDGET: IndexBudget = { maxTextChars: 60_000_000, maxPassages: 150_000, maxTerms: 250_000 };
 
-/** A page's title and headings count above its body text. */
-const FIELD_BOOST = { title: 3, headings: 2, text: 1 };
+/** A page's title (and the keywords its owner adds, as synonyms of it) and headings count above its body text. */
+const FIELD_BOOST = { title: 3, keywords: 3, headings: 2, text: 1 };
 
 /**
  * Building yields a turn of the event loop whenever it has run this long, so chat requests are never held up: a
@@ -65,7 +68,7 @@ const keepTerm = (term: string) => term || null;
 
 /** The options every index is built, loaded and searched with: the same for adding and searching. */
 const SEARCH_OPTIONS: Options<IndexedPassage> = {
-  fields: ['title', 'headings', 'text'],
+  fields: ['title', 'keywords', 'headings', 'text'],
   tokenize: splitTerms,
   processTerm: keepTerm,
   storeFields: ['language'],
@@ -76,27 +79,31 @@ const emptySearch = () => new MiniSearch<IndexedPassage>(SEARCH_OPTIONS);
 
 /**
  * The shape of {@link IndexData}: a kept index of another shape is built again rather than misread. 2: each passage
- * stores its language, the index lists its languages, and the pages its budget left out (issue 34).
+ * stores its language, the index lists its languages, and the pages its budget left out (issue 34). 3: the owner's
+ * keywords are a field, a passage's address may carry its section's `#id`, and the index keeps its most common language
+ * (issue 35).
  */
-export const INDEX_FORMAT = 2;
+export const INDEX_FORMAT = 3;
 
 /** An index as plain data, kept beside its passages: loading it is much faster than indexing them again (bench). */
 export interface IndexData {
   search: AsPlainObject;
   documentFrequency: [string, number][];
   languages: string[];
+  language: string;
   /** The pages the budget left out of it (their addresses). */
   left: string[];
 }
 
 /** The index as data; `passages` are those it was built from, the budget's left-out pages included. */
 export function indexData(index: KnowledgeIndex, passages: readonly Passage[]): IndexData {
-  const kept = new Set(index.passages.map((passage) => passage.url));
+  const kept = new Set(index.passages.map((passage) => passage.page));
   return {
     search: index.search.toJSON(),
     documentFrequency: [...index.documentFrequency],
     languages: [...index.languages],
-    left: [...new Set(passages.filter((passage) => !kept.has(passage.url)).map((passage) => passage.url))],
+    language: index.language,
+    left: [...new Set(passages.filter((passage) => !kept.has(passage.page)).map((passage) => passage.page))],
   };
 }
 
@@ -105,10 +112,11 @@ export async function indexFromData(data: IndexData, passages: readonly Passage[
   const search = await MiniSearch.loadJSAsync<IndexedPassage>(data.search, SEARCH_OPTIONS);
   const left = new Set(data.left);
   return {
-    passages: passages.filter((passage) => !left.has(passage.url)),
+    passages: passages.filter((passage) => !left.has(passage.page)),
     search,
     documentFrequency: new Map(data.documentFrequency),
     languages: data.languages,
+    language: data.language,
   };
 }
 
@@ -119,7 +127,7 @@ function pagesOf(passages: readonly Passage[]): Passage[][] {
   const pages: Passage[][] = [];
   for (const passage of passages) {
     const last = pages.at(-1);
-    if (last && last[0].url === passage.url) last.push(passage);
+    if (last && last[0].page === passage.page) last.push(passage);
     else pages.push([passage]);
   }
   return pages;
@@ -133,12 +141,14 @@ async function preparePage(
 ) {
   // Every passage of a page has its title and language: the title (as cut to its longest) is cut into terms once.
   const titleTerms = tokenize(passages[0].title, passages[0].language);
+  // The owner's keywords count like the title, so they are capped like it: a page cannot fill the index through them.
+  const keywordTerms = tokenize(capLine(passages[0].keywords ?? ''), passages[0].language);
   const language = ruleLanguage(passages[0].language);
   const prepared = [];
   for (const passage of passages) {
     const headings = tokenize(passage.headings.join(' '), passage.language);
     const text = tokenize(passage.text, passage.language);
-    prepared.push({ passage, terms: new Set([...titleTerms, ...headings, ...text]), headings, text });
+    prepared.push({ passage, terms: new Set([...titleTerms, ...keywordTerms, ...headings, ...text]), headings, text });
     await slice();
   }
   const newTerms = new Set<string>();
@@ -147,7 +157,14 @@ async function preparePage(
     chars += passage.text.length;
     for (const term of terms) if (!known.has(term)) newTerms.add(term);
   }
-  return { prepared, title: titleTerms.join(' '), language, chars, newTerms: newTerms.size };
+  return {
+    prepared,
+    title: titleTerms.join(' '),
+    keywords: keywordTerms.join(' '),
+    language,
+    chars,
+    newTerms: newTerms.size,
+  };
 }
 
 /**
@@ -176,7 +193,7 @@ export async function indexPassages(
   const kept: Passage[] = [];
   const search = emptySearch();
   const documentFrequency = new Map<string, number>();
-  const languages = new Set<string>();
+  const languages = new Map<string, number>();
   let chars = 0;
   let count = 0;
   const slice = slicer();
@@ -195,7 +212,7 @@ export async function indexPassages(
       continue;
     }
     chars += prepared.chars;
-    languages.add(prepared.language);
+    languages.set(prepared.language, (languages.get(prepared.language) ?? 0) + prepared.prepared.length);
     for (const { passage, terms, headings, text } of prepared.prepared) {
       const id = kept.push(passage) - 1;
       count += 1;
@@ -203,6 +220,7 @@ export async function indexPassages(
       search.add({
         id,
         title: prepared.title,
+        keywords: prepared.keywords,
         headings: headings.join(' '),
         text: text.join(' '),
         language: prepared.language,
@@ -210,5 +228,6 @@ export async function indexPassages(
       await slice();
     }
   }
-  return { passages: kept, search, documentFrequency, languages: [...languages].sort(byText) };
+  const [language] = [...languages].sort((a, b) => b[1] - a[1] || byText(a[0], b[0]))[0] ?? [DEFAULT_LANGUAGE];
+  return { passages: kept, search, documentFrequency, languages: [...languages.keys()].sort(byText), language };
 }

@@ -214,6 +214,7 @@ async function readPage(address: string, site: Crawl, answered: () => void, know
     title: draft.title ?? new URL(url).pathname,
     language: draft.language ?? site.language,
     sections: draft.sections,
+    ...(draft.keywords ? { keywords: draft.keywords } : {}),
   };
   return { address, kind: 'page', page, ...validators(response), bytes: bytes.byteLength };
 }

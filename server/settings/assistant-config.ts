@@ -27,6 +27,8 @@ export interface AssistantConfig {
   instructions?: string;
   /** The site's pages the model answers from (proxy mode); a folder's `path` is absolute, resolved against the file's. */
   knowledge?: KnowledgeSource[];
+  /** `rewrite_questions: false`: retrieval never asks the model for search words (with `knowledge`). */
+  rewriteQuestions?: false;
 }
 
 /** The configuration of a site with no file: exactly the spec. */
@@ -56,7 +58,7 @@ export function parseAssistantConfig(source: string, file: string, { direct }: {
     else problems.push(parsed.problem(['accent'], `${shown(accentText)} ${read.reason}`));
   }
   if (direct) {
-    for (const key of ['instructions', 'history', 'knowledge', 'page_context'] as const) {
+    for (const key of ['instructions', 'history', 'knowledge', 'page_context', 'rewrite_questions'] as const) {
       if (key in data) {
         problems.push(
           parsed.problem(
@@ -93,6 +95,7 @@ export function parseAssistantConfig(source: string, file: string, { direct }: {
     ...(accent ? { accent } : {}),
     ...(values.language === undefined ? {} : { language: matchLanguage(values.language) }),
     ...(values.instructions === undefined ? {} : { instructions: values.instructions }),
+    ...(values.rewrite_questions === false ? { rewriteQuestions: false as const } : {}),
     ...(values.knowledge === undefined
       ? {}
       : {

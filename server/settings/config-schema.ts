@@ -107,6 +107,7 @@ export const configSchema = v.strictObject(
         v.check((value) => /^(https:\/\/[^\s/]+[^\s]*|mailto:[^\s@]+@[^\s@]+)$/i.test(value.trim()), CONTACT_FORMS),
       ),
     ),
+    rewrite_questions: v.optional(v.boolean('must be true or false')),
   },
   'is not a known key',
 );

@@ -1,0 +1,148 @@
+// The one bounded model call for search words (issue 35): when the visitor writes in another language than the pages,
+// or the question as typed finds nothing confident (a follow-up then needs the question before it), the model is asked
+// once for a few search words. They are search text only: never shown, never put into the prompt.
+import type { Upstream } from '../hono-env.ts';
+import { formatMaterial, type Question, RETRIEVAL_LIMITS, type SearchWordsReason } from '../knowledge/knowledge.ts';
+import type { Knowledge } from '../knowledge-sync/knowledge-sync.ts';
+import { readUsage, reservationFor, type TokenUsage } from '../limits/spend-cap.ts';
+import { type ChatRequest, type ConversationRules, type ParsedChatRequest, parseChatRequest } from './chat-request.ts';
+import { breakControlSequences } from './control-sequences.ts';
+import { callUpstream, readBounded, type UpstreamAnswer } from './upstream.ts';
+
+/** The search-word call's bounds: a few words, the same every time, and never a long wait before the reply. */
+export const SEARCH_WORDS_LIMITS = { maxTokens: 60, temperature: 0, timeoutMs: 3000, maxAnswerBytes: 16_000 };
+
+/** The longest search text kept from the model's answer: search words, not an answer. */
+const MAX_WORDS_LENGTH = 200;
+
+/** What the model is asked: words to search the site's pages with, in the pages' language, and nothing else. */
+export function searchWordsPrompt(pagesLanguage: string): string {
+  return (
+    `You turn a website visitor's question into search words for the site's pages, which are written in the language ` +
+    `tagged "${pagesLanguage}". Answer with 2 to 8 search words in that language, on one line: standalone (resolve ` +
+    `what a follow-up refers to from the previous question), using the terms such a site would use. Never answer the ` +
+    `question.`
+  );
+}
+
+/** The search-word request: the question (and, for a follow-up, the previous one), at temperature 0, a few tokens. */
+export function searchWordsRequest(
+  model: string,
+  pagesLanguage: string,
+  latest: string,
+  previous: string | undefined,
+): ChatRequest {
+  const question = previous ? `Previous question: ${previous}\nQuestion: ${latest}` : `Question: ${latest}`;
+  return {
+    model,
+    messages: [
+      { role: 'system', content: searchWordsPrompt(pagesLanguage) },
+      { role: 'user', content: question },
+    ],
+    max_tokens: SEARCH_WORDS_LIMITS.maxTokens,
+    temperature: SEARCH_WORDS_LIMITS.temperature,
+  };
+}
+
+/** The words, and what they cost (for the spend cap); `undefined` words on any failure. */
+export interface SearchWords {
+  words?: string;
+  usage?: TokenUsage;
+}
+
+/**
+ * Asks the provider once for search words, within its own time limit (and the visitor's request's: leaving ends it).
+ * Any failure (a refusal, a time-out, an unreadable answer, an empty one) gives no words: retrieval then uses the
+ * question as typed.
+ */
+export async function askSearchWords(
+  upstream: Extract<Upstream, { kind: 'provider' }>,
+  request: ChatRequest,
+  visitorSignal: AbortSignal,
+): Promise<SearchWords> {
+  const signal = AbortSignal.any([visitorSignal, AbortSignal.timeout(SEARCH_WORDS_LIMITS.timeoutMs)]);
+  let answer: UpstreamAnswer | undefined;
+  try {
+    answer = await callUpstream(upstream, request, signal);
+    if (answer.status < 200 || answer.status > 299) {
+      await answer.discard();
+      return {};
+    }
+    const text = await readBounded(answer, SEARCH_WORDS_LIMITS.maxAnswerBytes);
+    if (text === 'too-large') return {};
+    const completion = JSON.parse(text) as { choices?: { message?: { content?: unknown } }[]; usage?: unknown };
+    const usage = readUsage(completion.usage);
+    const content = completion.choices?.[0]?.message?.content;
+    const words = typeof content === 'string' ? content.replace(/\s+/g, ' ').trim().slice(0, MAX_WORDS_LENGTH) : '';
+    return { words: words || undefined, usage };
+  } catch {
+    await answer?.discard();
+    return {};
+  }
+}
+
+/** The bytes of text the most material that retrieval gives can take (`RETRIEVAL_LIMITS.maxTokens`, quoted and numbered). */
+const MATERIAL_RESERVE = RETRIEVAL_LIMITS.maxTokens * 5;
+
+/** The chat request as retrieval first builds it, and, when the question as typed is not enough, the search-word call. */
+export interface SiteLookUp {
+  parsed: ParsedChatRequest;
+  /** Why a model should be asked for search words, and the request to ask it with (unset: the question is enough). */
+  searchWords?: { reason: SearchWordsReason; request: ChatRequest; reserve: number };
+  /** The chat request again, its material found with the model's search words (and the question as typed after them). */
+  withWords(words: string): ParsedChatRequest;
+}
+
+/**
+ * Parses the page's chat request with the site's pages' material, and says whether a search-word call would help.
+ * `language` is the visitor's (the page sends it), else the site's. Without `knowledge` it is the plain parse.
+ */
+export function lookUpSite(
+  body: unknown,
+  model: string,
+  rules: Omit<ConversationRules, 'lookUp'>,
+  knowledge: Knowledge | undefined,
+  { language, rewrite }: { language?: string; rewrite: boolean },
+): SiteLookUp {
+  if (!knowledge)
+    return { parsed: parseChatRequest(body, model, rules), withWords: () => parseChatRequest(body, model, rules) };
+  let asked: Question | undefined;
+  const parse = (searchWords?: string) =>
+    parseChatRequest(body, model, {
+      ...rules,
+      lookUp: (latest, previous) => {
+        asked = { latest, previous, language };
+        const found = knowledge.retrieve({ ...asked, searchWords });
+        return formatMaterial(
+          found.map((f) => f.passage),
+          breakControlSequences,
+        );
+      },
+    });
+  const parsed = parse();
+  const reason = parsed.ok && asked && rewrite ? knowledge.searchWordsReason(asked) : undefined;
+  const pagesLanguage = knowledge.language();
+  if (!reason || !asked || !pagesLanguage) return { parsed, withWords: parse };
+  const request = searchWordsRequest(model, pagesLanguage, asked.latest, asked.previous);
+  return {
+    parsed,
+    searchWords: { reason, request, reserve: reservationFor(request) + MATERIAL_RESERVE },
+    withWords: parse,
+  };
+}
+
+/**
+ * Asks for search words when `site` says to (a provider only: the demo says it would have) and parses the chat request
+ * again with what they find; the question as typed stands when the call fails. `usage` is the call's cost.
+ */
+export async function searchAgain(
+  site: SiteLookUp,
+  upstream: Exclude<Upstream, { kind: 'none' }>,
+  signal: AbortSignal,
+  log: (line: string) => void,
+): Promise<{ parsed: ParsedChatRequest; usage?: TokenUsage } | undefined> {
+  if (!site.searchWords || upstream.kind !== 'provider') return undefined;
+  const { words, usage } = await askSearchWords(upstream, site.searchWords.request, signal);
+  log(`[llm-proxy] search words asked (${site.searchWords.reason}): ${words === undefined ? 'none came' : 'used'}`);
+  return { parsed: words === undefined ? site.parsed : site.withWords(words), usage };
+}
