@@ -11,7 +11,10 @@ vi.mock('./request-reply', () => new Promise(() => {}));
 describe('the reply deadline', () => {
   it('counts a stalled download of the request code, so the chat cannot wait forever', async () => {
     const consoleError = vi.spyOn(console, 'error').mockImplementation(() => undefined);
-    const config = readLlmConfig({ VITE_LLM_TIMEOUT_MS: '200' } as unknown as ImportMetaEnv, 'http://127.0.0.1');
+    const config = readLlmConfig(
+      { BASE_URL: '/', VITE_LLM_TIMEOUT_MS: '200' } as unknown as ImportMetaEnv,
+      'http://127.0.0.1',
+    );
     const actor = createActor(
       chatMachine.provide({ actors: { fetchReply: createFetchReply(config) }, delays: replyDelays(config) }),
     );
