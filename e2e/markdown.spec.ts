@@ -119,9 +119,12 @@ test.describe('Copy', () => {
     const copyReply = chat.log.getByRole('button', { name: 'Copy reply' });
     const copyCode = bubble.getByRole('button', { name: 'Copy code' });
 
-    // From the box, Shift+Tab walks back through the reply's controls: the Copy reply button comes first.
+    // From the box, Shift+Tab walks back through the reply's controls (in proxy mode Not helpful and Helpful come
+    // after Copy) to the Copy reply button.
     await chat.input.focus();
-    await page.keyboard.press('Shift+Tab');
+    for (let step = 0; step < 4 && !(await copyReply.evaluate((button) => button === document.activeElement)); step++) {
+      await page.keyboard.press('Shift+Tab');
+    }
     await expect(copyReply).toBeFocused();
     expect(await copyReply.evaluate((button) => getComputedStyle(button).outlineStyle), 'focus is visible').not.toBe(
       'none',
