@@ -1,6 +1,7 @@
 // @vitest-environment node
 import { describe, expect, it } from 'vitest';
-import { breakControlSequences, CONTROL_SEQUENCES, parseChatRequest } from './chat-request.ts';
+import { parseChatRequest } from './chat-request.ts';
+import { breakControlSequences, CONTROL_SEQUENCES } from './control-sequences.ts';
 
 const WORD_JOINER = '\u2060';
 /** Whether any control sequence survives in `text`, in any case. */

@@ -1,6 +1,6 @@
 // @vitest-environment node
 import { describe, expect, it } from 'vitest';
-import { breakControlSequences } from '../chat/chat-request.ts';
+import { breakControlSequences } from '../chat/control-sequences.ts';
 import type { Passage } from './chunk.ts';
 import { formatMaterial, MATERIAL_PREAMBLE } from './material.ts';
 
