@@ -18,6 +18,12 @@ const MAX_KNOWLEDGE_SOURCES = 20;
 /** A sitemap source's page cap: 1,000 unless its `max_pages` says otherwise, up to 50,000. */
 export const MAX_SITEMAP_PAGES = 50_000;
 
+/** A whole number from `min` to `max`, every message saying so. */
+const wholeNumber = (min: number, max: number) => {
+  const message = `must be a whole number from ${min} to ${max}`;
+  return v.pipe(v.number(message), v.integer(message), v.minValue(min, message), v.maxValue(max, message));
+};
+
 /** A source's address: the library links only to web pages, so anything but `http:` and `https:` is refused here. */
 const webAddress = v.pipe(
   v.string('must be an http: or https: address'),
@@ -36,14 +42,7 @@ export const knowledgeSource = v.union(
     v.strictObject({ path: v.pipe(v.string('must be a folder'), v.nonEmpty('must be a folder')), url: webAddress }),
     v.strictObject({
       sitemap: webAddress,
-      max_pages: v.optional(
-        v.pipe(
-          v.number(`must be a whole number from 1 to ${MAX_SITEMAP_PAGES}`),
-          v.integer(`must be a whole number from 1 to ${MAX_SITEMAP_PAGES}`),
-          v.minValue(1, `must be a whole number from 1 to ${MAX_SITEMAP_PAGES}`),
-          v.maxValue(MAX_SITEMAP_PAGES, `must be a whole number from 1 to ${MAX_SITEMAP_PAGES}`),
-        ),
-      ),
+      max_pages: v.optional(wholeNumber(1, MAX_SITEMAP_PAGES)),
     }),
   ],
   'must be a folder and its address ({ path, url }) or a sitemap ({ sitemap, max_pages })',
@@ -89,14 +88,7 @@ export const configSchema = v.strictObject(
         v.maxLength(MAX_KNOWLEDGE_SOURCES, `must be a list of up to ${MAX_KNOWLEDGE_SOURCES} sources`),
       ),
     ),
-    history: v.optional(
-      v.pipe(
-        v.number(`must be a whole number from 0 to ${MAX_HISTORY}`),
-        v.integer(`must be a whole number from 0 to ${MAX_HISTORY}`),
-        v.minValue(0, `must be a whole number from 0 to ${MAX_HISTORY}`),
-        v.maxValue(MAX_HISTORY, `must be a whole number from 0 to ${MAX_HISTORY}`),
-      ),
-    ),
+    history: v.optional(wholeNumber(0, MAX_HISTORY)),
     persist: v.optional(v.picklist(['off', 'tab'], 'must be off or tab')),
     page_context: v.optional(v.boolean('must be true or false')),
     // The hand-off after a Not helpful: a page of the site's own (https:) or an address to write to (mailto:).

@@ -238,8 +238,9 @@ function renderNode(
         context.partial && node.position?.end.offset === context.source.length && start !== '[' && start !== '<';
       const inner = (parent: Parents) => renderChildren(parent, { ...context, sources: undefined }, depth + 1);
       if (!href || bareUrlStillArriving) return <span key={key}>{inner(node)}</span>;
-      // With the site's pages given, a link goes only to one of them: never to an address the model wrote.
-      const notASource = context.sources !== undefined && !isSourceHref(context.sources, href);
+      // With the site's pages given, a link goes only to one of them: never to an address the model wrote. A reply that
+      // came with none (its token's event carries an empty list) keeps its links, as one with no such event does.
+      const notASource = context.sources?.length && !isSourceHref(context.sources, href);
       if (notASource || misleads(node.url, href, textOf(node))) {
         // As text, followed by where it would have gone, unless the text is that address already (an autolink).
         return (
