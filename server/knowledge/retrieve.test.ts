@@ -1,7 +1,7 @@
 // @vitest-environment node
 import { describe, expect, it } from 'vitest';
 import type { Page } from './page.ts';
-import { RETRIEVAL_LIMITS, retrieve } from './retrieve.ts';
+import { RETRIEVAL_LIMITS, retrieve, searchWordsReason } from './retrieve.ts';
 import { buildIndex, type KnowledgeIndex } from './search-index.ts';
 
 const site = 'https://shop.example.com';
@@ -133,3 +133,23 @@ describe('keywords', () => {
     expect(retrieve(helped, question).map(({ passage }) => passage.page)[0]).toBe(`${site}/contact`);
   });
 });
+
+describe('whether to ask a model for search words', async () => {
+  const index = await buildIndex(PAGES);
+
+  it('does not, when a passage holds all of the question in the pages’ words', () => {
+    expect(searchWordsReason(index, { latest: 'Do you ship abroad?' })).toBeUndefined();
+  });
+
+  it('does, when a passage matches but the question has a word that no page uses', () => {
+    // "Ship" and "abroad" find their passage, over the confident share; "drone" is the visitor's word alone.
+    const question = { latest: 'Do you ship abroad by drone?' };
+    expect(retrieve(index, question)[0].coverage).toBeGreaterThanOrEqual(RETRIEVAL_LIMITS.confidentCoverage);
+    expect(searchWordsReason(index, question)).toBe('not-found');
+  });
+
+  it('does, in the visitor’s language, when no page is in it', () => {
+    expect(searchWordsReason(index, { latest: 'Combien coûte la livraison ?', language: 'fr' })).toBe('language');
+  });
+});
+

@@ -200,7 +200,10 @@ export function searchWordsReason(
 ): SearchWordsReason | undefined {
   const own = ownLanguage(question.latest, question.language ?? index.language);
   if (!index.languages.includes(own)) return 'language';
-  const best = candidates(index, question.latest, own, limits);
-  if (best.some(({ coverage }) => coverage >= limits.confidentCoverage)) return undefined;
+  // A word that no page uses means the visitor's words are not the site's ("phone" where a page says "call us"): a
+  // passage matching the rest is not trusted, and the model is asked for the site's terms.
+  const { terms, scored } = weigh(index, question.latest, own, limits);
+  const confident = scored.some(({ coverage }) => coverage >= limits.confidentCoverage);
+  if (confident && !terms.some(({ use }) => use === 'absent')) return undefined;
   return question.previous ? 'follow-up' : 'not-found';
 }

@@ -2,7 +2,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ReplySource } from '../../contract/llm';
 import { type Knowledge, startSiteKnowledge } from '../../server/knowledge-sync/knowledge-sync';
 import { proxyHarness } from '../../testing/proxy-app';
@@ -13,7 +13,7 @@ import { requestReply } from './request-reply';
 // provider: the sources the page reads, streamed or whole, and none from a provider the page calls itself.
 const { provider, start } = await proxyHarness();
 
-const RETURNS = { n: 1, title: 'Returns', url: 'https://www.example.com/help/returns' };
+const RETURNS = { n: 1, title: 'Returns', url: 'https://www.example.com/help/returns#returns' };
 let dir: string;
 let dataDir: string;
 let knowledge: Knowledge;
@@ -85,5 +85,32 @@ describe("the reply's sources, as the page reads them", () => {
     const { seen, reply } = await ask('Can I return a garden tool?', false, 'http://page.example.test', true);
     expect(reply).toBe('Hi');
     expect(seen).toEqual([]);
+  });
+
+  describe("with the card in the visitor's language", () => {
+    // The served page's <html lang> is the language the server chose for the card (build/prerender-card.ts).
+    beforeAll(() => {
+      vi.stubGlobal('document', { documentElement: { lang: 'de' } });
+    });
+    afterAll(() => {
+      vi.unstubAllGlobals();
+    });
+
+    it("sends it to the page's own server, whose retrieval asks for search words in the pages' language", async () => {
+      provider.queue({ content: 'return garden tool' });
+      const { url, logs } = await start({ knowledge });
+
+      const { seen } = await ask('Wie kann ich ein Gartenwerkzeug zurückgeben?', false, url);
+
+      expect(logs.join('\n')).toContain('search words asked (language)');
+      expect(seen).toEqual([[RETURNS]]);
+    });
+
+    it('never sends it to a provider the page calls itself (direct mode)', async () => {
+      await ask('Wie kann ich ein Gartenwerkzeug zurückgeben?', false, 'http://page.example.test', true);
+
+      expect(provider.requests).toHaveLength(1);
+      expect(provider.requests[0].body).not.toHaveProperty('language');
+    });
   });
 });

@@ -77,6 +77,9 @@ export async function requestReply(
     onSources: proxied ? onSources : () => undefined,
     // The server counts conversations by their first message; the spec's direct request carries nothing more.
     first: proxied && first,
+    // The card's language (the server chose it for the visitor): the server's retrieval asks for search words in the
+    // pages' language when it differs. Never sent to a provider the page calls itself.
+    language: proxied ? globalThis.document?.documentElement.lang : undefined,
   };
   try {
     return await request(text, signal, config, handlers, history);
@@ -113,6 +116,7 @@ type ReplyHandlers = {
   onDelta: (text: string) => void;
   onSources: (sources: ReplySource[], token?: ReplyToken) => void;
   first?: boolean;
+  language?: string;
 };
 
 /**
@@ -150,6 +154,7 @@ async function request(
     // The host page, with the site's `page_context` in the embed's frame; the server checks it and quotes it.
     ...(hostPageContext.current ? { page_context: hostPageContext.current } : {}),
     ...(handlers.first ? { first_message: true } : {}),
+    ...(handlers.language ? { language: handlers.language } : {}),
   };
   const client = clientFor(config);
   if (!config.stream) {
