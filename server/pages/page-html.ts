@@ -163,10 +163,14 @@ export function launcherName(language: Language, title?: string): string {
   return catalogue.launcher.replace('{title}', () => title ?? catalogue.title);
 }
 
+/** The texts of the loader's notice when its frame does not answer (embed/loader.ts). */
+const LOADER_NOTICE_KEYS = ['frameFailed', 'openInTab', 'close'] as const;
+
 /**
  * The built loader as served to a visitor in `language`: the texts it shows itself (its launcher's name, after the
- * site's title; its frame's title) in that language, and its launcher in the site's accent. The built loader has the
- * English texts and `EMBED_ACCENT_SENTINEL`, which leaves the launcher the theme's blue.
+ * site's title; its frame's title; its notice when the frame does not answer) in that language, and its launcher in the
+ * site's accent. The built loader has the English texts and `EMBED_ACCENT_SENTINEL`, which leaves the launcher the
+ * theme's blue.
  */
 export function localizeLoader(code: string, language: Language, { page, accent }: PageFill): string {
   const texts = [
@@ -177,6 +181,11 @@ export function localizeLoader(code: string, language: Language, { page, accent 
   for (const [english, text] of texts) {
     const quoted = new RegExp(`([\`'"])${english.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\1`, 'g');
     localized = localized.replace(quoted, (_, quote: string) => `${quote}${jsStringBody(text)}${quote}`);
+  }
+  // The panel's notice (a frame that does not answer) is HTML text in the loader's markup, each after a `>`.
+  for (const key of LOADER_NOTICE_KEYS) {
+    const text = jsStringBody(escapeHtml(CATALOGUES[language][key]));
+    localized = localized.replace(`>${CATALOGUES.en[key]}`, () => `>${text}`);
   }
   return accent
     ? localized.replace(EMBED_ACCENT_SENTINEL, () => `light-dark(${accent.light},${accent.dark})`)
