@@ -92,8 +92,9 @@ if (script && !window.AIAssistant) {
   // The custom element's name keeps generic host selectors (`div`, `.widget`) off it; `:host` rules marked important
   // win over the host page's, and `all: initial` stops its inherited fonts and colours at the shadow boundary. Custom
   // properties still cross it: the accent is set here, so that only the site's file (baked in by the server) sets it.
-  // The panel is a <dialog>: beside the page on a wide screen (`show()`), modal on a phone (`showModal()`), where the
-  // browser itself then keeps the keyboard and screen readers inside it and closes it with Escape.
+  // The panel is a <dialog>: beside the page on a wide screen (`show()`), modal and full-screen on a phone
+  // (`showModal()`, styled by `:modal`), where the browser itself then keeps the keyboard and screen readers inside it
+  // and closes it with Escape.
   const host = document.createElement('ai-assistant-embed');
   const root = host.attachShadow({ mode: 'open' });
   // Every listener outside the shadow root (on the page, the window, the viewport) goes with `destroy()`; those inside
