@@ -9,6 +9,7 @@ import { type KnowledgeSite, sitemapXml, sitePage, startKnowledgeSite } from '..
 import { type PostgresServer, startPostgresServer } from '../../testing/postgres-server.ts';
 import { storeHomes } from '../../testing/store-homes.ts';
 import { openKnowledgeStore, type StoreSettings } from '../knowledge-store/knowledge-store.ts';
+import { startKnowledge } from '../knowledge-sync/knowledge-sync.ts';
 
 let postgres: PostgresServer;
 let site: KnowledgeSite;
@@ -107,6 +108,36 @@ describe.each(storeHomes(() => postgres))('npm run knowledge on %s', (_home, mak
       }
       expect(await store.load()).toEqual(before);
     } finally {
+      await store.close();
+    }
+  }, 60_000);
+});
+
+describe.each(storeHomes(() => postgres))('a running library on %s', (_home, makeSettings) => {
+  it('answers from a sync that `npm run knowledge -- sync` made in another process, without a restart', async () => {
+    for (const path of PATHS) site.set(path, { body: page(path, `The first text of ${path}.`) });
+    const settings = await makeSettings();
+    const store = openKnowledgeStore(settings as StoreSettings, () => {});
+    // The library polls the store's generation (every 60 s by default, 200 ms here) and syncs only after 24 hours.
+    const library = startKnowledge([{ sitemap: `${site.origin}/sitemap.xml` }], { store, log: () => {}, pollMs: 200 });
+    const found = (question: string) => library.retrieve({ latest: question }).map(({ passage }) => passage.text);
+    try {
+      await library.ready;
+      expect(found('Where is the blue wheelbarrow kept?').join()).not.toContain('wheelbarrow');
+      site.set('/hours', { body: page('/hours', 'The blue wheelbarrow is kept behind the greenhouse.') });
+      const fetched = site.requests.length;
+      const synced = await knowledge(['sync'], settings).done;
+      expect(synced.code).toBe(0);
+      expect(synced.stdout).toContain('[knowledge] sync done: 0 new, 1 changed');
+      const byChild = site.requests.length - fetched;
+      await vi.waitFor(
+        () => expect(found('Where is the blue wheelbarrow kept?').join()).toContain('behind the greenhouse'),
+        { timeout: 20_000, interval: 100 },
+      );
+      // The library read the store, not the site: every request since the change was the child's.
+      expect(site.requests.length - fetched).toBe(byChild);
+    } finally {
+      library.stop();
       await store.close();
     }
   }, 60_000);
