@@ -114,7 +114,7 @@ describe.each(storeHomes(() => postgres))('npm run knowledge on %s', (_home, mak
 });
 
 describe.each(storeHomes(() => postgres))('a running library on %s', (_home, makeSettings) => {
-  it('answers from a sync that `npm run knowledge -- sync` made in another process, without a restart', async () => {
+  it('answers from a sync that `npm run knowledge -- sync` made in another process (which printed its progress), without a restart', async () => {
     for (const path of PATHS) site.set(path, { body: page(path, `The first text of ${path}.`) });
     const settings = await makeSettings();
     const store = openKnowledgeStore(settings as StoreSettings, () => {});
@@ -126,8 +126,24 @@ describe.each(storeHomes(() => postgres))('a running library on %s', (_home, mak
       expect(found('Where is the blue wheelbarrow kept?').join()).not.toContain('wheelbarrow');
       site.set('/hours', { body: page('/hours', 'The blue wheelbarrow is kept behind the greenhouse.') });
       const fetched = site.requests.length;
-      const synced = await knowledge(['sync'], settings).done;
+      // One page answers 2.5 s after it is asked, past the command's 2 s between progress lines: a line says how the
+      // sync goes when it is done.
+      const release = site.hold(['/hours']);
+      const child = knowledge(['sync'], settings);
+      try {
+        await vi.waitFor(
+          () => expect(site.requests.slice(fetched).map((request) => request.path)).toContain('/hours'),
+          {
+            timeout: 20_000,
+          },
+        );
+        await new Promise((resolve) => setTimeout(resolve, 2500));
+      } finally {
+        release();
+      }
+      const synced = await child.done;
       expect(synced.code).toBe(0);
+      expect(synced.stdout).toMatch(/\n\[knowledge\] [1-4] of 4 pages, [\d.]+ pages\/s, about \d+s left\n/);
       expect(synced.stdout).toContain('[knowledge] sync done: 0 new, 1 changed');
       const byChild = site.requests.length - fetched;
       await vi.waitFor(
