@@ -119,7 +119,12 @@ describe.each(storeHomes(() => postgres))('a running library on %s', (_home, mak
     const settings = await makeSettings();
     const store = openKnowledgeStore(settings as StoreSettings, () => {});
     // The library polls the store's generation (every 60 s by default, 200 ms here) and syncs only after 24 hours.
-    const library = startKnowledge([{ sitemap: `${site.origin}/sitemap.xml` }], { store, log: () => {}, pollMs: 200 });
+    const log: string[] = [];
+    const library = startKnowledge([{ sitemap: `${site.origin}/sitemap.xml` }], {
+      store,
+      log: (line) => log.push(line),
+      pollMs: 200,
+    });
     const found = (question: string) => library.retrieve({ latest: question }).map(({ passage }) => passage.text);
     try {
       await library.ready;
@@ -150,8 +155,10 @@ describe.each(storeHomes(() => postgres))('a running library on %s', (_home, mak
         () => expect(found('Where is the blue wheelbarrow kept?').join()).toContain('behind the greenhouse'),
         { timeout: 20_000, interval: 100 },
       );
-      // The library read the store, not the site: every request since the change was the child's.
+      // The library read the store, not the site: every request since the change was the child's. It loaded the
+      // index the command kept, rather than building it again.
       expect(site.requests.length - fetched).toBe(byChild);
+      expect(log.at(-1)).toMatch(/^\[knowledge\] 3 pages, \d+ passages loaded from /);
     } finally {
       library.stop();
       await store.close();
