@@ -9,14 +9,15 @@ import { BUILD_INFO_FILE, type BuildInfo, DEFAULT_BASE_URL, PROXY_BASE_PATH } fr
 import { CATALOGUES } from '../locales/catalogues.ts';
 import { LANGUAGES, pageFileName, pickLanguage } from '../locales/languages.ts';
 import { createApp } from './app.ts';
-import { startSiteKnowledge } from './knowledge-sync/knowledge-sync.ts';
+import { followSiteFiles } from './dev-reload.ts';
+import { type Knowledge, startSiteKnowledge } from './knowledge-sync/knowledge-sync.ts';
 import { refusedFrameNotice } from './pages/frame-ancestors.ts';
 import { fillPageHtml, fillPages, localizeLoader, readPageTemplates } from './pages/page-html.ts';
 import { pageLanguage } from './pages/page-language.ts';
 import { precompressDir } from './pages/precompress.ts';
 import { frameHeaders, headersForPath, securityHeaders } from './pages/security-headers.ts';
 import { PAGE_FILE } from './pages/serve-client.ts';
-import { type AssistantConfig, loadAssistantConfig } from './settings/assistant-config.ts';
+import { type AssistantConfig, assistantConfigFile, loadAssistantConfig } from './settings/assistant-config.ts';
 import { OUTSIDE_BASE_PATH, pathUnder, readBasePath } from './settings/base-path.ts';
 import { EnvError, readServerEnv } from './settings/env.ts';
 import { describeUpstream } from './settings/env-upstream.ts';
@@ -50,15 +51,18 @@ function isPagePath(path: string): boolean {
   return PAGE_FILE.test(path) || (!last.includes('.') && !path.startsWith('/api/') && !path.startsWith('/@'));
 }
 
+const loadSiteConfig = (config: ResolvedConfig) =>
+  loadAssistantConfig(loadEnv(config.mode, config.envDir, ''), config.root, {
+    direct: directModeBaseURL(config) !== undefined,
+  });
+
 /**
  * The site's configuration (`ASSISTANT_CONFIG`, or assistant.config.yaml in the project folder), checked: a problem stops the command. A
  * direct-mode page may not carry `instructions` or `history`.
  */
 function readAssistantConfig(config: ResolvedConfig): AssistantConfig {
   try {
-    return loadAssistantConfig(loadEnv(config.mode, config.envDir, ''), config.root, {
-      direct: directModeBaseURL(config) !== undefined,
-    });
+    return loadSiteConfig(config);
   } catch (error) {
     exitOnConfigError(error);
   }
@@ -79,7 +83,7 @@ function mountProxy(
   config: ResolvedConfig,
   assistant: AssistantConfig,
   applyToPages: boolean,
-): void {
+): Knowledge | undefined {
   const env = loadEnv(config.mode, config.envDir, '');
   let settings: ReturnType<typeof readServerEnv>;
   try {
@@ -93,11 +97,12 @@ function mountProxy(
   if (direct) proxy.security.connectSrc = [...proxy.security.connectSrc, new URL(direct).origin];
 
   const log = (line: string) => config.logger.info(line, { timestamp: true });
+  // Read in the background: the server answers at once, and `/readyz` says when the pages are indexed.
+  const knowledge = assistant.knowledge && startSiteKnowledge(assistant.knowledge, settings.store, log);
   const app = createApp({
     ...proxy,
     assistant,
-    // Read in the background: the server answers at once, and `/readyz` says when the pages are indexed.
-    knowledge: assistant.knowledge && startSiteKnowledge(assistant.knowledge, settings.store, log),
+    knowledge,
     clientDir: applyToPages ? resolve(config.root, config.build.outDir) : undefined,
     log,
   });
@@ -145,6 +150,7 @@ function mountProxy(
   } else {
     config.logger.info(`  [llm-proxy] ${PROXY_BASE_PATH}: ${describeUpstream(proxy.upstream)}`);
   }
+  return knowledge;
 }
 
 /**
@@ -188,7 +194,14 @@ export function llmServer(): Plugin[] {
       configureServer(server) {
         // Vitest runs its own Vite server (mode `test`) for the unit tests, which need no proxy and no start-up notes.
         if (server.config.mode === 'test') return;
-        mountProxy(server.middlewares, server.config, assistant, false);
+        const knowledge = mountProxy(server.middlewares, server.config, assistant, false);
+        followSiteFiles(server, {
+          configFile: assistantConfigFile(loadEnv(config.mode, config.envDir, ''), config.root),
+          checkConfig: () => loadSiteConfig(config),
+          folders: (assistant.knowledge ?? []).flatMap((source) => ('path' in source ? [source.path] : [])),
+          knowledge,
+          log: (line) => config.logger.info(line, { timestamp: true }),
+        });
       },
       configurePreviewServer(server) {
         mountProxy(server.middlewares, server.config, assistant, true);

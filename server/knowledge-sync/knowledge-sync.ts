@@ -43,6 +43,8 @@ export interface KnowledgeOptions extends SyncOptions, IndexBudget {
   pollMs: number;
   /** The longest wait between two attempts while the store cannot be reached. */
   retryCapMs: number;
+  /** The least time between two of a sync's progress lines in the log. */
+  progressMs: number;
 }
 
 const KNOWLEDGE_DEFAULTS: Omit<KnowledgeOptions, 'store'> = {
@@ -52,6 +54,7 @@ const KNOWLEDGE_DEFAULTS: Omit<KnowledgeOptions, 'store'> = {
   refreshMs: 24 * 60 * 60 * 1000,
   pollMs: 60_000,
   retryCapMs: 30_000,
+  progressMs: SERVER_PROGRESS_MS,
   language: 'en',
   log: (line) => console.warn(line),
 };
@@ -132,7 +135,7 @@ export function startKnowledge(
         ...settings,
         all,
         found,
-        progress: progressLines(log, SERVER_PROGRESS_MS),
+        progress: progressLines(log, settings.progressMs),
       });
       if (outcome.ran) await reload();
     } finally {
@@ -201,6 +204,22 @@ export function startKnowledge(
       clearTimeout(timer);
     },
   };
+}
+
+/**
+ * {@link syncOnce}, then the index of what the store holds, kept beside it: a server started after this sync (a deploy
+ * runs `npm run knowledge -- sync` first) loads that index instead of building it again.
+ */
+export async function syncAndKeepIndex(
+  store: KnowledgeStore,
+  sources: readonly KnowledgeSource[],
+  options: Parameters<typeof syncOnce>[2],
+) {
+  const outcome = await syncOnce(store, sources, options);
+  if (outcome.ran && outcome.result) {
+    await storeIndex(store, await store.load(), new Set(sources.map(sourceKey)), { ...INDEX_BUDGET, log: options.log });
+  }
+  return outcome;
 }
 
 /** The site's library as the server runs it: its store opened from the settings, closed when the library stops. */
