@@ -1,13 +1,5 @@
 import { createHash } from 'node:crypto';
-import {
-  INDEX_FORMAT,
-  type IndexBudget,
-  type IndexData,
-  indexData,
-  indexFromData,
-  indexPassages,
-  type Passage,
-} from '../knowledge/knowledge.ts';
+import { INDEX_FORMAT, type IndexBudget, indexFromKept, indexToKeep, type Passage } from '../knowledge/knowledge.ts';
 import type { KnowledgeSnapshot, KnowledgeStore } from '../knowledge-store/knowledge-store.ts';
 
 /** The passages of the configured sources in the snapshot, in the order {@link buildIndex} gives them. */
@@ -47,12 +39,12 @@ export async function storeIndex(
   const kept = await store.loadIndex();
   if (kept?.fingerprint === fingerprint) {
     try {
-      return { index: await indexFromData(JSON.parse(kept.data) as IndexData, passages), kept: true };
+      return { index: await indexFromKept(kept.data, passages), kept: true };
     } catch {
       // A kept index that does not load is built again, as if there were none.
     }
   }
-  const index = await indexPassages(passages, settings, settings.log);
-  await store.saveIndex(fingerprint, JSON.stringify(indexData(index, passages)));
-  return { index, kept: false };
+  const built = await indexToKeep(passages, settings, settings.log);
+  await store.saveIndex(fingerprint, built.kept);
+  return { index: built.index, kept: false };
 }

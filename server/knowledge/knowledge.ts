@@ -16,10 +16,9 @@ export {
   INDEX_BUDGET,
   INDEX_FORMAT,
   type IndexBudget,
-  type IndexData,
-  indexData,
-  indexFromData,
+  indexFromKept,
   indexPassages,
+  indexToKeep,
   type KnowledgeIndex,
 } from './search-index.ts';
 export {
