@@ -1,7 +1,7 @@
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import MiniSearch, { type Options } from 'minisearch';
 import { chunkPage, type Passage } from './chunk.ts';
 import type { Page } from './page.ts';
+import { slicer } from './slice.ts';
 import { ruleLanguage, tokenize } from './tokenize.ts';
 
 /** A passage as MiniSearch holds it: each field already cut into the terms of the passage's language. */
@@ -40,24 +40,6 @@ export const INDEX_BUDGET: IndexBudget = { maxTextChars: 60_000_000, maxPassages
 
 /** A page's title and headings count above its body text. */
 const FIELD_BOOST = { title: 3, headings: 2, text: 1 };
-
-/**
- * Building yields a turn of the event loop whenever it has run this long, so chat requests are never held up: a
- * passage is cut into terms and added in some milliseconds, a page of unique words in whole seconds, and a count of
- * passages between turns cannot tell the two apart.
- */
-const SLICE_MS = 15;
-
-/** Yields when the current slice has run its time; one call per passage. */
-function slicer(): () => Promise<void> | undefined {
-  let started = performance.now();
-  return () => {
-    if (performance.now() - started < SLICE_MS) return undefined;
-    return nextTurn().then(() => {
-      started = performance.now();
-    });
-  };
-}
 
 /** Terms are cut before MiniSearch sees them (per language), so it only splits on the spaces that join them. */
 const splitTerms = (text: string) => text.split(' ');
