@@ -15,8 +15,9 @@ export function snapshotPassages(snapshot: KnowledgeSnapshot, sources: ReadonlyS
 
 /** What names the pages an index was built from, its format and budget: a kept index with another is built again. */
 function indexFingerprint(snapshot: KnowledgeSnapshot, sources: ReadonlySet<string>, budget: IndexBudget): string {
-  const { maxTextChars, maxPassages, maxTerms } = budget;
-  const hash = createHash('sha256').update(JSON.stringify([INDEX_FORMAT, maxTextChars, maxPassages, maxTerms]));
+  const { maxTextChars, maxPassages, maxTerms, maxPageTerms } = budget;
+  const budgets = [maxTextChars, maxPassages, maxTerms, maxPageTerms];
+  const hash = createHash('sha256').update(JSON.stringify([INDEX_FORMAT, ...budgets]));
   for (const page of snapshot.pages) {
     if (sources.has(page.source))
       hash.update(`\n${page.source} ${page.address} ${page.url} ${page.title} ${page.textHash}`);

@@ -34,9 +34,19 @@ export interface IndexBudget {
   maxPassages: number;
   /** Distinct terms: a page of words that no other page has costs the index far more than its text. */
   maxTerms: number;
+  /**
+   * Distinct terms of one page: an ordinary page has a few thousand, and a page of unique words past this is refused
+   * before it costs the index (about 1 KB a term, twice while the next index is built) or seconds of stemming.
+   */
+  maxPageTerms: number;
 }
 
-export const INDEX_BUDGET: IndexBudget = { maxTextChars: 60_000_000, maxPassages: 150_000, maxTerms: 250_000 };
+export const INDEX_BUDGET: IndexBudget = {
+  maxTextChars: 60_000_000,
+  maxPassages: 150_000,
+  maxTerms: 250_000,
+  maxPageTerms: 25_000,
+};
 
 /** A page's title and headings count above its body text. */
 const FIELD_BOOST = { title: 3, headings: 2, text: 1 };
@@ -136,14 +146,20 @@ async function preparePage(passages: readonly Passage[], totals: Totals, budget:
   // Every passage of a page has its title and language: the title (as cut to its longest) is cut into terms once.
   const titleTerms = tokenize(passages[0].title, passages[0].language);
   const room = budget.maxTerms - totals.documentFrequency.size;
-  const newTerms = new Set<string>();
+  const pageTerms = new Set<string>();
+  let newTerms = 0;
   const prepared = [];
   for (const passage of passages) {
     const headings = tokenize(passage.headings.join(' '), passage.language);
     const text = tokenize(passage.text, passage.language);
     const terms = new Set([...titleTerms, ...headings, ...text]);
-    for (const term of terms) if (!totals.documentFrequency.has(term)) newTerms.add(term);
-    if (newTerms.size > room) return { over: `${budget.maxTerms} distinct terms` };
+    for (const term of terms) {
+      if (pageTerms.has(term)) continue;
+      pageTerms.add(term);
+      if (!totals.documentFrequency.has(term)) newTerms++;
+    }
+    if (pageTerms.size > budget.maxPageTerms) return { over: `${budget.maxPageTerms} distinct terms from one page` };
+    if (newTerms > room) return { over: `${budget.maxTerms} distinct terms` };
     prepared.push({ passage, terms, headings, text });
     await slice();
   }
