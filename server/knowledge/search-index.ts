@@ -207,6 +207,7 @@ export async function indexToKeep(
   return { index, kept: [JSON.stringify(left), ...lines].join('\n') };
 }
 
+/** The index of the passages that fit `budget`, page by page, and the pages left out; `keep` sees each one added. */
 async function budgetedIndex(
   passages: readonly Passage[],
   budget: IndexBudget,
