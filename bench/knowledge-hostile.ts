@@ -122,11 +122,12 @@ export async function hostileRows(): Promise<{ rows: string[][]; data: Record<st
   ];
   const added = busyP99 - quietP99;
   const [delayP99, quietDelayP99] = [delay.percentile(99) / 1e6, quietDelay.percentile(99) / 1e6];
-  const label = `${ORDINARY} ordinary + ${site.pages - ORDINARY} pathological pages (served by another process), crawled in ${crawlSeconds.toFixed(0)} s; event loop delay p99 ${ms(delayP99, 0)} (without: ${ms(quietDelayP99, 0)})`;
+  const label = `${ORDINARY} ordinary + ${site.pages - ORDINARY} pathological pages (served by another process), crawled in ${crawlSeconds.toFixed(0)} s`;
+  const loop = `event loop delay p99 ${ms(delayP99, 0)} (without: ${ms(quietDelayP99, 0)})`;
   return {
     rows: [
       [
-        `chat p50 / p99 during a crawl of ${label} (without: ${ms(quietP50)} / ${ms(quietP99)})`,
+        `chat p50 / p99 during a crawl of ${label} (without: ${ms(quietP50)} / ${ms(quietP99)}); ${loop}`,
         `${ms(busyP50)} / ${ms(busyP99)}`,
         `p99 +≤ ${ADDED_P99_MS} ms`,
         met(added <= ADDED_P99_MS),
