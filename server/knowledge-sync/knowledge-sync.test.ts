@@ -27,7 +27,8 @@ afterEach(async () => {
   for (const knowledge of running.splice(0)) knowledge.stop();
   await Promise.all(stores.splice(0).map((store) => store.close()));
   await site?.close();
-  if (folder) await rm(folder, { recursive: true, force: true });
+  // A sync left running by a test (its silent pages answered by the site's close) may still be writing: retry.
+  if (folder) await rm(folder, { recursive: true, force: true, maxRetries: 5 });
   site = folder = undefined;
 });
 

@@ -130,17 +130,19 @@ export function startKnowledge(
     const found: Page[] = [];
     const first =
       covered(loaded) || early ? undefined : setTimeout(() => void publishEarly(found), settings.firstIndexMs);
+    let outcome: Awaited<ReturnType<typeof syncOnce>>;
     try {
-      const outcome = await syncOnce(store, sources, {
+      outcome = await syncOnce(store, sources, {
         ...settings,
         all,
         found,
         progress: progressLines(log, settings.progressMs),
       });
-      if (outcome.ran) await reload();
     } finally {
+      // Once every page is in, the index of them all is built next: an early one of the same pages would be a second.
       clearTimeout(first);
     }
+    if (outcome.ran) await reload();
   };
 
   /** An index of the pages a first sync has read so far, while there is none of every source: they answer now. */

@@ -16,10 +16,9 @@ export {
   INDEX_BUDGET,
   INDEX_FORMAT,
   type IndexBudget,
-  type IndexData,
-  indexData,
-  indexFromData,
+  indexFromKept,
   indexPassages,
+  indexToKeep,
   type KnowledgeIndex,
 } from './search-index.ts';
 export {
@@ -30,6 +29,7 @@ export {
   readSitemap,
   type SyncContext,
 } from './sitemap-source.ts';
+export { slicer } from './slice.ts';
 
 /** One entry of the site's `knowledge:` list: a folder published at `url`, or a sitemap. */
 export type KnowledgeSource =
