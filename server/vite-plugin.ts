@@ -6,9 +6,11 @@ import { bundleLoader } from '../build/embed-loader.ts';
 import { localizePage } from '../build/prerender-card.ts';
 import { EMBED_HOST_PARAM, EMBED_LANG_PARAM, EMBED_LOADER_PATH } from '../contract/embed.ts';
 import { BUILD_INFO_FILE, type BuildInfo, DEFAULT_BASE_URL, PROXY_BASE_PATH } from '../contract/llm.ts';
+import { OWNER_PAGE_FILE, OWNER_PAGE_PATH } from '../contract/owner.ts';
 import { CATALOGUES } from '../locales/catalogues.ts';
 import { LANGUAGES, pageFileName, pickLanguage } from '../locales/languages.ts';
-import { createApp } from './app.ts';
+import { createApp, ownerPageServed } from './app.ts';
+import { serverFeedback } from './feedback/server-feedback.ts';
 import { startSiteKnowledge } from './knowledge-sync/knowledge-sync.ts';
 import { refusedFrameNotice } from './pages/frame-ancestors.ts';
 import { fillPageHtml, fillPages, localizeLoader, readPageTemplates } from './pages/page-html.ts';
@@ -47,7 +49,11 @@ function isServerPath(path: string): boolean {
  */
 function isPagePath(path: string): boolean {
   const last = path.split('/').pop() ?? '';
-  return PAGE_FILE.test(path) || (!last.includes('.') && !path.startsWith('/api/') && !path.startsWith('/@'));
+  return (
+    PAGE_FILE.test(path) ||
+    path.startsWith(OWNER_PAGE_FILE) ||
+    (!last.includes('.') && !path.startsWith('/api/') && !path.startsWith('/@'))
+  );
 }
 
 /**
@@ -93,14 +99,21 @@ function mountProxy(
   if (direct) proxy.security.connectSrc = [...proxy.security.connectSrc, new URL(direct).origin];
 
   const log = (line: string) => config.logger.info(line, { timestamp: true });
-  const app = createApp({
+  const options = {
     ...proxy,
     assistant,
     // Read in the background: the server answers at once, and `/readyz` says when the pages are indexed.
     knowledge: assistant.knowledge && startSiteKnowledge(assistant.knowledge, settings.store, log),
     clientDir: applyToPages ? resolve(config.root, config.build.outDir) : undefined,
+    // Votes and the owner's counts, as `npm start` keeps them.
+    feedback: serverFeedback(settings, log),
     log,
-  });
+  };
+  const app = createApp(options);
+  // The dev server's owner page is Vite's owner.html, at OWNER_PAGE_PATH only and only with a token set, as
+  // `npm start` serves it: otherwise the app answers (its 404).
+  const devOwnerPage = (path: string) =>
+    path.startsWith(OWNER_PAGE_FILE) || (path === OWNER_PAGE_PATH && !ownerPageServed(options));
   // Hono's lightweight Request/Response must not replace the globals of the process Vite (and Vitest) runs in.
   const listener = getRequestListener(app.fetch, { overrideGlobalObjects: false });
   const headers = securityHeaders(proxy.security);
@@ -116,7 +129,11 @@ function mountProxy(
     const loader = path === EMBED_LOADER_PATH;
     // Preview serves the built loader through the app, and dev bundles it per request: both with the site's title,
     // accent and language, as `npm start` does.
-    if (path === OUTSIDE_BASE_PATH || isServerPath(path) || (applyToPages && (isPagePath(path) || loader))) {
+    if (
+      path === OUTSIDE_BASE_PATH ||
+      isServerPath(path) ||
+      (applyToPages ? isPagePath(path) || loader : devOwnerPage(path))
+    ) {
       void listener(req, res);
       return;
     }
@@ -196,7 +213,8 @@ export function llmServer(): Plugin[] {
       transformIndexHtml(html, context) {
         // The dev server's page, in the language its `?lang=` or the site asks for (Vite's hook sees no request
         // headers, so not the browser's); a build's pages are finished by build/prerender-card.ts.
-        if (config.command !== 'serve' || config.mode === 'test') return;
+        // The owner's page is English only, with nothing to fill.
+        if (config.command !== 'serve' || config.mode === 'test' || context.path === OWNER_PAGE_FILE) return;
         const asked = new URL(context.originalUrl ?? context.path, 'http://localhost').searchParams.get(
           EMBED_LANG_PARAM,
         );
