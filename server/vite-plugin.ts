@@ -36,11 +36,12 @@ export const DIRECT_MODE_WARNING =
   "visitor can read it and spend the account's quota on anything. To keep it secret, unset VITE_LLM_API_KEY " +
   '(proxy mode, the default) and give the token to the server as LLM_API_KEY.';
 
-/** What the app answers itself in every mode, as `npm start` does: the proxy, and the health checks. */
+/**
+ * What the app answers itself in every mode, as `npm start` does: the API (the proxy under `PROXY_BASE_PATH`, the votes
+ * and the owner's stats, a JSON 404 for the rest), and the health checks.
+ */
 function isServerPath(path: string): boolean {
-  return (
-    path === PROXY_BASE_PATH || path.startsWith(`${PROXY_BASE_PATH}/`) || path === '/healthz' || path === '/readyz'
-  );
+  return path.startsWith('/api/') || path === '/healthz' || path === '/readyz';
 }
 
 /**
