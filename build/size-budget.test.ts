@@ -77,7 +77,7 @@ describe('size budget', () => {
     const page =
       '<script fetchpriority="low" type="module" crossorigin src="/app/assets/index-1.js"></script>' +
       '<script type="application/json" id="catalogue">{}</script>' +
-      '<script type="module" async fetchpriority="low" src="/app/served-card.js"></script>' +
+      '<script async fetchpriority="low" src="/app/served-card.js"></script>' +
       '<script src="https://cdn.example/x.js"></script>';
     expect(publicScriptNames(page, '/app/')).toEqual(['served-card.js']);
   });

@@ -182,9 +182,12 @@ test('keyboard only: open, chat through the proxy, Escape, reopen with the conve
   // So does the close button in the card's header.
   await page.keyboard.press('Enter');
   await expect(messageBox(page)).toBeFocused();
-  // Backwards from the box: the reply's Copy button, the conversation, then the close button in the header.
-  await page.keyboard.press('Shift+Tab');
-  await expect(chatFrame(page).getByRole('button', { name: 'Copy reply' })).toBeFocused();
+  // Backwards from the box: the conversation's controls, the reply's (its votes, its Copy button), the conversation,
+  // then the close button in the header.
+  for (const name of ['Download conversation', 'New conversation', 'Not helpful', 'Helpful', 'Copy reply']) {
+    await page.keyboard.press('Shift+Tab');
+    await expect(chatFrame(page).getByRole('button', { name, exact: true })).toBeFocused();
+  }
   await page.keyboard.press('Shift+Tab');
   await expect(log).toBeFocused();
   await page.keyboard.press('Shift+Tab');
@@ -306,9 +309,12 @@ test.describe('on a phone', () => {
     // the page behind. Past the last control it leaves the page for the browser's own controls (here, with none,
     // nothing has the focus), as from any modal dialog, and comes back into the chat on the next press.
     const close = chatFrame(page).getByRole('button', { name: 'Close chat' });
+    // A round is every control of the chat, and the one stop outside it: twice over, and one press more.
+    const round =
+      (await chatFrame(page).locator('button:not([disabled]), textarea, a[href], [tabindex="0"]').count()) + 1;
     for (const key of ['Tab', 'Shift+Tab']) {
       const stops: string[] = [];
-      for (let presses = 1; presses <= 12; presses += 1) {
+      for (let presses = 1; presses <= 2 * round + 1; presses += 1) {
         await page.keyboard.press(key);
         const where = await focusedOnPage(page);
         const onClose = await close.evaluate((el) => el === document.activeElement);

@@ -112,6 +112,7 @@ test.describe('Copy', () => {
     chat,
     fake,
     page,
+    mode,
   }) => {
     await chat.markdownLoaded();
     fake.queue({ content: RICH_REPLY });
@@ -119,12 +120,15 @@ test.describe('Copy', () => {
     const copyReply = chat.log.getByRole('button', { name: 'Copy reply' });
     const copyCode = bubble.getByRole('button', { name: 'Copy code' });
 
-    // From the box, Shift+Tab walks back through the reply's controls (in proxy mode Not helpful and Helpful come
-    // after Copy) to the Copy reply button.
+    // From the box, Shift+Tab walks back through the conversation's controls, then the reply's (the votes come with a
+    // reply token, which only the proxy gives) to the Copy reply button.
+    const votes = mode === 'proxy' ? ['Not helpful', 'Helpful'] : [];
     await chat.input.focus();
-    for (let step = 0; step < 4 && !(await copyReply.evaluate((button) => button === document.activeElement)); step++) {
+    for (const name of ['Download conversation', 'New conversation', ...votes]) {
       await page.keyboard.press('Shift+Tab');
+      await expect(page.getByRole('button', { name, exact: true })).toBeFocused();
     }
+    await page.keyboard.press('Shift+Tab');
     await expect(copyReply).toBeFocused();
     expect(await copyReply.evaluate((button) => getComputedStyle(button).outlineStyle), 'focus is visible').not.toBe(
       'none',
