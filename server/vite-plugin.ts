@@ -130,11 +130,8 @@ function mountProxy(
     const loader = path === EMBED_LOADER_PATH;
     // Preview serves the built loader through the app, and dev bundles it per request: both with the site's title,
     // accent and language, as `npm start` does.
-    if (
-      path === OUTSIDE_BASE_PATH ||
-      isServerPath(path) ||
-      (applyToPages ? isPagePath(path) || loader : devOwnerPage(path))
-    ) {
+    const toApp = applyToPages ? isPagePath(path) || loader : devOwnerPage(path);
+    if (path === OUTSIDE_BASE_PATH || isServerPath(path) || toApp) {
       void listener(req, res);
       return;
     }
