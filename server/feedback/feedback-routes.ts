@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { type Context, Hono } from 'hono';
-import { FEEDBACK_PATH, STATS_MAX_DAYS, STATS_PATH } from '../../contract/feedback.ts';
+import { FEEDBACK_PATH, STATS_MAX_DAYS } from '../../contract/feedback.ts';
+import { STATS_PATH } from '../../contract/owner.ts';
 import { apiError } from '../api-error.ts';
 import type { ProxyOptions, ServerEnv } from '../hono-env.ts';
 import { limitBody } from '../limits/body-limit.ts';

@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { EMBED_ACCENT_SENTINEL, EMBED_LOADER_PATH } from '../../contract/embed.ts';
+import { OWNER_PAGE_FILE } from '../../contract/owner.ts';
 import {
   ACCENT_RING_VARIABLE,
   ACCENT_VARIABLE,
@@ -91,6 +92,12 @@ export function preparePage(html: string, type = 'text/html; charset=utf-8'): Se
     }),
     gzip: gzipSync(plain, { level: constants.Z_BEST_COMPRESSION }),
   };
+}
+
+/** The owner's page as the build wrote it (`owner.html`, nothing to fill), or `undefined` for a build without it. */
+export function prepareOwnerPage(clientDir: string): ServedPage | undefined {
+  const file = join(clientDir, OWNER_PAGE_FILE);
+  return existsSync(file) ? preparePage(readFileSync(file, 'utf8')) : undefined;
 }
 
 /**
