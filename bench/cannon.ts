@@ -7,6 +7,10 @@ import { quantile } from './table.ts';
 export interface CannonOptions {
   url: string;
   body: string;
+  /** Bodies each connection sends in turn, over and over (then `body` is not sent). */
+  bodies?: string[];
+  /** Requests per second across all connections; unset, each connection sends its next request as soon as it can. */
+  overallRate?: number;
   connections: number;
   /** Seconds to run, of which the first `settleSeconds` are timed apart; or `amount` requests in all. */
   seconds?: number;
@@ -38,6 +42,8 @@ const result = await new Promise<autocannon.Result>((resolve, reject) => {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: options.body,
+      ...(options.overallRate ? { overallRate: options.overallRate } : {}),
+      ...(options.bodies ? { requests: options.bodies.map((body) => ({ body })) } : {}),
       connections: options.connections,
       ...(options.amount ? { amount: options.amount } : { duration: options.seconds }),
       timeout: 30,

@@ -86,6 +86,9 @@ test("a vote in the frame is the host page's `feedback` event, with its rating a
   const heard = () => page.evaluate(() => (window as unknown as { heard: unknown[] }).heard);
 
   await launcher(page).click();
+  // The app has taken the card over when it focuses the box (a send before that is the served card's business, tested
+  // in embed.spec.ts).
+  await expect(messageBox(page)).toBeFocused();
   await messageBox(page).fill('Hello');
   await messageBox(page).press('Enter');
   const frame = chatFrame(page);

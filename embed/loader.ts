@@ -102,12 +102,14 @@ if (script && !window.AIAssistant) {
   // else it has), which costs the loader fewer bytes than an object of its own.
   const until = new AbortController();
   // A constructed sheet, not a <style>: a host page whose CSP allows only nonce'd styles blocks the latter, not this.
+  // The launcher is `[aria-expanded]`, not `button` (the notice has a button too), and no more specific than
+  // `:focus-visible`, which comes after it so that its ring wins over the launcher's `all:initial`.
   const sheet = new CSSStyleSheet();
   sheet.replaceSync(`
 :host{all:initial!important;position:fixed!important;z-index:2147483647!important;color-scheme:${theme || 'light dark'}!important;${ACCENT_VARIABLE}:${EMBED_ACCENT_SENTINEL}!important}
 iframe:not([hidden])+div{display:none}
 div{padding:24px;font:16px system-ui}
-:host>button{all:initial;color-scheme:inherit;position:fixed;bottom:${bottom}px;${side}:${inset}px;padding:16px;border-radius:50%;background:${__LAUNCHER_BG__};color:${__LAUNCHER_FG__};cursor:pointer;display:grid;box-shadow:0 2px 8px ${__LAUNCHER_SHADOW__}}
+[aria-expanded]{all:initial;color-scheme:inherit;position:fixed;bottom:${bottom}px;${side}:${inset}px;padding:16px;border-radius:50%;background:${__LAUNCHER_BG__};color:${__LAUNCHER_FG__};cursor:pointer;display:grid;box-shadow:0 2px 8px ${__LAUNCHER_SHADOW__}}
 :focus-visible{outline:3px solid ${__LAUNCHER_RING__};outline-offset:2px;box-shadow:0 0 0 2px ${__LAUNCHER_HALO__}}
 dialog{all:initial;color-scheme:inherit;position:fixed;bottom:${bottom + 68}px;${side}:${inset}px;width:min(400px,100vw - ${inset + 20}px);height:min(640px,100vh - ${bottom + 88}px);border-radius:12px;overflow:hidden;box-shadow:0 8px 32px ${__LAUNCHER_SHADOW__};background:${__LAUNCHER_PANEL__}}
 dialog:not([open]){display:none}
