@@ -22,7 +22,7 @@ const SETTLE_SECONDS = 3;
 /** The same pace as `npm run load`'s: 300 ms to the whole reply. */
 const MODEL_DELAY_MS = 300;
 /** Chat through the app without and with the owner's loop, this many times each, in turns: a busy machine's drift falls on both. */
-const ROUNDS = 3;
+const ROUNDS = 4;
 /** The issue's target: what counting may add to a chat request at p99. */
 const COUNTING_P99_MS = 1;
 
@@ -65,8 +65,11 @@ async function main() {
     const runs: { without: CannonSummary[]; with: CannonSummary[] } = { without: [], with: [] };
     for (let round = 1; round <= ROUNDS; round++) {
       console.log(`[feedback] chat through the app without and with the owner's loop, round ${round} of ${ROUNDS}`);
-      runs.without.push(await timed(servers.without.url + CHAT_COMPLETIONS_PATH));
-      runs.with.push(await timed(withLoop.url + CHAT_COMPLETIONS_PATH));
+      // Each goes first in every other round: neither always meets the machine as the other left it.
+      const order = round % 2 ? (['without', 'with'] as const) : (['with', 'without'] as const);
+      for (const which of order) {
+        runs[which].push(await timed((which === 'with' ? withLoop : servers.without).url + CHAT_COMPLETIONS_PATH));
+      }
     }
     const steady = (list: CannonSummary[], pick: 'p50' | 'p99') => median(list.map((run) => run.steady[pick]));
     const chat = { p50: steady(runs.with, 'p50'), p99: steady(runs.with, 'p99') };
