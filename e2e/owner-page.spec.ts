@@ -1,10 +1,7 @@
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { Page } from '@playwright/test';
 import { OWNER_PAGE_PATH } from '../contract/owner';
-import { startAppServer } from './app-server';
+import { startReturnsSite } from './app-server';
 import { expectNoAxeViolations } from './axe-check';
-import { BUILD_DIR } from './e2e-env';
 import { test as base, expect } from './fixtures';
 
 // The owner's page (/owner) against the production build and server (proxy mode: the counts are the server's), after
@@ -16,16 +13,10 @@ const PAGE_ADDRESS = 'https://shop.example/returns';
 const test = base.extend<object, { ownerApp: { url: string } }>({
   ownerApp: [
     async ({ provider }, use) => {
-      const dir = await mkdtemp(join(BUILD_DIR, 'owner-'));
-      await mkdir(join(dir, 'docs'));
-      await writeFile(join(dir, 'docs', 'returns.md'), '# Returns\n\nA rake can be returned within thirty days.\n');
-      const config = join(dir, 'assistant.config.yaml');
-      await writeFile(config, 'knowledge:\n  - path: ./docs\n    url: https://shop.example/\n');
-      const server = await startAppServer('proxy', provider.baseURL, { ASSISTANT_CONFIG: config, OWNER_TOKEN });
-      await expect.poll(async () => (await fetch(`${server.url}/readyz`)).status, { timeout: 30_000 }).toBe(200);
+      const config = 'knowledge:\n  - path: ./docs\n    url: https://shop.example/\n';
+      const server = await startReturnsSite(provider.baseURL, config, { OWNER_TOKEN });
       await use({ url: server.url });
       await server.close();
-      await rm(dir, { recursive: true, force: true });
     },
     { scope: 'worker' },
   ],
