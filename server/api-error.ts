@@ -32,3 +32,22 @@ export function apiError(c: Context, status: ContentfulStatusCode, code: ErrorCo
 export function refusalLine(c: Context, status: number, code: RefusalCode, detail = ''): string {
   return `[llm-proxy] ${c.req.method} ${c.req.path} ${status} refused: ${code}${detail}`;
 }
+
+/** A body refused for what it is: its status, code and message. */
+export interface BodyRefusal {
+  status: 400 | 415;
+  code: RefusalCode;
+  message: string;
+}
+
+/** The JSON body of a POST, or why it is refused (`what` names the body in the 415: "the request", "the vote"). */
+export async function readJsonBody(c: Context, what: string): Promise<{ body: unknown } | BodyRefusal> {
+  if (!/^application\/json\s*(;|$)/i.test(c.req.header('content-type') ?? '')) {
+    return { status: 415, code: 'unsupported_media_type', message: `Send ${what} as application/json.` };
+  }
+  try {
+    return { body: await c.req.json() };
+  } catch {
+    return { status: 400, code: 'invalid_body', message: 'The body is not valid JSON.' };
+  }
+}

@@ -1,20 +1,34 @@
 import { type Context, Hono } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { CHAT_COMPLETIONS_PATH, LIMIT_ERROR_CODES } from '../../contract/llm.ts';
-import { apiError, type RefusalCode, refusalLine } from '../api-error.ts';
+import { apiError, type RefusalCode, readJsonBody, refusalLine } from '../api-error.ts';
 import type { ProxyOptions, ServerEnv, Upstream } from '../hono-env.ts';
 import { formatMaterial } from '../knowledge/knowledge.ts';
 import { DEFAULT_MAX_BODY_BYTES, limitBody } from '../limits/body-limit.ts';
 import type { Counters } from '../limits/counters.ts';
 import { rateLimit } from '../limits/rate-limit.ts';
-import { type Reservation, readUsage, reservationFor, type SpendCap, type TokenUsage } from '../limits/spend-cap.ts';
+import {
+  capRefusal,
+  type Reservation,
+  readUsage,
+  reservationFor,
+  type SpendCap,
+  type TokenUsage,
+} from '../limits/spend-cap.ts';
 import { parseChatRequest } from './chat-request.ts';
 import { breakControlSequences } from './control-sequences.ts';
 import { DEMO_MODEL } from './demo-responder.ts';
 import { Exchange } from './exchange.ts';
 import { describeProviderError, rebuildCompletion } from './reply-rebuild.ts';
-import { MAX_EVENT_BYTES, MAX_REPLY_BYTES, relayStream } from './sse-relay.ts';
-import { callUpstream, readBounded, type UpstreamAnswer, upstreamLabel } from './upstream.ts';
+import { MAX_REPLY_BYTES, relayStream } from './sse-relay.ts';
+import {
+  callUpstream,
+  neverSent,
+  providerErrorOf,
+  readBounded,
+  type UpstreamAnswer,
+  upstreamLabel,
+} from './upstream.ts';
 
 /** What the chat route needs besides its options: where counts go, and where its log lines go. */
 export interface ChatRouteDeps {
@@ -26,21 +40,6 @@ export interface ChatRouteDeps {
 }
 
 type ChatUpstream = Exclude<Upstream, { kind: 'none' }>;
-
-/** Errors of a call that never reached the provider. */
-const NEVER_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN']);
-
-/** The cap's 429: the client's openai library reads it like a provider's rate limit, and waits for `Retry-After`. */
-function capRefusal(c: Context, retryAfter: number): Response {
-  const refusal = apiError(
-    c,
-    429,
-    LIMIT_ERROR_CODES.daily,
-    'The daily usage limit is reached, please come back later.',
-  );
-  refusal.headers.set('Retry-After', String(retryAfter));
-  return refusal;
-}
 
 /**
  * `POST /api/llm/v1/chat/completions`: counted, rate limited, capped, size limited, checked, then forwarded with the
@@ -84,16 +83,9 @@ async function forwardChat(
     return apiError(c, status, code, message);
   };
 
-  const contentType = c.req.header('content-type') ?? '';
-  if (!/^application\/json\s*(;|$)/i.test(contentType)) {
-    return refuse(415, 'unsupported_media_type', 'Send the request as application/json.');
-  }
-  let body: unknown;
-  try {
-    body = await c.req.json();
-  } catch {
-    return refuse(400, 'invalid_body', 'The body is not valid JSON.');
-  }
+  const read = await readJsonBody(c, 'the request');
+  if ('status' in read) return refuse(read.status, read.code, read.message);
+  const { body } = read;
   // The site's pages: the passages found for the question (none before the first index, none when not covered).
   const { knowledge } = options;
   const lookUp =
@@ -164,7 +156,7 @@ async function forwardChat(
     answer = await callUpstream(upstream, request, exchange.signal, knowledge && sources);
   } catch (error) {
     // Nothing was sent to a provider that could not be connected to: it cost nothing.
-    if (NEVER_SENT.has((error as NodeJS.ErrnoException).code ?? '')) await reservation?.settle(0);
+    if (neverSent(error)) await reservation?.settle(0);
     return failed();
   }
 
@@ -253,12 +245,4 @@ async function forwardChat(
   countAnswer();
   const token = await feedback?.issue(sources, knowledge !== undefined);
   return done(c.json(rebuildCompletion(completion, sources, token), 200), 'ok');
-}
-
-/** For the log line of a provider's refusal: its error's `type` and `code` (never its message), when it gives them. */
-async function providerErrorOf(answer: UpstreamAnswer): Promise<string> {
-  const body = await readBounded(answer, MAX_EVENT_BYTES);
-  if (body === 'too-large') return '';
-  const error = (JSON.parse(body) as { error?: unknown } | null)?.error;
-  return error === undefined || error === null ? '' : ` ${describeProviderError(error)}`;
 }

@@ -3,6 +3,8 @@ import type { ReplySource } from '../../contract/llm.ts';
 import type { Upstream } from '../hono-env.ts';
 import type { ChatRequest } from './chat-request.ts';
 import { demoResponse } from './demo-responder.ts';
+import { describeProviderError } from './reply-rebuild.ts';
+import { MAX_EVENT_BYTES } from './sse-relay.ts';
 
 /**
  * The provider's (or the demo's) answer, read only as far as the proxy needs it: its status, a header, then either the
@@ -109,4 +111,17 @@ export async function readBounded(answer: UpstreamAnswer, limit: number): Promis
     pieces.push(next.value);
   }
   return Buffer.concat(pieces).toString('utf8');
+}
+
+/** Errors of a call that never reached the provider: it cost nothing. */
+const NEVER_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN']);
+
+export const neverSent = (error: unknown) => NEVER_SENT.has((error as NodeJS.ErrnoException).code ?? '');
+
+/** For the log line of a provider's refusal: its error's `type` and `code` (never its message), when it gives them. */
+export async function providerErrorOf(answer: UpstreamAnswer): Promise<string> {
+  const body = await readBounded(answer, MAX_EVENT_BYTES);
+  if (body === 'too-large') return '';
+  const error = (JSON.parse(body) as { error?: unknown } | null)?.error;
+  return error === undefined || error === null ? '' : ` ${describeProviderError(error)}`;
 }
