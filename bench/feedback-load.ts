@@ -7,11 +7,9 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FEEDBACK_PATH } from '../contract/feedback.ts';
 import { CHAT_COMPLETIONS_PATH, MAX_TOKENS, TEMPERATURE } from '../contract/llm.ts';
-import { createApp } from '../server/app.ts';
 import { FileCountStore } from '../server/feedback/count-store.ts';
 import { createFeedback } from '../server/feedback/feedback.ts';
-import type { ProxyOptions } from '../server/hono-env.ts';
-import { listen } from '../server/listen.ts';
+import { listenBenchApp } from './bench-app.ts';
 import type { CannonSummary } from './cannon.ts';
 import { cannon, spawnScript } from './cannon-run.ts';
 import { machineLine, markdownTable, median, met, ms, writeResults } from './table.ts';
@@ -39,17 +37,8 @@ async function main() {
   const upstream = await spawnScript('bench/fake-upstream.ts', [String(MODEL_DELAY_MS), '20']);
   const dataDir = await mkdtemp(join(tmpdir(), 'bench-feedback-'));
   const store = new FileCountStore(dataDir);
-  const options = (withLoop: boolean): ProxyOptions => ({
-    upstream: { kind: 'provider', baseURL: upstream.output, apiKey: 'bench-fake-token', model: 'bench-model' },
-    timeoutMs: 10_000,
-    rateLimitPerMinute: 0,
-    trustProxyHops: 0,
-    security: { frameAncestors: ["'self'"], connectSrc: [] },
-    log: () => {},
-    ...(withLoop ? { feedback: createFeedback({ store, log: () => {} }) } : {}),
-  });
-  const servers = { without: await listen(createApp(options(false)), { port: 0, host: '127.0.0.1' }) };
-  const withLoop = await listen(createApp(options(true)), { port: 0, host: '127.0.0.1' });
+  const servers = { without: await listenBenchApp(upstream.output) };
+  const withLoop = await listenBenchApp(upstream.output, { feedback: createFeedback({ store, log: () => {} }) });
   const timed = (url: string, extra: { bodies?: string[]; overallRate?: number } = {}) =>
     cannon({
       url,

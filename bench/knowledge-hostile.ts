@@ -9,11 +9,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { CHAT_COMPLETIONS_PATH } from '../contract/llm.ts';
-import { createApp } from '../server/app.ts';
 import { openKnowledgeStore } from '../server/knowledge-store/knowledge-store.ts';
 import { startKnowledge } from '../server/knowledge-sync/knowledge-sync.ts';
-import { listen } from '../server/listen.ts';
 import { startFakeProvider } from '../testing/fake-provider.ts';
+import { listenBenchApp } from './bench-app.ts';
 import { ORDINARY } from './knowledge-hostile-site.ts';
 import { met, ms, quantile } from './table.ts';
 
@@ -70,16 +69,7 @@ export async function hostileRows(): Promise<{ rows: string[][]; data: Record<st
   });
   knowledge.stop();
   await knowledge.ready;
-  const app = createApp({
-    upstream: { kind: 'provider', baseURL: provider.baseURL, apiKey: 'bench-fake-token', model: 'bench/model' },
-    timeoutMs: 10_000,
-    rateLimitPerMinute: 0,
-    trustProxyHops: 0,
-    security: { frameAncestors: ["'self'"], connectSrc: [] },
-    log: () => {},
-    knowledge,
-  });
-  const server = await listen(app, { port: 0, host: '127.0.0.1' });
+  const server = await listenBenchApp(provider.baseURL, { knowledge });
   // With an index and no crawl: the same questions for five seconds.
   const quietUntil = performance.now() + 5_000;
   const quietDelay = monitorEventLoopDelay({ resolution: 5 });
