@@ -31,9 +31,9 @@ export default defineConfig({
     serverWorker(),
   ],
   resolve: appResolve,
-  // The dev server pre-bundles what the app's own page imports, found from it alone: left to itself, Vite scans every
-  // .html file in the tree, the bench's pages too, whose imports the app does not have.
-  optimizeDeps: { entries: ['index.html'] },
+  // The dev server pre-bundles what the app's own pages import (the visitor's and the owner's), found from them alone:
+  // left to itself, Vite scans every .html file in the tree, the bench's pages too, whose imports the app does not have.
+  optimizeDeps: { entries: ['index.html', 'owner.html'] },
   build: {
     outDir: 'dist/client',
     emptyOutDir: true,
@@ -45,6 +45,11 @@ export default defineConfig({
       resolveDependencies: (_file, deps, { hostType }) => (hostType === 'js' ? [] : deps),
     },
     rolldownOptions: {
+      // The visitor's page, and the owner's (/owner): an entry of its own, outside the visitor's start-up budget.
+      input: {
+        index: fileURLToPath(new URL('index.html', import.meta.url)),
+        owner: fileURLToPath(new URL('owner.html', import.meta.url)),
+      },
       // The bundler's timing report names plugins that took long on a busy machine: nothing an owner can act on.
       checks: { bundlerTimings: false },
       output: {
@@ -85,7 +90,7 @@ export default defineConfig({
   test: {
     environment: 'jsdom',
     setupFiles: ['./vitest.setup.ts'],
-    include: ['{machines,src,server,contract,build,locales,packages,deploy}/**/*.test.{ts,tsx}'],
+    include: ['{machines,src,owner,server,contract,build,locales,packages,deploy}/**/*.test.{ts,tsx}'],
     restoreMocks: true,
     // A test's time limit is a guard against a hang, not a measure: on a busy machine a model-based path that types
     // and renders takes several times what it takes on an idle one. Tests that are about time set their own.

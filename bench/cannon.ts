@@ -7,6 +7,10 @@ import { quantile } from './table.ts';
 export interface CannonOptions {
   url: string;
   body: string;
+  /** Bodies each connection sends in turn, over and over (then `body` is not sent). */
+  bodies?: string[];
+  /** Requests per second across all connections; unset, each connection sends its next request as soon as it can. */
+  overallRate?: number;
   connections: number;
   /** Seconds to run, of which the first `settleSeconds` are timed apart; or `amount` requests in all. */
   seconds?: number;
@@ -20,7 +24,7 @@ export interface CannonSummary {
   /** Requests sent after the settling time: their latencies (ms), and requests per second over that time. */
   steady: ReturnType<typeof latencies> & { perSecond: number };
   settling: ReturnType<typeof latencies>;
-  /** Over the whole run: the 429s, and errors of any other kind (connection errors, timeouts, other statuses). */
+  /** Over the whole run: the 429s, and errors of any other kind (connection errors, timeouts, statuses but 2xx). */
   count429: number;
   unexpected: number;
 }
@@ -38,6 +42,8 @@ const result = await new Promise<autocannon.Result>((resolve, reject) => {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: options.body,
+      ...(options.overallRate ? { overallRate: options.overallRate } : {}),
+      ...(options.bodies ? { requests: options.bodies.map((body) => ({ body })) } : {}),
       connections: options.connections,
       ...(options.amount ? { amount: options.amount } : { duration: options.seconds }),
       timeout: 30,
@@ -61,7 +67,7 @@ const summary: CannonSummary = {
     result.errors +
     result.timeouts +
     Object.entries(codes)
-      .filter(([code]) => code !== '200' && code !== '429')
+      .filter(([code]) => !code.startsWith('2') && code !== '429')
       .reduce((sum, [, stat]) => sum + (stat.count ?? 0), 0),
 };
 console.log(JSON.stringify(summary));

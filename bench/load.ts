@@ -1,13 +1,12 @@
 // `npm run load`: autocannon straight to a fake upstream and through the proxy (what the proxy adds), at a model's
 // pace and a stress pace, then the server's memory over 50,000 requests. Writes bench/results/load.md.
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { CHAT_COMPLETIONS_PATH, MAX_TOKENS, TEMPERATURE } from '../contract/llm.ts';
-import { buildServerOnly, ROOT_DIR, startProductionServer } from '../testing/production-app.ts';
+import { buildServerOnly, startProductionServer } from '../testing/production-app.ts';
 import { freePort } from '../testing/redis-server.ts';
-import type { CannonOptions, CannonSummary } from './cannon.ts';
+import type { CannonSummary } from './cannon.ts';
+import { cannon, spawnScript } from './cannon-run.ts';
 import { machineLine, markdownTable, ms, writeResults } from './table.ts';
 
 /** A hosted model's pace for a short reply (time to first token, then 50 tokens a second): judged by the targets. */
@@ -39,30 +38,6 @@ function chatBody(stream: boolean, upstreamShape: boolean): string {
   if (stream) Object.assign(body, { stream: true }, upstreamShape ? { stream_options: { include_usage: true } } : {});
   return JSON.stringify(body);
 }
-
-/** Runs a bench script in its own process: resolves at its first output (an address), or at its exit (a result). */
-async function spawnScript(script: string, args: string[], untilExit = false) {
-  const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
-    cwd: ROOT_DIR,
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => {
-    output += chunk.toString('utf8');
-  });
-  const exited = once(child, 'close').then(([code]) => {
-    if (untilExit && code === 0) return;
-    throw new Error(`${script} ${args.join(' ')} exited (code ${code})`);
-  });
-  await (untilExit ? exited : Promise.race([once(child.stdout, 'data'), exited]));
-  return { output: output.trim(), stop: () => child.kill('SIGTERM') };
-}
-
-// JSON has no NaN: a latency of no responses at all comes back as null, and must not count as 0 ms.
-const cannon = async (options: CannonOptions) =>
-  JSON.parse((await spawnScript('bench/cannon.ts', [JSON.stringify(options)], true)).output, (_key, value) =>
-    value === null ? Number.NaN : value,
-  ) as CannonSummary;
 
 /** The server's own figures, from its metrics: memory, and CPU time so far (user + system). */
 async function serverFigures(metricsUrl: string) {

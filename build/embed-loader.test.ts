@@ -19,6 +19,8 @@ describe('the embed loader build', () => {
     for (const text of [en.launcher.replace('{title}', en.title), en.frameTitle]) {
       expect(code).toMatch(new RegExp(`([\`'"])${text}\\1`));
     }
+    // And its notice for a frame that does not answer, HTML text in its markup.
+    for (const text of [en.frameFailed, en.openInTab, en.close]) expect(code).toContain(`>${text}`);
     expect(code.split(EMBED_ACCENT_SENTINEL)).toHaveLength(2);
   }, 30_000);
 

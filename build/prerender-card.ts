@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type { Plugin } from 'vite';
+import { OWNER_PAGE_FILE } from '../contract/owner.ts';
 import { DEFAULT_PAGE_SETTINGS } from '../contract/page-settings.ts';
 import { CATALOGUE_ELEMENT_ID } from '../locales/catalogue.ts';
 import { CATALOGUES } from '../locales/catalogues.ts';
@@ -71,7 +72,9 @@ export function prerenderCard(): Plugin {
     apply: 'build',
     transformIndexHtml: {
       order: 'post',
-      async handler(html) {
+      async handler(html, { path }) {
+        // The owner's page has no card.
+        if (path === OWNER_PAGE_FILE) return html;
         if (!html.includes(ROOT_ELEMENT)) throw new Error(`index.html has no ${ROOT_ELEMENT} to render the card into`);
         const cards = await renderCards();
         const styled = html.replace('</head>', `<style>${systemDarkCss(cards.en)}</style></head>`);

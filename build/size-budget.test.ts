@@ -1,6 +1,6 @@
 // @vitest-environment node
 import { describe, expect, it } from 'vitest';
-import { checkBudget, namedChunks, publicScriptNames, readSizeReport, startUpChunks } from './size-budget';
+import { checkBudget, namedChunks, pageChunks, publicScriptNames, readSizeReport, startUpChunks } from './size-budget';
 
 const chunk = (
   fileName: string,
@@ -34,6 +34,16 @@ describe('size budget', () => {
       'lazy.js': chunk('lazy.js', 'e', { imports: ['shared.js'] }),
     };
     expect(startUpChunks(staged).map((c) => c.fileName)).toEqual(['index.js', 'react.js', 'main.js', 'shared.js']);
+  });
+
+  it("keeps a page of its own (the owner's) out of the start-up, and counts it with what it imports", () => {
+    const paged = {
+      ...bundle,
+      'owner.js': chunk('owner.js', 'o'.repeat(20_000), { isEntry: true, name: 'owner', imports: ['charts.js'] }),
+      'charts.js': chunk('charts.js', 'p'.repeat(20_000)),
+    };
+    expect(startUpChunks(paged).map((c) => c.fileName)).toEqual(['index.js', 'runtime.js']);
+    expect(pageChunks(paged, 'owner').map((c) => c.fileName)).toEqual(['owner.js', 'charts.js']);
   });
 
   it('fails with the figures when the total is over the budget', () => {

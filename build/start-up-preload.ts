@@ -1,4 +1,5 @@
 import type { Plugin } from 'vite';
+import { OWNER_PAGE_FILE } from '../contract/owner.ts';
 import { type ChunkLike, startUpFileNames } from './size-budget.ts';
 
 /**
@@ -25,8 +26,9 @@ export function startUpPreload(): Plugin {
     },
     transformIndexHtml: {
       order: 'post',
-      handler(html, { bundle, chunk }) {
-        if (!bundle || !chunk) return html;
+      handler(html, { bundle, chunk, path }) {
+        // The owner's page is no visitor's start-up.
+        if (!bundle || !chunk || path === OWNER_PAGE_FILE) return html;
         // Vite's own tags: the entry's script, and a `modulepreload` link for each of its static imports.
         const viteTags = [
           `<script type="module" crossorigin src="${base}${chunk.fileName}">`,

@@ -17,7 +17,14 @@ export const EMBED_LANG_PARAM = 'lang';
  * page's CSS says. The server replaces this text with the site's configured `accent` in the loader it serves, as it
  * puts in the launcher's name in the visitor's language: the site's file is the accent's one source.
  */
-export const EMBED_ACCENT_SENTINEL = 'initial/*site accent*/';
+export const EMBED_ACCENT_SENTINEL = 'initial/*accent*/';
 
 /** The widest viewport (CSS px) on which the panel fills the screen, and is modal. */
 export const EMBED_PHONE_WIDTH = 640;
+
+/**
+ * How long the loader's frame has, from its creation, to say it is ready before the panel says that the chat could not
+ * load. The app says so as soon as its code has arrived; a refused frame (FRAME_ANCESTORS) or a server that is down
+ * never does.
+ */
+export const EMBED_FRAME_TIMEOUT_MS = 5000;

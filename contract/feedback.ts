@@ -3,11 +3,6 @@
 
 /** `POST` a {@link FeedbackBody} here: a vote on one reply, by the token the server gave with it. */
 export const FEEDBACK_PATH = '/api/feedback';
-/** `GET ?days=30` with `Authorization: Bearer <OWNER_TOKEN>`: the owner's counts ({@link Stats}). */
-export const STATS_PATH = '/api/stats';
-/** The owner's page, a page of its own (its own entry, none of it in the visitor's start-up budget). */
-export const OWNER_PAGE_PATH = '/owner';
-
 export const FEEDBACK_RATINGS = ['up', 'down'] as const;
 export type FeedbackRating = (typeof FEEDBACK_RATINGS)[number];
 /** Why a reply did not help: five fixed reasons and never free text, so that no visitor's words are ever kept. */

@@ -1,5 +1,8 @@
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { expect } from '@playwright/test';
 import { type ProductionServer, startProductionServer } from '../testing/production-app';
-import { E2E_MODEL, HELD_TIMEOUT_MS, type Mode, serverEntry, UPSTREAM_API_KEY } from './e2e-env';
+import { BUILD_DIR, E2E_MODEL, HELD_TIMEOUT_MS, type Mode, serverEntry, UPSTREAM_API_KEY } from './e2e-env';
 
 /** What the server is told in each mode. */
 function modeEnv(mode: Mode, providerBaseURL: string): Record<string, string> {
@@ -36,4 +39,32 @@ export function startAppServer(
     ...modeEnv(mode, providerBaseURL),
     ...env,
   });
+}
+
+/**
+ * The proxy-mode server with a site's configuration (`config`, as assistant.config.yaml) and the one page of its
+ * `./docs` folder (returns.md), in a folder of its own under BUILD_DIR; resolved once `/readyz` says the page is
+ * indexed. Closing it removes the folder.
+ */
+export async function startReturnsSite(
+  providerBaseURL: string,
+  config: string,
+  env: Record<string, string> = {},
+): Promise<ProductionServer> {
+  const dir = await mkdtemp(join(BUILD_DIR, 'site-'));
+  await mkdir(join(dir, 'docs'));
+  await writeFile(join(dir, 'docs', 'returns.md'), '# Returns\n\nA rake can be returned within thirty days.\n');
+  await writeFile(join(dir, 'assistant.config.yaml'), config);
+  const server = await startAppServer('proxy', providerBaseURL, {
+    ASSISTANT_CONFIG: join(dir, 'assistant.config.yaml'),
+    ...env,
+  });
+  await expect.poll(async () => (await fetch(`${server.url}/readyz`)).status, { timeout: 30_000 }).toBe(200);
+  return {
+    ...server,
+    close: async () => {
+      await server.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
 }

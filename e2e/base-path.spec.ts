@@ -9,7 +9,7 @@ import { test as base, ERROR, expect } from './fixtures';
 import { startVite } from './vite-server';
 
 // BASE_PATH=/assistant, at build time and at start: the page, its assets, the loader, the frame, the chat API and the
-// health checks under it, and a 404 outside it, under `npm start`, `vite preview` and `npm run dev` alike. The build
+// health checks under it, the owner's page too, and a 404 outside it, under `npm start`, `vite preview` and `npm run dev` alike. The build
 // is made once, by the global setup, with the others.
 
 const test = base.extend<object, { site: HostSite }>({ site: [...hostSiteFixture] });
@@ -34,6 +34,20 @@ async function chatUnder(page: Page, origin: string, reply?: string) {
   expect(chatRequests).toEqual([`${BASE_PATH}/api/llm/v1/chat/completions`]);
 }
 
+const OWNER_TOKEN = 'test-owner-token-under-a-sub-path-0b7e';
+
+/** The owner's page under the sub-path: its assets load, and its stats come from the API under it. */
+async function ownerPageUnder(page: Page, origin: string) {
+  const stats = page.waitForResponse((response) => response.url().includes('/api/stats'));
+  await page.goto(`${origin}${BASE_PATH}/owner`);
+  await page.getByLabel('Owner token').fill(OWNER_TOKEN);
+  await page.getByRole('button', { name: 'Show' }).click();
+  const response = await stats;
+  expect(new URL(response.url()).pathname).toBe(`${BASE_PATH}/api/stats`);
+  expect(response.status()).toBe(200);
+  await expect(page.locator('figure canvas')).toHaveCount(2);
+}
+
 /** The loader and the health checks are under the sub-path; nothing is outside it. */
 async function onlyUnder(request: APIRequestContext, origin: string) {
   const health = await request.get(`${origin}${BASE_PATH}/healthz`);
@@ -51,6 +65,7 @@ async function onlyUnder(request: APIRequestContext, origin: string) {
     '/readyz',
     '/embed.js',
     '/index.html',
+    '/owner',
     '/api/llm/v1/models',
     '/assistantx/',
   ]) {
@@ -70,13 +85,14 @@ test('npm start: everything under the sub-path, the embed too, and a 404 outside
   const server = await startAppServer(
     'proxy',
     provider.baseURL,
-    { BASE_PATH, FRAME_ANCESTORS: site.origin },
+    { BASE_PATH, FRAME_ANCESTORS: site.origin, OWNER_TOKEN },
     BASE_PATH_SERVER_ENTRY,
   );
   try {
     const { origin } = new URL(server.url);
     await chatUnder(page, origin, FAKE_REPLY);
     await onlyUnder(request, origin);
+    await ownerPageUnder(page, origin);
 
     // A host page's snippet names the loader under the sub-path; the loader frames the app beside itself.
     const html = hostPageHtml({ appOrigin: origin }).replace(`${origin}/embed.js`, `${origin}${BASE_PATH}/embed.js`);
@@ -96,11 +112,12 @@ for (const kind of ['preview', 'dev'] as const) {
   }) => {
     // A fresh dependency cache: the dev server pre-bundles and compiles everything on the first load.
     test.setTimeout(240_000);
-    const server = await startVite(kind, { BASE_PATH }, { build: { outDir: BASE_PATH_CLIENT_DIR } });
+    const server = await startVite(kind, { BASE_PATH, OWNER_TOKEN }, { build: { outDir: BASE_PATH_CLIENT_DIR } });
     try {
       const { origin } = new URL(server.url);
       await chatUnder(page, origin);
       await onlyUnder(request, origin);
+      await ownerPageUnder(page, origin);
     } finally {
       await server.close();
     }

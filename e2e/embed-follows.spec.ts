@@ -278,7 +278,7 @@ test('a strict nonce-CSP host page draws the launcher and converses, with no CSP
   await expect(launcher(page)).toBeVisible();
   const look = await launcher(page).evaluate((button) => {
     const style = getComputedStyle(button);
-    return { width: style.width, radius: style.borderRadius, position: style.position };
+    return { width: `${button.getBoundingClientRect().width}px`, radius: style.borderRadius, position: style.position };
   });
   expect(look).toEqual({ width: '56px', radius: '50%', position: 'fixed' });
   await launcher(page).click();

@@ -561,7 +561,7 @@ for (const [theme, system] of [
     expect(dark).toBe(theme === 'dark');
     // blue.700 and gray.800 in dark mode, blue.600 and gray.100 in light mode.
     const [user, grey] =
-      theme === 'dark' ? ['rgb(23, 61, 166)', 'rgb(39, 39, 42)'] : ['rgb(37, 99, 235)', 'rgb(244, 244, 245)'];
+      theme === 'dark' ? ['rgb(33, 88, 209)', 'rgb(39, 39, 42)'] : ['rgb(37, 99, 235)', 'rgb(244, 244, 245)'];
     await expect(chatFrame(page).locator('[data-sender="user"]')).toHaveCSS('background-color', user);
     await expect(bot).toHaveCSS('background-color', grey);
     await expectNoAxeViolations(page, `with data-theme="${theme}" on a ${system} system`);

@@ -1,8 +1,5 @@
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { FEEDBACK_PATH } from '../contract/feedback';
-import { startAppServer } from './app-server';
-import { BUILD_DIR } from './e2e-env';
+import { startReturnsSite } from './app-server';
 import { test as base, expect } from './fixtures';
 
 // Helpful / Not helpful, the reasons, Contact us and the visitor's own copy, against the production build and server
@@ -14,16 +11,12 @@ const QUESTION = 'Can I return a rake bought last week? private-marker-7f3a';
 const test = base.extend<object, { feedbackApp: { url: string; output: string[] } }>({
   feedbackApp: [
     async ({ provider }, use) => {
-      const dir = await mkdtemp(join(BUILD_DIR, 'feedback-'));
-      await mkdir(join(dir, 'docs'));
-      await writeFile(join(dir, 'docs', 'returns.md'), '# Returns\n\nA rake can be returned within thirty days.\n');
-      const config = join(dir, 'assistant.config.yaml');
-      await writeFile(config, `contact: ${CONTACT}\nknowledge:\n  - path: ./docs\n    url: https://shop.example/\n`);
-      const server = await startAppServer('proxy', provider.baseURL, { ASSISTANT_CONFIG: config });
-      await expect.poll(async () => (await fetch(`${server.url}/readyz`)).status, { timeout: 30_000 }).toBe(200);
+      const server = await startReturnsSite(
+        provider.baseURL,
+        `contact: ${CONTACT}\nknowledge:\n  - path: ./docs\n    url: https://shop.example/\n`,
+      );
       await use({ url: server.url, output: server.output });
       await server.close();
-      await rm(dir, { recursive: true, force: true });
     },
     { scope: 'worker' },
   ],

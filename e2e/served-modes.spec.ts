@@ -53,6 +53,10 @@ for (const kind of ['dev', 'preview'] as const) {
         await sendAsSoonAsTheBoxAppears(page, `${server.url}/?lang=de`, 'Hallo früh');
         await expect(page.getByRole('heading', { level: 1 })).toHaveText('KI-Assistent');
         await expect(page.locator('html')).toHaveAttribute('lang', 'de');
+        // No OWNER_TOKEN: no owner's page, and its file is never served as one.
+        for (const path of ['/owner', '/owner.html']) {
+          expect((await page.request.get(`${server.url}${path}`)).status(), path).toBe(404);
+        }
         if (kind === 'dev') {
           // A fresh clone's first run: the dependency scan finds the app's own page alone, and nothing is wrong.
           expect(server.lines.join('\n')).not.toMatch(/Failed to run dependency scan|error/i);

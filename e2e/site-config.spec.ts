@@ -163,7 +163,9 @@ test('a host page hears open, message and close, never the text', async ({ page,
     (window as unknown as { heard: string[] }).heard = heard;
     const dropped = () => heard.push('dropped handler');
     for (const name of ['open', 'close', 'message'] as const) {
-      api.on(name, (event) => heard.push(`${event.type}${'detail' in event ? ' with detail' : ''}`));
+      api.on(name, (event) =>
+        heard.push(`${event.type}${(event as CustomEvent).detail != null ? ' with detail' : ''}`),
+      );
       api.on(name, dropped);
     }
     for (const name of ['open', 'close', 'message'] as const) api.off(name, dropped);

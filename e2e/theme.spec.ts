@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import type { FrameLocator, Locator, Page } from '@playwright/test';
 import { readAccent } from '../server/settings/accent';
+import { DEFAULT_DARK_ACCENT } from '../src/theme';
 import { type HostSite, hostPageHtml } from '../testing/host-site';
 import { startAppServer } from './app-server';
 import { expectNoAxeViolations } from './axe-check';
@@ -169,6 +170,49 @@ const accentTest = test.extend<object, { accentApp: { url: string } }>({
   ],
 });
 
+/** The colours of Send, the message box's focus ring and what both are drawn on, as computed on the page. */
+async function accentControls(page: Page, scheme: (typeof SCHEMES)[number]) {
+  const input = page.getByRole('textbox', { name: 'Message' });
+  await expect(input).toBeEditable();
+  await input.fill('Hello');
+  await page.keyboard.press('Shift+Tab');
+  await page.keyboard.press('Tab');
+  await expect(input).toBeFocused();
+  const send = page.getByRole('button', { name: 'Send' });
+  // What Send and the box are drawn on: their nearest painted ancestor (the card), else the page's canvas.
+  const background = await send.evaluate(
+    (element, canvas) => {
+      for (let parent = element.parentElement; parent; parent = parent.parentElement) {
+        const color = getComputedStyle(parent).backgroundColor;
+        if (!/^rgba\(.*, 0\)$/.test(color) && color !== 'transparent') return color;
+      }
+      return canvas;
+    },
+    scheme === 'light' ? 'rgb(255, 255, 255)' : 'rgb(0, 0, 0)',
+  );
+  return {
+    background,
+    ring: await input.evaluate((element) => getComputedStyle(element).outlineColor),
+    send: await send.evaluate((element) => getComputedStyle(element).backgroundColor),
+  };
+}
+
+for (const scheme of SCHEMES) {
+  test(`with the default colours, Send and the focus ring keep 3:1 against the page, ${scheme}`, async ({
+    page,
+    baseURL,
+  }) => {
+    await page.emulateMedia({ colorScheme: scheme });
+    await page.goto(baseURL ?? '/');
+    await expectScheme(page.locator('html'), scheme);
+    const { background, ring, send } = await accentControls(page, scheme);
+    // The light scheme is the spec's blue (blue.600); the dark one the shade a site with that accent gets.
+    expect(send).toBe(hexToRgb(scheme === 'light' ? '#2563eb' : DEFAULT_DARK_ACCENT));
+    expect(contrast(ring, background), `ring ${ring} on ${background}`).toBeGreaterThanOrEqual(3);
+    expect(contrast(send, background), `Send ${send} on ${background}`).toBeGreaterThanOrEqual(3);
+  });
+}
+
 for (const scheme of SCHEMES) {
   accentTest(
     `with a dark accent, Send and the focus ring keep 3:1 against the page, ${scheme}`,
@@ -176,28 +220,7 @@ for (const scheme of SCHEMES) {
       await page.emulateMedia({ colorScheme: scheme });
       await page.goto(accentApp.url);
       await expectScheme(page.locator('html'), scheme);
-      const input = page.getByRole('textbox', { name: 'Message' });
-      await expect(input).toBeEditable();
-      await input.fill('Hello');
-      await page.keyboard.press('Shift+Tab');
-      await page.keyboard.press('Tab');
-      await expect(input).toBeFocused();
-
-      // What Send and the box are drawn on: their nearest painted ancestor (the card), else the page's canvas.
-      const background = await page.getByRole('button', { name: 'Send' }).evaluate(
-        (send, canvas) => {
-          for (let element = send.parentElement; element; element = element.parentElement) {
-            const color = getComputedStyle(element).backgroundColor;
-            if (!/^rgba\(.*, 0\)$/.test(color) && color !== 'transparent') return color;
-          }
-          return canvas;
-        },
-        scheme === 'light' ? 'rgb(255, 255, 255)' : 'rgb(0, 0, 0)',
-      );
-      const ring = await input.evaluate((element) => getComputedStyle(element).outlineColor);
-      const send = await page
-        .getByRole('button', { name: 'Send' })
-        .evaluate((element) => getComputedStyle(element).backgroundColor);
+      const { background, ring, send } = await accentControls(page, scheme);
       // The ring wears the accent: the accent itself in the light scheme, a lighter shade of it in the dark.
       const shades = readAccent('#1e1b4b');
       if (!shades.ok) throw new Error(shades.reason);

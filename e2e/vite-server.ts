@@ -30,8 +30,10 @@ export async function startVite(
     build: { outDir: clientDir('proxy') },
     ...extra,
   };
-  const saved = Object.fromEntries(Object.keys(env).map((name) => [name, process.env[name]]));
-  Object.assign(process.env, env);
+  // The owner's counts go in the test's own folder, not the project's `data/`.
+  const withData = { DATA_DIR: join(cacheDir, 'data'), ...env };
+  const saved = Object.fromEntries(Object.keys(withData).map((name) => [name, process.env[name]]));
+  Object.assign(process.env, withData);
   let server: ViteDevServer | PreviewServer;
   try {
     if (kind === 'dev') {

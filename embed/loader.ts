@@ -3,6 +3,7 @@
 // on the visitor's first sign of intent, frames the app (src/) in its embedded layout, shown on open.
 import {
   EMBED_ACCENT_SENTINEL,
+  EMBED_FRAME_TIMEOUT_MS,
   EMBED_HOST_PARAM,
   EMBED_LANG_PARAM,
   EMBED_PHONE_WIDTH,
@@ -21,7 +22,7 @@ declare const __LAUNCHER_PANEL__: string;
 declare const __LAUNCHER_SHADOW__: string;
 
 /** What the host page's analytics can follow: the panel opened or closed, a visitor's message sent (never its text). */
-export type EmbedEventName = 'open' | 'close' | 'message';
+export type EmbedEventName = 'open' | 'close' | 'message' | 'feedback';
 
 /**
  * The global API for a site's own buttons: `AIAssistant.open()`, `.close()`, `.toggle()`; and `.destroy()`, which
@@ -54,10 +55,11 @@ declare global {
  * manager runs this file's text itself. A stack trace's second line then names the address this code came from: in
  * Chromium it is the first frame (after the `Error` line), elsewhere the second frame, this file's own top level that
  * calls this; code that another script `eval`s carries that script's address only inside an eval frame, which the
- * pattern (an address at the end of the line) does not take. Failing that, the tag marked `data-ai-assistant`.
+ * pattern (an address at the end of the line, after a space, `(` or `@`) does not take. Failing that, the tag marked
+ * `data-ai-assistant`.
  */
 const findScript = () => {
-  const own = /(https?:\/\/[^\s()]+):\d+:\d+\)?$/.exec(`${new Error().stack}`.split('\n')[1]);
+  const own = /([^\s(@]+):\d+:\d+\)?$/.exec(`${new Error().stack}`.split('\n')[1]);
   return (
     [...document.scripts].find((tag) => tag.src === own?.[1]) ?? document.querySelector('script[data-ai-assistant]')
   );
@@ -65,7 +67,6 @@ const findScript = () => {
 const script = (document.currentScript ?? findScript()) as HTMLScriptElement | null;
 
 if (script && !window.AIAssistant) {
-  const appOrigin = new URL(script.src).origin;
   const data = script.dataset;
   const side = data.position === 'left' ? 'left' : 'right';
   // The launcher's distance from the page's bottom and side corner, in CSS px from 0 to 400 (so that it can clear a
@@ -77,14 +78,23 @@ if (script && !window.AIAssistant) {
   const label = data.label || 'Chat with AI Assistant';
   const theme = data.theme === 'light' || data.theme === 'dark' ? data.theme : '';
   // Where the panel fills the screen: there it is modal, and it never opens by itself over the whole site.
-  const phone = matchMedia(`(max-width:${EMBED_PHONE_WIDTH}px)`);
+  const phone = () => innerWidth <= EMBED_PHONE_WIDTH;
+  // Beside this file: the app at the site's root, or under its BASE_PATH (`/assistant/embed.js` frames `/assistant/`),
+  // in the tag's theme and language: as it is (`tab`) in a tab of its own, or in the frame, which names this page.
+  const chat = new URL('.', script.src);
+  if (theme) chat.searchParams.set(EMBED_THEME_PARAM, theme);
+  if (data.lang) chat.searchParams.set(EMBED_LANG_PARAM, data.lang);
+  const tab = chat.href;
+  const appOrigin = chat.origin;
+  chat.searchParams.set(EMBED_HOST_PARAM, location.origin);
 
   // The colours follow the launcher's `color-scheme`: the system's, or the snippet's `data-theme`.
   // The custom element's name keeps generic host selectors (`div`, `.widget`) off it; `:host` rules marked important
   // win over the host page's, and `all: initial` stops its inherited fonts and colours at the shadow boundary. Custom
   // properties still cross it: the accent is set here, so that only the site's file (baked in by the server) sets it.
-  // The panel is a <dialog>: beside the page on a wide screen (`show()`), modal on a phone (`showModal()`), where the
-  // browser itself then keeps the keyboard and screen readers inside it and closes it with Escape.
+  // The panel is a <dialog>: beside the page on a wide screen (`show()`), modal and full-screen on a phone
+  // (`showModal()`, styled by `:modal`), where the browser itself then keeps the keyboard and screen readers inside it
+  // and closes it with Escape.
   const host = document.createElement('ai-assistant-embed');
   const root = host.attachShadow({ mode: 'open' });
   // Every listener outside the shadow root (on the page, the window, the viewport) goes with `destroy()`; those inside
@@ -92,22 +102,30 @@ if (script && !window.AIAssistant) {
   // else it has), which costs the loader fewer bytes than an object of its own.
   const until = new AbortController();
   // A constructed sheet, not a <style>: a host page whose CSP allows only nonce'd styles blocks the latter, not this.
+  // The launcher is `[aria-expanded]`, not `button` (the notice has a button too), and no more specific than
+  // `:focus-visible`, which comes after it so that its ring wins over the launcher's `all:initial`.
   const sheet = new CSSStyleSheet();
   sheet.replaceSync(`
-:host{all:initial!important;display:block!important;position:fixed!important;z-index:2147483647!important;color-scheme:${theme || 'light dark'}!important;${ACCENT_VARIABLE}:${EMBED_ACCENT_SENTINEL}!important}
-button{all:initial;color-scheme:inherit;position:fixed;bottom:${bottom}px;${side}:${inset}px;width:56px;height:56px;border-radius:50%;background:${__LAUNCHER_BG__};color:${__LAUNCHER_FG__};cursor:pointer;display:grid;place-items:center;box-shadow:0 2px 8px ${__LAUNCHER_SHADOW__}}
-button:focus-visible{outline:3px solid ${__LAUNCHER_RING__};outline-offset:2px;box-shadow:0 0 0 2px ${__LAUNCHER_HALO__}}
-dialog{all:initial;color-scheme:inherit;position:fixed;bottom:${bottom + 68}px;${side}:${inset}px;width:min(400px,calc(100vw - ${inset + 20}px));height:min(640px,calc(100vh - ${bottom + 88}px));border-radius:12px;overflow:hidden;box-shadow:0 8px 32px ${__LAUNCHER_SHADOW__};background:${__LAUNCHER_PANEL__}}
+:host{all:initial!important;position:fixed!important;z-index:2147483647!important;color-scheme:${theme || 'light dark'}!important;${ACCENT_VARIABLE}:${EMBED_ACCENT_SENTINEL}!important}
+iframe:not([hidden])+div{display:none}
+div{padding:24px;font:16px system-ui}
+[aria-expanded]{all:initial;color-scheme:inherit;position:fixed;bottom:${bottom}px;${side}:${inset}px;padding:16px;border-radius:50%;background:${__LAUNCHER_BG__};color:${__LAUNCHER_FG__};cursor:pointer;display:grid;box-shadow:0 2px 8px ${__LAUNCHER_SHADOW__}}
+:focus-visible{outline:3px solid ${__LAUNCHER_RING__};outline-offset:2px;box-shadow:0 0 0 2px ${__LAUNCHER_HALO__}}
+dialog{all:initial;color-scheme:inherit;position:fixed;bottom:${bottom + 68}px;${side}:${inset}px;width:min(400px,100vw - ${inset + 20}px);height:min(640px,100vh - ${bottom + 88}px);border-radius:12px;overflow:hidden;box-shadow:0 8px 32px ${__LAUNCHER_SHADOW__};background:${__LAUNCHER_PANEL__}}
 dialog:not([open]){display:none}
-iframe{border:0;width:100%;height:100%;display:block}
-@media (max-width:${EMBED_PHONE_WIDTH}px){dialog{inset:0;width:auto;height:auto;border-radius:0;padding:env(safe-area-inset-top) env(safe-area-inset-right) env(safe-area-inset-bottom) env(safe-area-inset-left)}}
+iframe{border:0;width:100%;height:100%}
+dialog:modal{inset:0;width:auto;height:auto;padding:env(safe-area-inset-top) env(safe-area-inset-right) env(safe-area-inset-bottom) env(safe-area-inset-left)}
 `);
   root.adoptedStyleSheets = [sheet];
-  // No `type`: with no form in the shadow root the button submits nothing. The icon needs no `aria-hidden`: the
-  // button's `aria-label` is its whole name.
-  root.innerHTML = `<button aria-expanded="false"><svg width="28" height="28" viewBox="0 0 24 24" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round"><path d="M12 8V4H8"/><rect x="4" y="8" width="16" height="12" rx="2"/><path d="M2 14h2M20 14h2M15 13v2M9 13v2"/></svg></button><dialog></dialog>`;
-  const button = root.querySelector('button') as HTMLButtonElement;
-  const panel = root.querySelector('dialog') as HTMLDialogElement;
+  // No `type`: the launcher is in no form, it submits nothing. The icon needs no `aria-hidden`: the button's
+  // `aria-label` is its whole name. The icon's 24 units are its 24 px: no `viewBox`.
+  // After the frame's place, the panel's notice for a frame that does not answer (hidden while the frame shows: the
+  // style sheet's `iframe:not([hidden])+div`): it says so, links to the chat in a tab of its own and closes the panel
+  // (`method=dialog`). The server puts its texts in the visitor's language, as it does the launcher's name. Attributes
+  // go unquoted and the last elements unclosed (the parser closes them): bytes of the loader's budget.
+  root.innerHTML = `<button aria-expanded=false><svg width=24 height=24 fill=none stroke=currentColor stroke-width=2><path d="M12 8V4H8M2 14h2M20 14h2M15 13v2M9 13v2"/><rect x=4 y=8 width=16 height=12 rx=2 /></svg></button><dialog><div role=alert>The chat could not load. <a href="${tab}" target=_blank>Open it in a new tab</a><form method=dialog><button>Close chat`;
+  const button = root.firstChild as HTMLButtonElement;
+  const panel = root.lastChild as HTMLDialogElement;
   button.ariaLabel = label;
   let frame: HTMLIFrameElement | undefined;
   let ready = false;
@@ -123,7 +141,7 @@ iframe{border:0;width:100%;height:100%;display:block}
   };
   // The host page's handlers: an EventTarget keeps one that throws from stopping the others, in a few bytes.
   const events = new EventTarget();
-  const emit = (name: EmbedEventName) => events.dispatchEvent(new Event(name));
+  const emit = (name: EmbedEventName, init?: CustomEventInit) => events.dispatchEvent(new CustomEvent(name, init));
 
   // The app focuses its message input when told the panel is open; the frame itself must hold the focus first. Focusing
   // a frame that has it already would take it from whatever holds it inside (a box the visitor is typing into). The
@@ -142,15 +160,14 @@ iframe{border:0;width:100%;height:100%;display:block}
   // the app before that.
   const warm = () => {
     if (frame) return;
-    // Beside this file: the app at the site's root, or under its BASE_PATH (`/assistant/embed.js` frames `/assistant/`).
-    const src = new URL('.', script.src);
-    src.searchParams.set(EMBED_HOST_PARAM, location.origin);
-    if (theme) src.searchParams.set(EMBED_THEME_PARAM, theme);
-    if (data.lang) src.searchParams.set(EMBED_LANG_PARAM, data.lang);
     frame = document.createElement('iframe');
     frame.title = 'AI Assistant chat';
-    frame.src = src.href;
-    panel.append(frame);
+    frame.src = chat.href;
+    panel.prepend(frame);
+    // The frame has a few seconds to say it is `ready`. If it has not (the server refuses this site in FRAME_ANCESTORS,
+    // or does not answer), it is hidden, which shows the panel's notice in its place; a frame that answers later comes
+    // back (`ready`, below).
+    setTimeout(() => ((frame as HTMLIFrameElement).hidden = !ready), EMBED_FRAME_TIMEOUT_MS);
   };
 
   // Beside the page the panel opens by its `open` attribute: `show()` would move the focus into it at once, which a panel
@@ -158,7 +175,7 @@ iframe{border:0;width:100%;height:100%;display:block}
   const open = () => {
     warm();
     if (!panel.open) {
-      if (phone.matches) panel.showModal();
+      if (phone()) panel.showModal();
       else panel.open = true;
       button.ariaExpanded = 'true';
       emit('open');
@@ -186,13 +203,14 @@ iframe{border:0;width:100%;height:100%;display:block}
   view?.addEventListener(
     'resize',
     () => {
-      panel.style.height = phone.matches ? `${view.height}px` : '';
+      panel.style.height = phone() ? `${view.height}px` : '';
     },
     until,
   );
 
   button.addEventListener('click', toggle);
-  for (const intent of ['pointerenter', 'focus']) button.addEventListener(intent, warm);
+  button.addEventListener('pointerenter', warm);
+  button.addEventListener('focus', warm);
   document.addEventListener(
     'keydown',
     (event) => {
@@ -209,21 +227,24 @@ iframe{border:0;width:100%;height:100%;display:block}
       const type = embedMessageType(event.data);
       if (type === 'ready') {
         ready = true;
+        (frame as HTMLIFrameElement).hidden = false;
         if (panel.open) focusChat();
       } else if (type === 'close') {
         close();
-      } else if (type === 'message') {
-        emit('message');
       } else if (type === 'keep') {
         keep = 1;
         remember();
       } else if (type === 'page') {
         // Asked for only with the site's `page_context`: the path and title, never the query or the fragment, which can
-        // carry a visitor's tokens or e-mail address.
+        // carry a visitor's tokens or e-mail address. The answer is the question (a `page` message of ours) with them.
         (event.source as Window).postMessage(
-          { ...embedMessage(type), path: location.pathname, title: document.title },
+          { ...event.data, path: location.pathname, title: document.title },
           appOrigin,
         );
+      } else if (type) {
+        // The rest are the host page's events: `message`, and `feedback`, whose `detail` (the vote's `rating` and
+        // `reason`) becomes the event's.
+        emit(type as EmbedEventName, event.data);
       }
     },
     until,
@@ -247,10 +268,10 @@ iframe{border:0;width:100%;height:100%;display:block}
     // that stops keeping (or another assistant on this origin) is not reopened page after page. Where the browser
     // refuses storage, reading it throws: nothing reopens.
     try {
-      still = +!phone.matches & sessionStorage[EMBED_NAMESPACE];
+      still = +!phone() & sessionStorage[EMBED_NAMESPACE];
       delete sessionStorage[EMBED_NAMESPACE];
     } catch {}
-    if (still || (data.open !== undefined && data.open !== 'false' && !phone.matches)) open();
+    if (still || ((data.open ?? 'false') !== 'false' && !phone())) open();
   };
   if (document.body) mount();
   else document.addEventListener('DOMContentLoaded', mount, until);

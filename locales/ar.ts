@@ -40,4 +40,6 @@ export const ar: Catalogue = {
   taskNotDone: 'غير منجز',
   launcher: 'الدردشة مع {title}',
   frameTitle: 'دردشة المساعد الذكي',
+  frameFailed: 'تعذّر تحميل المحادثة.',
+  openInTab: 'افتحها في علامة تبويب جديدة',
 };

@@ -40,4 +40,6 @@ export const de: Catalogue = {
   taskNotDone: 'Nicht erledigt',
   launcher: 'Chat mit {title}',
   frameTitle: 'Chat mit dem KI-Assistenten',
+  frameFailed: 'Der Chat konnte nicht geladen werden.',
+  openInTab: 'In einem neuen Tab öffnen',
 };

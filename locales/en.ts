@@ -40,4 +40,6 @@ export const en = {
   taskNotDone: 'Not done',
   launcher: 'Chat with {title}',
   frameTitle: 'AI Assistant chat',
+  frameFailed: 'The chat could not load.',
+  openInTab: 'Open it in a new tab',
 };

@@ -40,4 +40,6 @@ export const es: Catalogue = {
   taskNotDone: 'Pendiente',
   launcher: 'Chatear con {title}',
   frameTitle: 'Chat con el asistente de IA',
+  frameFailed: 'No se pudo cargar el chat.',
+  openInTab: 'Abrirlo en una pestaña nueva',
 };

@@ -40,4 +40,6 @@ export const fr: Catalogue = {
   taskNotDone: 'À faire',
   launcher: 'Discuter avec {title}',
   frameTitle: 'Discussion avec l’assistant IA',
+  frameFailed: 'Le chat n’a pas pu se charger.',
+  openInTab: 'L’ouvrir dans un nouvel onglet',
 };

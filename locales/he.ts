@@ -40,4 +40,6 @@ export const he: Catalogue = {
   taskNotDone: 'לא בוצע',
   launcher: 'צ׳אט עם {title}',
   frameTitle: 'צ׳אט עוזר AI',
+  frameFailed: 'לא ניתן היה לטעון את הצ׳אט.',
+  openInTab: 'פתיחה בכרטיסייה חדשה',
 };

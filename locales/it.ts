@@ -40,4 +40,6 @@ export const it: Catalogue = {
   taskNotDone: 'Da fare',
   launcher: 'Chatta con {title}',
   frameTitle: 'Chat con l’assistente IA',
+  frameFailed: 'Non è stato possibile caricare la chat.',
+  openInTab: 'Aprila in una nuova scheda',
 };

@@ -40,4 +40,6 @@ export const ja: Catalogue = {
   taskNotDone: '未完了',
   launcher: '{title}とチャット',
   frameTitle: 'AIアシスタントとのチャット',
+  frameFailed: 'チャットを読み込めませんでした。',
+  openInTab: '新しいタブで開く',
 };

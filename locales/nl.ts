@@ -40,4 +40,6 @@ export const nl: Catalogue = {
   taskNotDone: 'Niet klaar',
   launcher: 'Chatten met {title}',
   frameTitle: 'Chat met de AI-assistent',
+  frameFailed: 'De chat kon niet worden geladen.',
+  openInTab: 'Open hem in een nieuw tabblad',
 };

@@ -40,4 +40,6 @@ export const pl: Catalogue = {
   taskNotDone: 'Do zrobienia',
   launcher: 'Czat: {title}',
   frameTitle: 'Czat z asystentem AI',
+  frameFailed: 'Nie udało się wczytać czatu.',
+  openInTab: 'Otwórz go w nowej karcie',
 };

@@ -40,4 +40,6 @@ export const ptBR: Catalogue = {
   taskNotDone: 'Pendente',
   launcher: 'Conversar com {title}',
   frameTitle: 'Chat com o assistente de IA',
+  frameFailed: 'Não foi possível carregar o chat.',
+  openInTab: 'Abrir em uma nova aba',
 };

@@ -40,4 +40,6 @@ export const zhCN: Catalogue = {
   taskNotDone: '未完成',
   launcher: '与 {title} 聊天',
   frameTitle: 'AI 助手聊天',
+  frameFailed: '无法加载聊天。',
+  openInTab: '在新标签页中打开',
 };

@@ -25,6 +25,8 @@ import { createTestModel, type TestPath } from 'xstate/graph';
  * - `reply.limit`: the page's server refuses the request for one of its limits, the per-client rate or the daily
  *   allowance (HTTP 429 with its code and `Retry-After`; only in proxy mode).
  * - `limit.pass`: the wait the refusal asked for passes.
+ * - `vote.up` / `vote.down`: the visitor presses Helpful / Not helpful under the last reply (only with votes: a reply
+ *   the page's own server gave, with its token).
  */
 export type VisitorEvent =
   | { type: 'text.type' }
@@ -39,7 +41,9 @@ export type VisitorEvent =
   | { type: 'reply.stop' }
   | { type: 'reply.retry' }
   | { type: 'reply.limit' }
-  | { type: 'limit.pass' };
+  | { type: 'limit.pass' }
+  | { type: 'vote.up' }
+  | { type: 'vote.down' };
 
 /**
  * What the visitor sees, one state each. In every state the conversation shows all the messages exchanged so far,
@@ -71,6 +75,13 @@ export type VisitorEvent =
  *   box (disabled) holds that message. When the reply ends the message is still there, ready to send.
  * - `limited`: as `failed`, and under the error a hint in the visitor's language says which limit refused it (or the
  *   site's own `limit_message`) and when to try again; Retry is there but disabled until then.
+ *
+ * With votes, each reply with content has Helpful and Not helpful under it (`aria-pressed` false), and a vote goes to
+ * the server as the reply's token and the rating, never a word of the conversation:
+ * - `helpful`: as `answered`, with Helpful pressed; `unhelpful`: with Not helpful pressed and the five reasons offered.
+ *   Pressing the other replaces the vote.
+ * - `stoppedPartway`: as `stopped`, after some of the reply had arrived: the votes are under what had arrived.
+ * - `stoppedVoted`: as `stoppedPartway`, with the visitor's vote on that stopped reply (either: the driver tracks it).
  */
 export type VisitorState =
   | 'empty'
@@ -85,7 +96,11 @@ export type VisitorState =
   | 'stopped'
   | 'redrafted'
   | 'retrying'
-  | 'limited';
+  | 'limited'
+  | 'helpful'
+  | 'unhelpful'
+  | 'stoppedPartway'
+  | 'stoppedVoted';
 
 // Every idle state offers the same three moves. Submitting an empty or whitespace-only box is a self-loop: nothing
 // is sent and nothing appears. It names its own state as target because xstate/graph skips a transition with neither
@@ -114,21 +129,30 @@ const redraft = { ...typing, 'text.type': { target: 'redrafted' } } as const;
  * Without `streaming` (a build whose replies come whole) no piece arrives on its own, so the model has no
  * `streaming` state. With `starters` (a site that configures them) the visitor can choose one before typing anything.
  * With `limits` (a page behind its own server's limits) a request can be refused by one, before any piece arrives;
- * the model does not type while the limit's wait runs (the machine's own tests do).
+ * the model does not type while the limit's wait runs (the machine's own tests do). With `votes` (replies that come
+ * with the server's token, proxy mode) the visitor votes on an answer, changes the vote, and votes on a reply stopped
+ * partway.
  */
 export function createVisitorMachine({
   streaming,
   starters = false,
   limits = false,
+  votes = false,
 }: {
   streaming: boolean;
   starters?: boolean;
   limits?: boolean;
+  votes?: boolean;
 }) {
   const firstPiece = streaming ? ({ 'reply.piece': { target: 'streaming' } } as const) : {};
   const refused = limits ? ({ 'reply.limit': { target: 'limited' } } as const) : {};
   // `empty` is only ever the start: nothing has been sent yet, so the starters are there.
   const chooseStarter = starters ? ({ 'starter.choose': { target: 'waiting' } } as const) : {};
+  const voteOnAnswer = votes
+    ? ({ 'vote.up': { target: 'helpful' }, 'vote.down': { target: 'unhelpful' } } as const)
+    : {};
+  // Without text there is nothing to vote on: only a reply stopped partway has the votes.
+  const stopPartway = votes ? ({ 'reply.stop': { target: 'stoppedPartway' } } as const) : {};
   return setup({
     types: { events: {} as VisitorEvent },
   }).createMachine({
@@ -173,14 +197,34 @@ export function createVisitorMachine({
         ? {
             streaming: {
               description: 'The reply grows in its bubble as pieces arrive; Stop.',
-              on: { 'reply.piece': { target: 'streaming' }, ...ending },
+              on: { 'reply.piece': { target: 'streaming' }, ...ending, ...stopPartway },
             },
           }
         : {}),
       answered: {
         description: "The reply's content is the last message.",
-        on: { ...typing, ...submitNothing('answered') },
+        on: { ...typing, ...submitNothing('answered'), ...voteOnAnswer },
       },
+      ...(votes
+        ? {
+            helpful: {
+              description: 'The answer is marked Helpful; Not helpful replaces the vote.',
+              on: { ...typing, ...submitNothing('helpful'), 'vote.down': { target: 'unhelpful' } },
+            },
+            unhelpful: {
+              description: 'The answer is marked Not helpful, with the five reasons; Helpful replaces the vote.',
+              on: { ...typing, ...submitNothing('unhelpful'), 'vote.up': { target: 'helpful' } },
+            },
+            stoppedPartway: {
+              description: 'The reply stopped after some text, the votes under it; Retry.',
+              on: { ...redraft, ...submitNothing('stoppedPartway'), ...retry, 'vote.down': { target: 'stoppedVoted' } },
+            },
+            stoppedVoted: {
+              description: 'A vote on the stopped reply; the other replaces it; Retry.',
+              on: { ...redraft, ...submitNothing('stoppedVoted'), ...retry, 'vote.up': { target: 'stoppedVoted' } },
+            },
+          }
+        : {}),
       unanswered: {
         description: "The last message is 'No response received'.",
         on: { ...typing, ...submitNothing('unanswered') },
@@ -216,7 +260,12 @@ export const visitorMachine = createVisitorMachine({ streaming: true });
 export type VisitorMachine = typeof visitorMachine;
 
 /** A test model: `createVisitorModel({ streaming }).testPath(path, { states, events })`, or `path.test(...)`. */
-export function createVisitorModel(options: { streaming: boolean; starters?: boolean; limits?: boolean }) {
+export function createVisitorModel(options: {
+  streaming: boolean;
+  starters?: boolean;
+  limits?: boolean;
+  votes?: boolean;
+}) {
   return createTestModel(createVisitorMachine(options));
 }
 export type VisitorModel = ReturnType<typeof createVisitorModel>;

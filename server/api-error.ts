@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { LIMIT_ERROR_CODES } from '../contract/llm.ts';
+import type { LIMIT_ERROR_CODES } from '../contract/llm.ts';
 
 /** The codes of a request refused for what it is or how often it comes (not a failure of the server or provider). */
 export type RefusalCode =
@@ -33,14 +33,21 @@ export function refusalLine(c: Context, status: number, code: RefusalCode, detai
   return `[llm-proxy] ${c.req.method} ${c.req.path} ${status} refused: ${code}${detail}`;
 }
 
-/** The cap's 429: the client's openai library reads it like a provider's rate limit, and waits for `Retry-After`. */
-export function capRefusal(c: Context, retryAfter: number): Response {
-  const refusal = apiError(
-    c,
-    429,
-    LIMIT_ERROR_CODES.daily,
-    'The daily usage limit is reached, please come back later.',
-  );
-  refusal.headers.set('Retry-After', String(retryAfter));
-  return refusal;
+/** A body refused for what it is: its status, code and message. */
+export interface BodyRefusal {
+  status: 400 | 415;
+  code: RefusalCode;
+  message: string;
+}
+
+/** The JSON body of a POST, or why it is refused (`what` names the body in the 415: "the request", "the vote"). */
+export async function readJsonBody(c: Context, what: string): Promise<{ body: unknown } | BodyRefusal> {
+  if (!/^application\/json\s*(;|$)/i.test(c.req.header('content-type') ?? '')) {
+    return { status: 415, code: 'unsupported_media_type', message: `Send ${what} as application/json.` };
+  }
+  try {
+    return { body: await c.req.json() };
+  } catch {
+    return { status: 400, code: 'invalid_body', message: 'The body is not valid JSON.' };
+  }
 }

@@ -9,12 +9,17 @@ import type { ProxyOptions, ServerEnv } from './hono-env.ts';
 import { MemoryCounters, RedisCounters } from './limits/counters.ts';
 import { SpendCap } from './limits/spend-cap.ts';
 import { frameAncestorAllows, refusedFrameNotice } from './pages/frame-ancestors.ts';
-import { prepareLoaders, preparePages } from './pages/page-html.ts';
+import { prepareLoaders, prepareOwnerPage, preparePages } from './pages/page-html.ts';
 import { pageLanguage } from './pages/page-language.ts';
 import { frameAncestorSources, headersForPath, securityHeaders } from './pages/security-headers.ts';
 import { serveClient } from './pages/serve-client.ts';
 import { DEFAULT_ASSISTANT_CONFIG } from './settings/assistant-config.ts';
 import { pathUnder } from './settings/base-path.ts';
+
+/** The owner's page exists where its stats do: a chat route that counts, and `OWNER_TOKEN` set. */
+export function ownerPageServed(options: ProxyOptions): boolean {
+  return options.upstream.kind !== 'none' && options.feedback !== undefined && Boolean(options.ownerToken);
+}
 
 /**
  * The site's one request handler: security headers on every response, health checks, the same-origin LLM proxy
@@ -108,6 +113,7 @@ export function createApp(options: ProxyOptions): Hono<ServerEnv> {
       options.clientDir,
       (c) => pages[language(c, c.req.query(EMBED_LANG_PARAM))],
       loaders && ((c) => loaders[language(c)]),
+      ownerPageServed(options) ? prepareOwnerPage(options.clientDir) : undefined,
     );
   }
 

@@ -4,9 +4,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { BUILD_INFO_FILE, type BuildInfo } from '../contract/llm.ts';
 import { createApp } from './app.ts';
-import { FileCountStore } from './feedback/count-store.ts';
-import { createFeedback } from './feedback/feedback.ts';
-import { RedisCountStore } from './feedback/redis-count-store.ts';
+import { serverFeedback } from './feedback/server-feedback.ts';
 import { startSiteKnowledge } from './knowledge-sync/knowledge-sync.ts';
 import { RedisCounters } from './limits/counters.ts';
 import { listen } from './listen.ts';
@@ -43,16 +41,7 @@ async function main(): Promise<void> {
   // Loaded from the store in the background (synced first when the store lacks them): the server answers at once,
   // and `/readyz` says 503 until the pages are indexed.
   const knowledge = assistant.knowledge && startSiteKnowledge(assistant.knowledge, config.store, log);
-  // The owner's counts: in Redis for replicas, else in the data folder. A direct-mode build gives no reply to vote on.
-  const feedback =
-    config.proxy.upstream.kind === 'none'
-      ? undefined
-      : createFeedback({
-          store: config.redisUrl ? new RedisCountStore(config.redisUrl) : new FileCountStore(config.dataDir),
-          secret: config.feedbackSecret,
-          metrics,
-          log,
-        });
+  const feedback = serverFeedback(config, log, metrics);
   const app = createApp({ ...config.proxy, assistant, knowledge, clientDir, counters, metrics, feedback, log });
   const running = await listen(app, { port: config.port, host: config.host, limits: config.connections, log });
   const metricsServer =

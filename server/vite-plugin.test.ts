@@ -181,6 +181,50 @@ describe('the dev server (npm run dev)', () => {
     expect(unknown.status).toBe(404);
   });
 
+  it('follows the configuration file and the folder sources: a saved change answers with no restart by hand', async () => {
+    const site = join(root, 'site');
+    const other = join(root, 'other-site');
+    await mkdir(site);
+    await mkdir(other);
+    const hours = (text: string) => `# Opening hours\n${text} ${'Our shop sells garden tools. '.repeat(10)}\n`;
+    const configWith = (folder: string) =>
+      `knowledge:\n  - path: ./${folder}\n    url: https://shop.example.com/help/\n`;
+    await writeFile(join(site, 'hours.md'), hours('The shop opens at nine on weekdays.'));
+    await writeFile(join(other, 'hours.md'), hours('The shop opens at noon on Sundays.'));
+    await writeFile(join(root, 'assistant.config.yaml'), configWith('site'));
+    await writeFile(
+      join(root, '.env'),
+      `LLM_API_KEY=${TOKEN}\nLLM_BASE_URL=${provider.baseURL}\nDATA_DIR=${join(root, 'data')}\n`,
+    );
+    try {
+      const { url, lines } = await startDev();
+      /** What the provider was given for a question on the opening hours. */
+      const material = async () => {
+        await (await ask(url, 'When does the shop open?')).text();
+        return JSON.stringify(provider.requests.at(-1)?.body);
+      };
+      const answersWith = (text: string) =>
+        vi.waitFor(async () => expect(await material()).toContain(text), { timeout: 30_000, interval: 200 });
+      await answersWith('opens at nine on weekdays');
+
+      await writeFile(join(site, 'hours.md'), hours('The shop opens at ten on weekdays.'));
+      await answersWith('opens at ten on weekdays');
+
+      // A mistake is said, and the last good configuration keeps answering.
+      await writeFile(join(root, 'assistant.config.yaml'), 'knowledge:\n  - pathh: ./other-site\n');
+      await vi.waitFor(() => expect(lines.join('\n')).toContain('the server keeps the configuration it has'), {
+        timeout: 30_000,
+      });
+      expect(await material()).toContain('opens at ten on weekdays');
+
+      await writeFile(join(root, 'assistant.config.yaml'), configWith('other-site'));
+      await answersWith('opens at noon on Sundays');
+      expect(lines.join('\n')).toContain('assistant.config.yaml changed: restarting on it');
+    } finally {
+      await rm(join(root, 'assistant.config.yaml'), { force: true });
+    }
+  }, 120_000);
+
   it('frames as npm start does, from the same FRAME_ANCESTORS, and logs a refused host page', async () => {
     await writeFile(join(root, '.env'), 'FRAME_ANCESTORS=self https://www.example.com\n');
     const { url, lines } = await startDev();

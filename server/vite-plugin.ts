@@ -6,22 +6,25 @@ import { bundleLoader } from '../build/embed-loader.ts';
 import { localizePage } from '../build/prerender-card.ts';
 import { EMBED_HOST_PARAM, EMBED_LANG_PARAM, EMBED_LOADER_PATH } from '../contract/embed.ts';
 import { BUILD_INFO_FILE, type BuildInfo, DEFAULT_BASE_URL, PROXY_BASE_PATH } from '../contract/llm.ts';
+import { OWNER_PAGE_FILE, OWNER_PAGE_PATH } from '../contract/owner.ts';
 import { CATALOGUES } from '../locales/catalogues.ts';
 import { LANGUAGES, pageFileName, pickLanguage } from '../locales/languages.ts';
-import { createApp } from './app.ts';
-import { startSiteKnowledge } from './knowledge-sync/knowledge-sync.ts';
+import { createApp, ownerPageServed } from './app.ts';
+import { followSiteFiles } from './dev-reload.ts';
+import { serverFeedback } from './feedback/server-feedback.ts';
+import { type Knowledge, startSiteKnowledge } from './knowledge-sync/knowledge-sync.ts';
 import { refusedFrameNotice } from './pages/frame-ancestors.ts';
 import { fillPageHtml, fillPages, localizeLoader, readPageTemplates } from './pages/page-html.ts';
 import { pageLanguage } from './pages/page-language.ts';
 import { precompressDir } from './pages/precompress.ts';
 import { frameHeaders, headersForPath, securityHeaders } from './pages/security-headers.ts';
-import { PAGE_FILE } from './pages/serve-client.ts';
-import { type AssistantConfig, loadAssistantConfig } from './settings/assistant-config.ts';
+import { type AssistantConfig, assistantConfigFile, loadAssistantConfig } from './settings/assistant-config.ts';
 import { OUTSIDE_BASE_PATH, pathUnder, readBasePath } from './settings/base-path.ts';
 import { EnvError, readServerEnv } from './settings/env.ts';
 import { describeUpstream } from './settings/env-upstream.ts';
 import { settingNotices } from './settings/setting-names.ts';
 import { exitOnConfigError } from './settings/startup-failure.ts';
+import { isPagePath, isServerPath } from './vite-paths.ts';
 
 /** The token is in `VITE_LLM_API_KEY`, i.e. in the bundle: the spec's direct mode. */
 function directModeBaseURL(config: ResolvedConfig): string | undefined {
@@ -34,21 +37,10 @@ export const DIRECT_MODE_WARNING =
   "visitor can read it and spend the account's quota on anything. To keep it secret, unset VITE_LLM_API_KEY " +
   '(proxy mode, the default) and give the token to the server as LLM_API_KEY.';
 
-/** What the app answers itself in every mode, as `npm start` does: the proxy, and the health checks. */
-function isServerPath(path: string): boolean {
-  return (
-    path === PROXY_BASE_PATH || path.startsWith(`${PROXY_BASE_PATH}/`) || path === '/healthz' || path === '/readyz'
-  );
-}
-
-/**
- * The page itself (index.html or a language's page), which preview serves filled like `npm start`, and the paths that
- * are no file (which `npm start` answers with its 404 page).
- */
-function isPagePath(path: string): boolean {
-  const last = path.split('/').pop() ?? '';
-  return PAGE_FILE.test(path) || (!last.includes('.') && !path.startsWith('/api/') && !path.startsWith('/@'));
-}
+const loadSiteConfig = (config: ResolvedConfig) =>
+  loadAssistantConfig(loadEnv(config.mode, config.envDir, ''), config.root, {
+    direct: directModeBaseURL(config) !== undefined,
+  });
 
 /**
  * The site's configuration (`ASSISTANT_CONFIG`, or assistant.config.yaml in the project folder), checked: a problem stops the command. A
@@ -56,9 +48,7 @@ function isPagePath(path: string): boolean {
  */
 function readAssistantConfig(config: ResolvedConfig): AssistantConfig {
   try {
-    return loadAssistantConfig(loadEnv(config.mode, config.envDir, ''), config.root, {
-      direct: directModeBaseURL(config) !== undefined,
-    });
+    return loadSiteConfig(config);
   } catch (error) {
     exitOnConfigError(error);
   }
@@ -79,7 +69,7 @@ function mountProxy(
   config: ResolvedConfig,
   assistant: AssistantConfig,
   applyToPages: boolean,
-): void {
+): Knowledge | undefined {
   const env = loadEnv(config.mode, config.envDir, '');
   let settings: ReturnType<typeof readServerEnv>;
   try {
@@ -93,14 +83,22 @@ function mountProxy(
   if (direct) proxy.security.connectSrc = [...proxy.security.connectSrc, new URL(direct).origin];
 
   const log = (line: string) => config.logger.info(line, { timestamp: true });
-  const app = createApp({
+  // Read in the background: the server answers at once, and `/readyz` says when the pages are indexed.
+  const knowledge = assistant.knowledge && startSiteKnowledge(assistant.knowledge, settings.store, log);
+  const options = {
     ...proxy,
     assistant,
-    // Read in the background: the server answers at once, and `/readyz` says when the pages are indexed.
-    knowledge: assistant.knowledge && startSiteKnowledge(assistant.knowledge, settings.store, log),
+    knowledge,
     clientDir: applyToPages ? resolve(config.root, config.build.outDir) : undefined,
+    // Votes and the owner's counts, as `npm start` keeps them.
+    feedback: serverFeedback(settings, log),
     log,
-  });
+  };
+  const app = createApp(options);
+  // The dev server's owner page is Vite's owner.html, at OWNER_PAGE_PATH only and only with a token set, as
+  // `npm start` serves it: otherwise the app answers (its 404).
+  const devOwnerPage = (path: string) =>
+    path.startsWith(OWNER_PAGE_FILE) || (path === OWNER_PAGE_PATH && !ownerPageServed(options));
   // Hono's lightweight Request/Response must not replace the globals of the process Vite (and Vitest) runs in.
   const listener = getRequestListener(app.fetch, { overrideGlobalObjects: false });
   const headers = securityHeaders(proxy.security);
@@ -116,7 +114,8 @@ function mountProxy(
     const loader = path === EMBED_LOADER_PATH;
     // Preview serves the built loader through the app, and dev bundles it per request: both with the site's title,
     // accent and language, as `npm start` does.
-    if (path === OUTSIDE_BASE_PATH || isServerPath(path) || (applyToPages && (isPagePath(path) || loader))) {
+    const toApp = applyToPages ? isPagePath(path) || loader : devOwnerPage(path);
+    if (path === OUTSIDE_BASE_PATH || isServerPath(path) || toApp) {
       void listener(req, res);
       return;
     }
@@ -145,6 +144,7 @@ function mountProxy(
   } else {
     config.logger.info(`  [llm-proxy] ${PROXY_BASE_PATH}: ${describeUpstream(proxy.upstream)}`);
   }
+  return knowledge;
 }
 
 /**
@@ -188,7 +188,14 @@ export function llmServer(): Plugin[] {
       configureServer(server) {
         // Vitest runs its own Vite server (mode `test`) for the unit tests, which need no proxy and no start-up notes.
         if (server.config.mode === 'test') return;
-        mountProxy(server.middlewares, server.config, assistant, false);
+        const knowledge = mountProxy(server.middlewares, server.config, assistant, false);
+        followSiteFiles(server, {
+          configFile: assistantConfigFile(loadEnv(config.mode, config.envDir, ''), config.root),
+          checkConfig: () => loadSiteConfig(config),
+          folders: (assistant.knowledge ?? []).flatMap((source) => ('path' in source ? [source.path] : [])),
+          knowledge,
+          log: (line) => config.logger.info(line, { timestamp: true }),
+        });
       },
       configurePreviewServer(server) {
         mountProxy(server.middlewares, server.config, assistant, true);
@@ -196,7 +203,8 @@ export function llmServer(): Plugin[] {
       transformIndexHtml(html, context) {
         // The dev server's page, in the language its `?lang=` or the site asks for (Vite's hook sees no request
         // headers, so not the browser's); a build's pages are finished by build/prerender-card.ts.
-        if (config.command !== 'serve' || config.mode === 'test') return;
+        // The owner's page is English only, with nothing to fill.
+        if (config.command !== 'serve' || config.mode === 'test' || context.path === OWNER_PAGE_FILE) return;
         const asked = new URL(context.originalUrl ?? context.path, 'http://localhost').searchParams.get(
           EMBED_LANG_PARAM,
         );

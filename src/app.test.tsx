@@ -144,6 +144,7 @@ async function runPath(
   pathIndex: number,
   starters: readonly string[] = [],
   limitMessage?: string,
+  votes = false,
 ) {
   // Replies show as Markdown from the first: whether the renderer had arrived yet is not what a path is about.
   await loadMarkdown();
@@ -168,6 +169,37 @@ async function runPath(
   let stops = pathIndex;
   let retries = pathIndex;
   let limits = pathIndex;
+  // With votes, each request's reply comes with the server's token (given with its first piece, or with the whole
+  // reply), and the page posts each vote as that token and the rating alone.
+  const posted = votes
+    ? vi.spyOn(globalThis, 'fetch').mockResolvedValue(new Response(null, { status: 204 }))
+    : undefined;
+  const votesSent: { reply: string; rating: string }[] = [];
+  let token: string | undefined;
+  let vote: 'up' | 'down' | undefined;
+  const giveToken = async () => {
+    if (!votes || token) return;
+    token = `token-${fake.calls.length}`;
+    const given = token;
+    await act(async () => fake.latest().sources([], { token: given }));
+  };
+  const pressVote = async (rating: 'up' | 'down') => {
+    const name = rating === 'up' ? 'Helpful' : 'Not helpful';
+    // Under the last reply: earlier replies keep their own buttons.
+    await user.click(screen.getAllByRole('button', { name }).at(-1) as HTMLElement);
+    votesSent.push({ reply: token as string, rating });
+    vote = rating;
+  };
+  const expectVote = () => {
+    const pressed = (name: string) => screen.getAllByRole('button', { name }).at(-1);
+    expect(pressed('Helpful')).toHaveAttribute('aria-pressed', String(vote === 'up'));
+    expect(pressed('Not helpful')).toHaveAttribute('aria-pressed', String(vote === 'down'));
+    // The five reasons are offered after Not helpful only.
+    expect(screen.queryAllByRole('group', { name: 'What was wrong?' })).toHaveLength(vote === 'down' ? 1 : 0);
+    const bodies = (posted?.mock.calls ?? []).map(([, init]) => JSON.parse(String((init as RequestInit).body)));
+    // Exactly the token and the rating: no word of the conversation.
+    expect(bodies).toEqual(votesSent);
+  };
 
   const replace = async (text: string) => {
     // Typed over the whole box, as a visitor who selects it all first.
@@ -232,6 +264,14 @@ async function runPath(
     expect(ui.log()).toHaveAttribute('aria-busy', 'false');
   };
 
+  const expectStopped = () => {
+    expectReplied(null);
+    // The note is on the last reply, which keeps whatever had arrived, and Retry follows that reply.
+    const lastGroup = ui.retry()?.parentElement?.previousElementSibling;
+    expect(lastGroup?.lastElementChild).toContainElement(ui.stoppedNote().at(-1) ?? null);
+    expect(ui.log().lastElementChild).toContainElement(ui.retry());
+  };
+
   const settle = async (outcome: () => void, shown: ChatMessage[], nowRetryable: boolean) => {
     await act(async () => outcome());
     stoppedLast = false;
@@ -293,12 +333,22 @@ async function runPath(
         expect(ui.log().lastElementChild).toContainElement(ui.retry());
         expect(ui.log().lastElementChild).toContainElement(ui.limitHint() as HTMLElement);
       },
-      stopped: () => {
-        expectReplied(null);
-        // The note is on the last reply, which keeps whatever had arrived, and Retry follows that reply.
-        const lastGroup = ui.retry()?.parentElement?.previousElementSibling;
-        expect(lastGroup?.lastElementChild).toContainElement(ui.stoppedNote().at(-1) ?? null);
-        expect(ui.log().lastElementChild).toContainElement(ui.retry());
+      stopped: () => expectStopped(),
+      helpful: () => {
+        expectReplied(lastReply);
+        expectVote();
+      },
+      unhelpful: () => {
+        expectReplied(lastReply);
+        expectVote();
+      },
+      stoppedPartway: () => {
+        expectStopped();
+        expectVote();
+      },
+      stoppedVoted: () => {
+        expectStopped();
+        expectVote();
       },
     },
     events: {
@@ -319,6 +369,8 @@ async function runPath(
         }
         // The model says whether this submit sends; if it does not, the checks in its state prove nothing was sent.
         if (state.value === 'waiting') {
+          token = undefined;
+          vote = undefined;
           sent = box;
           transcript.push({ text: sent, sender: 'user' });
           requests.push(sent);
@@ -337,6 +389,8 @@ async function runPath(
           await user.keyboard('{Enter}');
         }
         sent = starter;
+        token = undefined;
+        vote = undefined;
         transcript.push({ text: sent, sender: 'user' });
         requests.push(sent);
         retryable = false;
@@ -348,6 +402,7 @@ async function runPath(
       },
       'reply.piece': async () => {
         const piece = payloads.next('pieces', PIECES);
+        await giveToken();
         await act(async () => fake.latest().delta(piece));
         partial += piece;
         lastEvent = 'reply.piece';
@@ -357,6 +412,7 @@ async function runPath(
         const reply = partial || payloads.next('replies', REPLIES);
         // A reply is Markdown: its paragraph does not keep the spaces around it (nor does a reply streaming in).
         lastReply = reply.trim();
+        await giveToken();
         await settle(() => fake.latest().resolve(reply), [{ text: lastReply, sender: 'bot' }], false);
         lastEvent = 'reply.content';
       },
@@ -396,6 +452,14 @@ async function runPath(
         stoppedLast = true;
         lastEvent = 'reply.stop';
       },
+      'vote.up': async () => {
+        await pressVote('up');
+        lastEvent = 'vote.up';
+      },
+      'vote.down': async () => {
+        await pressVote('down');
+        lastEvent = 'vote.down';
+      },
       'reply.retry': async () => {
         if (retries++ % 2 === 0) {
           await user.click(ui.retry() as HTMLElement);
@@ -403,6 +467,8 @@ async function runPath(
           act(() => (ui.retry() as HTMLElement).focus());
           await user.keyboard('{Enter}');
         }
+        token = undefined;
+        vote = undefined;
         // The failed attempt's messages give way; the visitor's message is not repeated.
         transcript.splice(transcript.findLastIndex((message) => message.sender === 'user') + 1);
         requests.push(sent);
@@ -416,14 +482,14 @@ async function runPath(
 }
 
 describe.each([
-  { streaming: true, starters: false, limits: true, states: 13, transitions: 50 },
+  { streaming: true, starters: false, limits: true, votes: true, states: 17, transitions: 70 },
   { streaming: false, starters: false, limits: true, states: 12, transitions: 44, limitMessage: 'We rest a while.' },
   { streaming: true, starters: true, limits: false, states: 12, transitions: 47 },
 ])(
-  'the chat as a visitor uses it (model-based, streaming: $streaming, starters: $starters, limits: $limits)',
-  ({ streaming, starters, limits, states, transitions, limitMessage }) => {
-    const model = createVisitorModel({ streaming, starters, limits });
-    const machine = createVisitorMachine({ streaming, starters, limits });
+  'the chat as a visitor uses it (model-based, streaming: $streaming, starters: $starters, limits: $limits, votes: $votes)',
+  ({ streaming, starters, limits, votes = false, states, transitions, limitMessage }) => {
+    const model = createVisitorModel({ streaming, starters, limits, votes });
+    const machine = createVisitorMachine({ streaming, starters, limits, votes });
     const paths = getVisitorPaths(model);
     const plan = planPayloads(paths, POOLS);
 
@@ -458,7 +524,7 @@ describe.each([
     });
 
     plan.runs.forEach((run, index) => {
-      it(run.name, () => runPath(run, index, starters ? STARTERS : [], limitMessage));
+      it(run.name, () => runPath(run, index, starters ? STARTERS : [], limitMessage, votes));
     });
   },
 );

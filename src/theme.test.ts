@@ -3,6 +3,14 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import {
+  darkBackgroundContrastOf,
+  MIN_ACCENT_CONTRAST,
+  MIN_CONTROL_CONTRAST,
+  readAccent,
+  whiteContrastOf,
+} from '../server/settings/accent';
+import { DEFAULT_DARK_ACCENT, semanticColors } from './theme';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 /** The one file allowed to write a colour, and this test's own examples. */
@@ -55,5 +63,18 @@ describe('colours', () => {
       ),
     );
     expect(found).toEqual([]);
+  });
+});
+
+describe('the default accent', () => {
+  it("is, in the dark scheme, the shade a site whose accent is the spec's blue gets: 3:1 on the dark page", () => {
+    const { _light, _dark } = semanticColors.accent.solid.value;
+    const fallback = (value: string) => /,\s*(#[0-9a-f]{6})\)$/i.exec(value)?.[1] ?? '';
+    const shades = readAccent(fallback(_light));
+    if (!shades.ok) throw new Error(shades.reason);
+    expect(fallback(_dark)).toBe(DEFAULT_DARK_ACCENT);
+    expect(DEFAULT_DARK_ACCENT).toBe(shades.shades.dark);
+    expect(darkBackgroundContrastOf(DEFAULT_DARK_ACCENT)).toBeGreaterThanOrEqual(MIN_CONTROL_CONTRAST);
+    expect(whiteContrastOf(DEFAULT_DARK_ACCENT)).toBeGreaterThanOrEqual(MIN_ACCENT_CONTRAST);
   });
 });

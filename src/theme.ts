@@ -43,9 +43,12 @@ const blackA60 = '#09090B99';
 const blackA64 = '#09090Ba3';
 
 // ACCENT_VARIABLE: what the site's `accent` sets (server/page-html.ts). Unset, the user's bubble, Send and the launcher
-// are the spec's blue, dark enough in both schemes for white text to pass AA.
+// are the spec's blue, dark enough in both schemes for white text to pass AA. In the dark scheme, the dark shade a site
+// whose `accent` is that blue gets (server/settings/accent.ts): white text on it at 6.2:1, and 3:1 against the dark page
+// and panel (WCAG 1.4.11), which a darker blue (blue.700, 2.0:1) would fade into.
+export const DEFAULT_DARK_ACCENT = '#2158d1';
 const accentLight = `var(${ACCENT_VARIABLE},${blue600})`;
-const accentDark = `var(${ACCENT_VARIABLE},${blue700})`;
+const accentDark = `var(${ACCENT_VARIABLE},${DEFAULT_DARK_ACCENT})`;
 const accent = scheme(accentLight, accentDark);
 // Calls marked pure: a bundle that uses neither shade nor shadow (the embed loader, on its byte budget) then keeps no
 // trace of them, where a bare template literal would stay, as the minifier counts it as a side effect.

@@ -1,19 +1,33 @@
 import { type Context, Hono } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { CHAT_COMPLETIONS_PATH, LIMIT_ERROR_CODES } from '../../contract/llm.ts';
-import { apiError, capRefusal, type RefusalCode, refusalLine } from '../api-error.ts';
+import { apiError, type RefusalCode, readJsonBody, refusalLine } from '../api-error.ts';
 import type { ProxyOptions, ServerEnv, Upstream } from '../hono-env.ts';
 import { DEFAULT_MAX_BODY_BYTES, limitBody } from '../limits/body-limit.ts';
 import type { Counters } from '../limits/counters.ts';
 import { rateLimit } from '../limits/rate-limit.ts';
-import { type Reservation, readUsage, reservationFor, type SpendCap, type TokenUsage } from '../limits/spend-cap.ts';
+import {
+  capRefusal,
+  type Reservation,
+  readUsage,
+  reservationFor,
+  type SpendCap,
+  type TokenUsage,
+} from '../limits/spend-cap.ts';
 import { visitorLanguage } from './chat-request.ts';
 import { DEMO_MODEL } from './demo-responder.ts';
 import { Exchange } from './exchange.ts';
 import { describeProviderError, rebuildCompletion } from './reply-rebuild.ts';
 import { lookUpSite, searchAgain } from './search-words.ts';
 import { MAX_REPLY_BYTES, relayStream } from './sse-relay.ts';
-import { callUpstream, providerErrorOf, readBounded, type UpstreamAnswer, upstreamLabel } from './upstream.ts';
+import {
+  callUpstream,
+  neverSent,
+  providerErrorOf,
+  readBounded,
+  type UpstreamAnswer,
+  upstreamLabel,
+} from './upstream.ts';
 
 /** What the chat route needs besides its options: where counts go, and where its log lines go. */
 export interface ChatRouteDeps {
@@ -25,9 +39,6 @@ export interface ChatRouteDeps {
 }
 
 type ChatUpstream = Exclude<Upstream, { kind: 'none' }>;
-
-/** Errors of a call that never reached the provider. */
-const NEVER_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN']);
 
 /**
  * `POST /api/llm/v1/chat/completions`: counted, rate limited, capped, size limited, checked, then forwarded with the
@@ -71,16 +82,9 @@ async function forwardChat(
     return apiError(c, status, code, message);
   };
 
-  const contentType = c.req.header('content-type') ?? '';
-  if (!/^application\/json\s*(;|$)/i.test(contentType)) {
-    return refuse(415, 'unsupported_media_type', 'Send the request as application/json.');
-  }
-  let body: unknown;
-  try {
-    body = await c.req.json();
-  } catch {
-    return refuse(400, 'invalid_body', 'The body is not valid JSON.');
-  }
+  const read = await readJsonBody(c, 'the request');
+  if ('status' in read) return refuse(read.status, read.code, read.message);
+  const { body } = read;
   // The site's pages: the passages found for the question (none before the first index, none when not covered).
   const { knowledge, assistant } = options;
   const site = lookUpSite(
@@ -152,7 +156,7 @@ async function forwardChat(
     answer = await callUpstream(upstream, request, exchange.signal, knowledge && sources, site.searchWords?.reason);
   } catch (error) {
     // Nothing was sent to a provider that could not be connected to: it cost nothing.
-    if (NEVER_SENT.has((error as NodeJS.ErrnoException).code ?? '')) await reservation?.settle(searchUsage);
+    if (neverSent(error)) await reservation?.settle(searchUsage);
     return failed();
   }
 

@@ -116,6 +116,11 @@ export async function readBounded(answer: UpstreamAnswer, limit: number): Promis
   return Buffer.concat(pieces).toString('utf8');
 }
 
+/** Errors of a call that never reached the provider: it cost nothing. */
+const NEVER_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN']);
+
+export const neverSent = (error: unknown) => NEVER_SENT.has((error as NodeJS.ErrnoException).code ?? '');
+
 /** For the log line of a provider's refusal: its error's `type` and `code` (never its message), when it gives them. */
 export async function providerErrorOf(answer: UpstreamAnswer): Promise<string> {
   const body = await readBounded(answer, MAX_EVENT_BYTES);

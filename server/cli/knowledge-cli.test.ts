@@ -9,6 +9,7 @@ import { type KnowledgeSite, sitemapXml, sitePage, startKnowledgeSite } from '..
 import { type PostgresServer, startPostgresServer } from '../../testing/postgres-server.ts';
 import { storeHomes } from '../../testing/store-homes.ts';
 import { openKnowledgeStore, type StoreSettings } from '../knowledge-store/knowledge-store.ts';
+import { startKnowledge } from '../knowledge-sync/knowledge-sync.ts';
 
 let postgres: PostgresServer;
 let site: KnowledgeSite;
@@ -107,6 +108,59 @@ describe.each(storeHomes(() => postgres))('npm run knowledge on %s', (_home, mak
       }
       expect(await store.load()).toEqual(before);
     } finally {
+      await store.close();
+    }
+  }, 60_000);
+});
+
+describe.each(storeHomes(() => postgres))('a running library on %s', (_home, makeSettings) => {
+  it('answers from a sync that `npm run knowledge -- sync` made in another process (which printed its progress), without a restart', async () => {
+    for (const path of PATHS) site.set(path, { body: page(path, `The first text of ${path}.`) });
+    const settings = await makeSettings();
+    const store = openKnowledgeStore(settings as StoreSettings, () => {});
+    // The library polls the store's generation (every 60 s by default, 200 ms here) and syncs only after 24 hours.
+    const log: string[] = [];
+    const library = startKnowledge([{ sitemap: `${site.origin}/sitemap.xml` }], {
+      store,
+      log: (line) => log.push(line),
+      pollMs: 200,
+    });
+    const found = (question: string) => library.retrieve({ latest: question }).map(({ passage }) => passage.text);
+    try {
+      await library.ready;
+      expect(found('Where is the blue wheelbarrow kept?').join()).not.toContain('wheelbarrow');
+      site.set('/hours', { body: page('/hours', 'The blue wheelbarrow is kept behind the greenhouse.') });
+      const fetched = site.requests.length;
+      // One page answers 2.5 s after it is asked, past the command's 2 s between progress lines: a line says how the
+      // sync goes when it is done.
+      const release = site.hold(['/hours']);
+      const child = knowledge(['sync'], settings);
+      try {
+        await vi.waitFor(
+          () => expect(site.requests.slice(fetched).map((request) => request.path)).toContain('/hours'),
+          {
+            timeout: 20_000,
+          },
+        );
+        await new Promise((resolve) => setTimeout(resolve, 2500));
+      } finally {
+        release();
+      }
+      const synced = await child.done;
+      expect(synced.code).toBe(0);
+      expect(synced.stdout).toMatch(/\n\[knowledge\] [1-4] of 4 pages, [\d.]+ pages\/s, about \d+s left\n/);
+      expect(synced.stdout).toContain('[knowledge] sync done: 0 new, 1 changed');
+      const byChild = site.requests.length - fetched;
+      await vi.waitFor(
+        () => expect(found('Where is the blue wheelbarrow kept?').join()).toContain('behind the greenhouse'),
+        { timeout: 20_000, interval: 100 },
+      );
+      // The library read the store, not the site: every request since the change was the child's. It loaded the
+      // index the command kept, rather than building it again.
+      expect(site.requests.length - fetched).toBe(byChild);
+      expect(log.at(-1)).toMatch(/^\[knowledge\] 3 pages, \d+ passages loaded from /);
+    } finally {
+      library.stop();
       await store.close();
     }
   }, 60_000);

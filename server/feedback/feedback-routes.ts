@@ -1,7 +1,8 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { type Context, Hono } from 'hono';
-import { FEEDBACK_PATH, STATS_MAX_DAYS, STATS_PATH } from '../../contract/feedback.ts';
-import { apiError } from '../api-error.ts';
+import { FEEDBACK_PATH, STATS_MAX_DAYS } from '../../contract/feedback.ts';
+import { STATS_PATH } from '../../contract/owner.ts';
+import { apiError, readJsonBody } from '../api-error.ts';
 import type { ProxyOptions, ServerEnv } from '../hono-env.ts';
 import { limitBody } from '../limits/body-limit.ts';
 import type { Counters } from '../limits/counters.ts';
@@ -30,16 +31,9 @@ export function feedbackRoutes(options: ProxyOptions, deps: FeedbackRouteDeps): 
   const route = new Hono<ServerEnv>();
   route.use(FEEDBACK_PATH, ...rateLimit(options, counters, log), limitBody(MAX_FEEDBACK_BYTES, log));
   route.post(FEEDBACK_PATH, async (c) => {
-    if (!/^application\/json\s*(;|$)/i.test(c.req.header('content-type') ?? '')) {
-      return apiError(c, 415, 'unsupported_media_type', 'Send the vote as application/json.');
-    }
-    let body: unknown;
-    try {
-      body = await c.req.json();
-    } catch {
-      return apiError(c, 400, 'invalid_body', 'The body is not valid JSON.');
-    }
-    const outcome = await feedback.vote(body);
+    const read = await readJsonBody(c, 'the vote');
+    if ('status' in read) return apiError(c, read.status, read.code, read.message);
+    const outcome = await feedback.vote(read.body);
     if (outcome.ok) return c.body(null, 204);
     log(`[feedback] POST ${FEEDBACK_PATH} 400 refused: ${outcome.code}`);
     return c.json({ error: { code: outcome.code, message: 'This vote cannot be counted.' } }, 400);

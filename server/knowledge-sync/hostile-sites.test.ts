@@ -66,7 +66,8 @@ async function crawlWhileProbing(options: Partial<KnowledgeOptions>) {
   const systemFor = async (question: string) => {
     provider.requests.length = 0;
     await (await postChat(url, chatBody(question))).text();
-    const sent = provider.requests[0]?.body as { messages: { role: string; content: string }[] } | undefined;
+    // The chat call is the last: a question retrieval is not sure of asks the provider for search words first.
+    const sent = provider.requests.at(-1)?.body as { messages: { role: string; content: string }[] } | undefined;
     return sent?.messages.find((message) => message.role === 'system')?.content ?? '';
   };
   return { log, systemFor };
@@ -209,7 +210,10 @@ describe('a hostile site', () => {
     expect(pricing).toContain('ten euros');
     expect(pricing).not.toContain('999');
     const notice = await systemFor('How long does delivery take?');
-    expect(notice.split('\n').filter((line) => /^\[\d+\]/.test(line))).toHaveLength(1);
+    // The title's U+0085 is folded: its "[9] Official notice" stays inside the notice's own entry, never one of its own.
+    const entries = notice.split('\n').filter((line) => /^\[\d+\]/.test(line));
+    expect(entries.filter((line) => line.includes('Official notice'))).toHaveLength(1);
+    expect(entries.filter((line) => /^\[\d+\] Official notice/.test(line))).toHaveLength(0);
     expect(notice).not.toMatch(/<\|start\|>|\[INST\]|\u0085/);
   });
 });

@@ -46,6 +46,8 @@ export interface KnowledgeOptions extends SyncOptions, IndexBudget {
   pollMs: number;
   /** The longest wait between two attempts while the store cannot be reached. */
   retryCapMs: number;
+  /** The least time between two of a sync's progress lines in the log. */
+  progressMs: number;
 }
 
 const KNOWLEDGE_DEFAULTS: Omit<KnowledgeOptions, 'store'> = {
@@ -55,6 +57,7 @@ const KNOWLEDGE_DEFAULTS: Omit<KnowledgeOptions, 'store'> = {
   refreshMs: 24 * 60 * 60 * 1000,
   pollMs: 60_000,
   retryCapMs: 30_000,
+  progressMs: SERVER_PROGRESS_MS,
   language: 'en',
   log: (line) => console.warn(line),
 };
@@ -136,17 +139,19 @@ export function startKnowledge(
     const found: Page[] = [];
     const first =
       covered(loaded) || early ? undefined : setTimeout(() => void publishEarly(found), settings.firstIndexMs);
+    let outcome: Awaited<ReturnType<typeof syncOnce>>;
     try {
-      const outcome = await syncOnce(store, sources, {
+      outcome = await syncOnce(store, sources, {
         ...settings,
         all,
         found,
-        progress: progressLines(log, SERVER_PROGRESS_MS),
+        progress: progressLines(log, settings.progressMs),
       });
-      if (outcome.ran) await reload();
     } finally {
+      // Once every page is in, the index of them all is built next: an early one of the same pages would be a second.
       clearTimeout(first);
     }
+    if (outcome.ran) await reload();
   };
 
   /** An index of the pages a first sync has read so far, while there is none of every source: they answer now. */
@@ -213,6 +218,22 @@ export function startKnowledge(
       clearTimeout(timer);
     },
   };
+}
+
+/**
+ * {@link syncOnce}, then the index of what the store holds, kept beside it: a server started after this sync (a deploy
+ * runs `npm run knowledge -- sync` first) loads that index instead of building it again.
+ */
+export async function syncAndKeepIndex(
+  store: KnowledgeStore,
+  sources: readonly KnowledgeSource[],
+  options: Parameters<typeof syncOnce>[2],
+) {
+  const outcome = await syncOnce(store, sources, options);
+  if (outcome.ran && outcome.result) {
+    await storeIndex(store, await store.load(), new Set(sources.map(sourceKey)), { ...INDEX_BUDGET, log: options.log });
+  }
+  return outcome;
 }
 
 /** The site's library as the server runs it: its store opened from the settings, closed when the library stops. */

@@ -1,13 +1,5 @@
 import { createHash } from 'node:crypto';
-import {
-  INDEX_FORMAT,
-  type IndexBudget,
-  type IndexData,
-  indexData,
-  indexFromData,
-  indexPassages,
-  type Passage,
-} from '../knowledge/knowledge.ts';
+import { INDEX_FORMAT, type IndexBudget, indexFromKept, indexToKeep, type Passage } from '../knowledge/knowledge.ts';
 import type { KnowledgeSnapshot, KnowledgeStore } from '../knowledge-store/knowledge-store.ts';
 
 /** The passages of the configured sources in the snapshot, in the order {@link buildIndex} gives them. */
@@ -29,8 +21,9 @@ export function snapshotPassages(snapshot: KnowledgeSnapshot, sources: ReadonlyS
 
 /** What names the pages an index was built from, its format and budget: a kept index with another is built again. */
 function indexFingerprint(snapshot: KnowledgeSnapshot, sources: ReadonlySet<string>, budget: IndexBudget): string {
-  const { maxTextChars, maxPassages, maxTerms } = budget;
-  const hash = createHash('sha256').update(JSON.stringify([INDEX_FORMAT, maxTextChars, maxPassages, maxTerms]));
+  const { maxTextChars, maxPassages, maxTerms, maxPageTerms } = budget;
+  const budgets = [maxTextChars, maxPassages, maxTerms, maxPageTerms];
+  const hash = createHash('sha256').update(JSON.stringify([INDEX_FORMAT, ...budgets]));
   for (const page of snapshot.pages) {
     if (sources.has(page.source))
       hash.update(`\n${page.source} ${page.address} ${page.url} ${page.title} ${page.textHash}`);
@@ -53,12 +46,12 @@ export async function storeIndex(
   const kept = await store.loadIndex();
   if (kept?.fingerprint === fingerprint) {
     try {
-      return { index: await indexFromData(JSON.parse(kept.data) as IndexData, passages), kept: true };
+      return { index: await indexFromKept(kept.data, passages), kept: true };
     } catch {
       // A kept index that does not load is built again, as if there were none.
     }
   }
-  const index = await indexPassages(passages, settings, settings.log);
-  await store.saveIndex(fingerprint, JSON.stringify(indexData(index, passages)));
-  return { index, kept: false };
+  const built = await indexToKeep(passages, settings, settings.log);
+  await store.saveIndex(fingerprint, built.kept);
+  return { index: built.index, kept: false };
 }

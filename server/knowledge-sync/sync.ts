@@ -8,6 +8,7 @@ import {
   type PageOutcome,
   readFolder,
   readSitemap,
+  slicer,
   sourceKey,
   withoutCredentials,
 } from '../knowledge/knowledge.ts';
@@ -131,7 +132,10 @@ export async function syncSources(
       continue;
     }
     const kept = new Set<string>();
+    // Chunking and hashing a thousand pages (or one of 200,000 words) is work on the thread that serves chat.
+    const slice = slicer();
     for (const outcome of outcomes) {
+      await slice();
       const { address } = outcome;
       const before = stored.get(address);
       if (outcome.kind === 'page') {

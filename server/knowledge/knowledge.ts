@@ -25,10 +25,9 @@ export {
   INDEX_BUDGET,
   INDEX_FORMAT,
   type IndexBudget,
-  type IndexData,
-  indexData,
-  indexFromData,
+  indexFromKept,
   indexPassages,
+  indexToKeep,
   type KnowledgeIndex,
 } from './search-index.ts';
 export {
@@ -39,6 +38,7 @@ export {
   readSitemap,
   type SyncContext,
 } from './sitemap-source.ts';
+export { slicer } from './slice.ts';
 
 /** One entry of the site's `knowledge:` list: a folder published at `url`, or a sitemap. */
 export type KnowledgeSource =

@@ -152,4 +152,3 @@ describe('whether to ask a model for search words', async () => {
     expect(searchWordsReason(index, { latest: 'Combien coûte la livraison ?', language: 'fr' })).toBe('language');
   });
 });
-

@@ -1,7 +1,7 @@
-import { setImmediate as nextTurn } from 'node:timers/promises';
-import MiniSearch, { type AsPlainObject, type Options } from 'minisearch';
+import MiniSearch, { type Options } from 'minisearch';
 import { chunkPage, type Passage } from './chunk.ts';
 import { capLine, type Page } from './page.ts';
+import { slicer } from './slice.ts';
 import { DEFAULT_LANGUAGE, ruleLanguage, tokenize } from './tokenize.ts';
 
 /** A passage as MiniSearch holds it: each field already cut into the terms of the passage's language. */
@@ -37,30 +37,22 @@ export interface IndexBudget {
   maxPassages: number;
   /** Distinct terms: a page of words that no other page has costs the index far more than its text. */
   maxTerms: number;
+  /**
+   * Distinct terms of one page: an ordinary page has a few thousand, and a page of unique words past this is refused
+   * before it costs the index (about 1 KB a term, twice while the next index is built) or seconds of stemming.
+   */
+  maxPageTerms: number;
 }
 
-export const INDEX_BUDGET: IndexBudget = { maxTextChars: 60_000_000, maxPassages: 150_000, maxTerms: 250_000 };
+export const INDEX_BUDGET: IndexBudget = {
+  maxTextChars: 60_000_000,
+  maxPassages: 150_000,
+  maxTerms: 250_000,
+  maxPageTerms: 25_000,
+};
 
 /** A page's title (and the keywords its owner adds, as synonyms of it) and headings count above its body text. */
 const FIELD_BOOST = { title: 3, keywords: 3, headings: 2, text: 1 };
-
-/**
- * Building yields a turn of the event loop whenever it has run this long, so chat requests are never held up: a
- * passage is cut into terms and added in some milliseconds, a page of unique words in whole seconds, and a count of
- * passages between turns cannot tell the two apart.
- */
-const SLICE_MS = 15;
-
-/** Yields when the current slice has run its time; one call per passage. */
-function slicer(): () => Promise<void> | undefined {
-  let started = performance.now();
-  return () => {
-    if (performance.now() - started < SLICE_MS) return undefined;
-    return nextTurn().then(() => {
-      started = performance.now();
-    });
-  };
-}
 
 /** Terms are cut before MiniSearch sees them (per language), so it only splits on the spaces that join them. */
 const splitTerms = (text: string) => text.split(' ');
@@ -78,46 +70,60 @@ const SEARCH_OPTIONS: Options<IndexedPassage> = {
 const emptySearch = () => new MiniSearch<IndexedPassage>(SEARCH_OPTIONS);
 
 /**
- * The shape of {@link IndexData}: a kept index of another shape is built again rather than misread. 2: each passage
- * stores its language, the index lists its languages, and the pages its budget left out (issue 34). 3: the owner's
- * keywords are a field, a passage's address may carry its section's `#id`, and the index keeps its most common language
- * (issue 35).
+ * The shape of a kept index (see {@link indexToKeep}): one of another shape is built again rather than misread. 3: the
+ * passages' terms, not MiniSearch's JSON (whose objects keyed by passage number took 1.2 GB and a 17 s stall to write
+ * for one page of 200,000 unique words). 4: the owner's keywords are a field, and a passage's address may carry its
+ * section's `#id` (issue 35).
  */
-export const INDEX_FORMAT = 3;
+export const INDEX_FORMAT = 4;
 
-/** An index as plain data, kept beside its passages: loading it is much faster than indexing them again (bench). */
-export interface IndexData {
-  search: AsPlainObject;
-  documentFrequency: [string, number][];
-  languages: string[];
-  language: string;
-  /** The pages the budget left out of it (their addresses). */
-  left: string[];
-}
+/**
+ * One indexed passage's terms by field (title, keywords, headings, text), each list joined by spaces, as MiniSearch got
+ * them.
+ */
+type FieldTerms = [title: string, keywords: string, headings: string, text: string];
 
-/** The index as data; `passages` are those it was built from, the budget's left-out pages included. */
-export function indexData(index: KnowledgeIndex, passages: readonly Passage[]): IndexData {
-  const kept = new Set(index.passages.map((passage) => passage.page));
+/** An index being built, passage by passage: from text cut into terms now, or from the terms a kept index holds. */
+function indexBuilder() {
+  const passages: Passage[] = [];
+  const search = emptySearch();
+  const documentFrequency = new Map<string, number>();
+  // Each language with its count of passages: the most common one is the pages' language.
+  const languages = new Map<string, number>();
   return {
-    search: index.search.toJSON(),
-    documentFrequency: [...index.documentFrequency],
-    languages: [...index.languages],
-    language: index.language,
-    left: [...new Set(passages.filter((passage) => !kept.has(passage.page)).map((passage) => passage.page))],
+    documentFrequency,
+    add(passage: Passage, fields: FieldTerms, terms: Iterable<string>) {
+      const id = passages.push(passage) - 1;
+      const language = ruleLanguage(passage.language);
+      languages.set(language, (languages.get(language) ?? 0) + 1);
+      for (const term of terms) documentFrequency.set(term, (documentFrequency.get(term) ?? 0) + 1);
+      const [title, keywords, headings, text] = fields;
+      search.add({ id, title, keywords, headings, text, language });
+    },
+    index: (): KnowledgeIndex => {
+      const [language] = [...languages].sort((a, b) => b[1] - a[1] || byText(a[0], b[0]))[0] ?? [DEFAULT_LANGUAGE];
+      return { passages, search, documentFrequency, languages: [...languages.keys()].sort(byText), language };
+    },
   };
 }
 
-/** The index that {@link indexData} kept, over the same passages in the same order. */
-export async function indexFromData(data: IndexData, passages: readonly Passage[]): Promise<KnowledgeIndex> {
-  const search = await MiniSearch.loadJSAsync<IndexedPassage>(data.search, SEARCH_OPTIONS);
-  const left = new Set(data.left);
-  return {
-    passages: passages.filter((passage) => !left.has(passage.page)),
-    search,
-    documentFrequency: new Map(data.documentFrequency),
-    languages: data.languages,
-    language: data.language,
-  };
+/**
+ * The index that {@link indexToKeep} kept, over the same passages in the same order: no word is cut again, and it
+ * yields as building does. It throws when the text does not match the passages (the caller builds anew).
+ */
+export async function indexFromKept(text: string, passages: readonly Passage[]): Promise<KnowledgeIndex> {
+  const lines = text.split('\n');
+  const left = new Set(JSON.parse(lines[0]) as string[]);
+  const kept = passages.filter((passage) => !left.has(passage.page));
+  if (lines.length - 1 !== kept.length) throw new Error('the kept index does not match the passages');
+  const builder = indexBuilder();
+  const slice = slicer();
+  for (const [n, passage] of kept.entries()) {
+    const fields = JSON.parse(lines[n + 1]) as FieldTerms;
+    builder.add(passage, fields, new Set(fields.join(' ').split(' ').filter(Boolean)));
+    await slice();
+  }
+  return builder.index();
 }
 
 const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
@@ -133,38 +139,45 @@ function pagesOf(passages: readonly Passage[]): Passage[][] {
   return pages;
 }
 
-/** A page's passages with their terms, before they are added; what they would add to the index's totals. */
-async function preparePage(
-  passages: readonly Passage[],
-  known: ReadonlyMap<string, number>,
-  slice: ReturnType<typeof slicer>,
-) {
+/** What the index holds so far, against its budget. */
+interface Totals {
+  chars: number;
+  count: number;
+  documentFrequency: ReadonlyMap<string, number>;
+}
+
+/**
+ * A page's passages with their terms, before they are added; or the budget it would cross. Its text and passages are
+ * counted first, and its terms as they are cut: a page of unique words is refused once it crosses the budget, not
+ * after all its words are cut and held (200,000 of them take seconds and hundreds of MB).
+ */
+async function preparePage(passages: readonly Passage[], totals: Totals, budget: IndexBudget, slice: () => unknown) {
+  const chars = passages.reduce((sum, passage) => sum + passage.text.length, 0);
+  if (totals.chars + chars > budget.maxTextChars) return { over: `${budget.maxTextChars} characters of text` };
+  if (totals.count + passages.length > budget.maxPassages) return { over: `${budget.maxPassages} passages` };
   // Every passage of a page has its title and language: the title (as cut to its longest) is cut into terms once.
   const titleTerms = tokenize(passages[0].title, passages[0].language);
   // The owner's keywords count like the title, so they are capped like it: a page cannot fill the index through them.
   const keywordTerms = tokenize(capLine(passages[0].keywords ?? ''), passages[0].language);
-  const language = ruleLanguage(passages[0].language);
+  const room = budget.maxTerms - totals.documentFrequency.size;
+  const pageTerms = new Set<string>();
+  let newTerms = 0;
   const prepared = [];
   for (const passage of passages) {
     const headings = tokenize(passage.headings.join(' '), passage.language);
     const text = tokenize(passage.text, passage.language);
-    prepared.push({ passage, terms: new Set([...titleTerms, ...keywordTerms, ...headings, ...text]), headings, text });
+    const terms = new Set([...titleTerms, ...keywordTerms, ...headings, ...text]);
+    for (const term of terms) {
+      if (pageTerms.has(term)) continue;
+      pageTerms.add(term);
+      if (!totals.documentFrequency.has(term)) newTerms++;
+    }
+    if (pageTerms.size > budget.maxPageTerms) return { over: `${budget.maxPageTerms} distinct terms from one page` };
+    if (newTerms > room) return { over: `${budget.maxTerms} distinct terms` };
+    prepared.push({ passage, terms, headings, text });
     await slice();
   }
-  const newTerms = new Set<string>();
-  let chars = 0;
-  for (const { passage, terms } of prepared) {
-    chars += passage.text.length;
-    for (const term of terms) if (!known.has(term)) newTerms.add(term);
-  }
-  return {
-    prepared,
-    title: titleTerms.join(' '),
-    keywords: keywordTerms.join(' '),
-    language,
-    chars,
-    newTerms: newTerms.size,
-  };
+  return { prepared, title: titleTerms.join(' '), keywords: keywordTerms.join(' '), chars };
 }
 
 /**
@@ -190,44 +203,50 @@ export async function indexPassages(
   budget: IndexBudget = INDEX_BUDGET,
   log: (line: string) => void = () => {},
 ): Promise<KnowledgeIndex> {
-  const kept: Passage[] = [];
-  const search = emptySearch();
-  const documentFrequency = new Map<string, number>();
-  const languages = new Map<string, number>();
-  let chars = 0;
-  let count = 0;
+  return (await budgetedIndex(passages, budget, log)).index;
+}
+
+/**
+ * {@link indexPassages}, with the text that keeps the index for {@link indexFromKept}: a line naming the pages the
+ * budget left out, then each indexed passage's terms, written as the passages are added (no pass over the whole index
+ * holds the thread).
+ */
+export async function indexToKeep(
+  passages: readonly Passage[],
+  budget: IndexBudget,
+  log: (line: string) => void,
+): Promise<{ index: KnowledgeIndex; kept: string }> {
+  const lines: string[] = [];
+  const { index, left } = await budgetedIndex(passages, budget, log, (fields) => lines.push(JSON.stringify(fields)));
+  return { index, kept: [JSON.stringify(left), ...lines].join('\n') };
+}
+
+/** The index of the passages that fit `budget`, page by page, and the pages left out; `keep` sees each one added. */
+async function budgetedIndex(
+  passages: readonly Passage[],
+  budget: IndexBudget,
+  log: (line: string) => void,
+  keep: (fields: FieldTerms) => void = () => {},
+): Promise<{ index: KnowledgeIndex; left: string[] }> {
+  const builder = indexBuilder();
+  const left: string[] = [];
+  const totals = { chars: 0, count: 0, documentFrequency: builder.documentFrequency };
   const slice = slicer();
   for (const page of pagesOf(passages)) {
-    const prepared = await preparePage(page, documentFrequency, slice);
-    const over =
-      chars + prepared.chars > budget.maxTextChars
-        ? `${budget.maxTextChars} characters of text`
-        : count + prepared.prepared.length > budget.maxPassages
-          ? `${budget.maxPassages} passages`
-          : documentFrequency.size + prepared.newTerms > budget.maxTerms
-            ? `${budget.maxTerms} distinct terms`
-            : undefined;
-    if (over) {
-      log(`[knowledge] skipped ${page[0].url}: the index would hold more than ${over}`);
+    const prepared = await preparePage(page, totals, budget, slice);
+    if ('over' in prepared) {
+      log(`[knowledge] skipped ${page[0].page}: the index would hold more than ${prepared.over}`);
+      left.push(page[0].page);
       continue;
     }
-    chars += prepared.chars;
-    languages.set(prepared.language, (languages.get(prepared.language) ?? 0) + prepared.prepared.length);
+    totals.chars += prepared.chars;
+    totals.count += prepared.prepared.length;
     for (const { passage, terms, headings, text } of prepared.prepared) {
-      const id = kept.push(passage) - 1;
-      count += 1;
-      for (const term of terms) documentFrequency.set(term, (documentFrequency.get(term) ?? 0) + 1);
-      search.add({
-        id,
-        title: prepared.title,
-        keywords: prepared.keywords,
-        headings: headings.join(' '),
-        text: text.join(' '),
-        language: prepared.language,
-      });
+      const fields: FieldTerms = [prepared.title, prepared.keywords, headings.join(' '), text.join(' ')];
+      builder.add(passage, fields, terms);
+      keep(fields);
       await slice();
     }
   }
-  const [language] = [...languages].sort((a, b) => b[1] - a[1] || byText(a[0], b[0]))[0] ?? [DEFAULT_LANGUAGE];
-  return { passages: kept, search, documentFrequency, languages: [...languages.keys()].sort(byText), language };
+  return { index: builder.index(), left };
 }

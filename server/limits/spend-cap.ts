@@ -1,3 +1,6 @@
+import type { Context } from 'hono';
+import { LIMIT_ERROR_CODES } from '../../contract/llm.ts';
+import { apiError } from '../api-error.ts';
 import type { ChatRequest } from '../chat/chat-request.ts';
 import type { Counters } from './counters.ts';
 
@@ -90,4 +93,16 @@ export class SpendCap {
   get dailyLimit(): number {
     return this.limit;
   }
+}
+
+/** The cap's 429: the client's openai library reads it like a provider's rate limit, and waits for `Retry-After`. */
+export function capRefusal(c: Context, retryAfter: number): Response {
+  const refusal = apiError(
+    c,
+    429,
+    LIMIT_ERROR_CODES.daily,
+    'The daily usage limit is reached, please come back later.',
+  );
+  refusal.headers.set('Retry-After', String(retryAfter));
+  return refusal;
 }

@@ -89,6 +89,19 @@ describe('the embed loader as served', () => {
     expect(new Function(`return ${label}`)()).toBe(`${CATALOGUES.ja.title}とチャット`);
   });
 
+  it("words its notice for a frame that does not answer in every language, as HTML text in the script's markup", () => {
+    const notice = `d.innerHTML=\`<dialog><div role=alert>${CATALOGUES.en.frameFailed} <a href="\${f}" target=_blank>${CATALOGUES.en.openInTab}</a><form method=dialog><button>${CATALOGUES.en.close}\`;`;
+    for (const language of LANGUAGES) {
+      const markup = /d\.innerHTML=(`(?:\\.|[^`\\])*`)/.exec(localizeLoader(notice, language, unset))?.[1] ?? '';
+      const { frameFailed, openInTab, close } = CATALOGUES[language];
+      // What the script would write, read back as JavaScript (the link's address left as it is).
+      const html = new Function('f', `return ${markup}`)('https://assistant.example/');
+      expect(html, language).toBe(
+        `<dialog><div role=alert>${frameFailed} <a href="https://assistant.example/" target=_blank>${openInTab}</a><form method=dialog><button>${close}`,
+      );
+    }
+  });
+
   it("names the launcher after the site's title in every language, and gives it the site's accent", () => {
     // Every character that could end or break out of a template literal, and one beyond ASCII.
     const title = ['Acme `', '$', '{Garden}` \\ Hélp'].join('');

@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { EMBED_ACCENT_SENTINEL, EMBED_LOADER_PATH } from '../../contract/embed.ts';
+import { OWNER_PAGE_FILE } from '../../contract/owner.ts';
 import {
   ACCENT_RING_VARIABLE,
   ACCENT_VARIABLE,
@@ -93,6 +94,12 @@ export function preparePage(html: string, type = 'text/html; charset=utf-8'): Se
   };
 }
 
+/** The owner's page as the build wrote it (`owner.html`, nothing to fill), or `undefined` for a build without it. */
+export function prepareOwnerPage(clientDir: string): ServedPage | undefined {
+  const file = join(clientDir, OWNER_PAGE_FILE);
+  return existsSync(file) ? preparePage(readFileSync(file, 'utf8')) : undefined;
+}
+
 /**
  * Where the build keeps the pages' templates (the prerendered card with `TITLE_SENTINEL`, no settings): beside the
  * client folder, not in it, since a static host serves everything in it (build/prerender-card.ts writes them there):
@@ -163,10 +170,14 @@ export function launcherName(language: Language, title?: string): string {
   return catalogue.launcher.replace('{title}', () => title ?? catalogue.title);
 }
 
+/** The texts of the loader's notice when its frame does not answer (embed/loader.ts). */
+const LOADER_NOTICE_KEYS = ['frameFailed', 'openInTab', 'close'] as const;
+
 /**
  * The built loader as served to a visitor in `language`: the texts it shows itself (its launcher's name, after the
- * site's title; its frame's title) in that language, and its launcher in the site's accent. The built loader has the
- * English texts and `EMBED_ACCENT_SENTINEL`, which leaves the launcher the theme's blue.
+ * site's title; its frame's title; its notice when the frame does not answer) in that language, and its launcher in the
+ * site's accent. The built loader has the English texts and `EMBED_ACCENT_SENTINEL`, which leaves the launcher the
+ * theme's blue.
  */
 export function localizeLoader(code: string, language: Language, { page, accent }: PageFill): string {
   const texts = [
@@ -177,6 +188,11 @@ export function localizeLoader(code: string, language: Language, { page, accent 
   for (const [english, text] of texts) {
     const quoted = new RegExp(`([\`'"])${english.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\1`, 'g');
     localized = localized.replace(quoted, (_, quote: string) => `${quote}${jsStringBody(text)}${quote}`);
+  }
+  // The panel's notice (a frame that does not answer) is HTML text in the loader's markup, each after a `>`.
+  for (const key of LOADER_NOTICE_KEYS) {
+    const text = jsStringBody(escapeHtml(CATALOGUES[language][key]));
+    localized = localized.replace(`>${CATALOGUES.en[key]}`, () => `>${text}`);
   }
   return accent
     ? localized.replace(EMBED_ACCENT_SENTINEL, () => `light-dark(${accent.light},${accent.dark})`)

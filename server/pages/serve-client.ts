@@ -2,6 +2,7 @@ import { serveStatic } from '@hono/node-server/serve-static';
 import type { Context, Hono } from 'hono';
 import { parseAccept } from 'hono/utils/accept';
 import { EMBED_LOADER_PATH } from '../../contract/embed.ts';
+import { OWNER_PAGE_FILE, OWNER_PAGE_PATH } from '../../contract/owner.ts';
 import type { ServerEnv } from '../hono-env.ts';
 import type { ServedPage } from './page-html.ts';
 
@@ -60,7 +61,8 @@ const NOT_FOUND_PAGE =
 /**
  * Serves the built app from `clientDir` on `app`: the page (filled with the site's settings at start-up, see
  * `choosePage`) at `/`, `/index.html` and each language's page, the loader, the files Vite wrote with their
- * `.br`/`.gz` siblings (made at build time by the Vite plugin, so no CPU is spent compressing per request), and a small
+ * `.br`/`.gz` siblings (made at build time by the Vite plugin, so no CPU is spent compressing per request), the owner's
+ * page at `OWNER_PAGE_PATH` when there is one (`ownerPage`: `OWNER_TOKEN` is set), and a small
  * 404 page for every other path: only the app's own pages are the app, so a mistyped address (or health check) is
  * not answered 200. A missing `/assets/` file must not be answered with HTML under a year-long cache header either.
  */
@@ -69,6 +71,7 @@ export function serveClient(
   clientDir: string,
   choosePage: PageChooser,
   chooseLoader?: PageChooser,
+  ownerPage?: ServedPage,
 ): void {
   app.use('*', async (c, next) => {
     await next();
@@ -89,7 +92,9 @@ export function serveClient(
   if (chooseLoader) app.on(['GET', 'HEAD'], EMBED_LOADER_PATH, (c) => sendPage(c, chooseLoader(c)));
   app.on(['GET', 'HEAD'], '*', async (c, next) => {
     if (c.req.path === '/' || PAGE_FILE.test(c.req.path)) return sendPage(c, choosePage(c));
-    if (RAW_COPY.test(c.req.path)) return notFoundPage(c);
+    if (c.req.path === OWNER_PAGE_PATH && ownerPage) return sendPage(c, ownerPage);
+    // The owner's page as a file (and its copies) is never served: only at OWNER_PAGE_PATH, and only with a token set.
+    if (RAW_COPY.test(c.req.path) || c.req.path.startsWith(OWNER_PAGE_FILE)) return notFoundPage(c);
     await next();
   });
 

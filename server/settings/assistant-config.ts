@@ -108,6 +108,10 @@ export function parseAssistantConfig(source: string, file: string, { direct }: {
   };
 }
 
+/** The site's configuration file, whether it exists or not (`npm run dev` follows it). */
+export const assistantConfigFile = (env: Env, cwd: string) =>
+  resolve(cwd, env.ASSISTANT_CONFIG?.trim() || DEFAULT_CONFIG_FILE);
+
 /**
  * Reads the file `ASSISTANT_CONFIG` names (relative to `cwd`), or `assistant.config.yaml` in `cwd` when it exists;
  * without either, the spec's defaults. Throws an {@link AssistantConfigError} on any problem: nothing starts
@@ -115,7 +119,7 @@ export function parseAssistantConfig(source: string, file: string, { direct }: {
  */
 export function loadAssistantConfig(env: Env, cwd: string, options: { direct: boolean }): AssistantConfig {
   const named = env.ASSISTANT_CONFIG?.trim();
-  const file = resolve(cwd, named || DEFAULT_CONFIG_FILE);
+  const file = assistantConfigFile(env, cwd);
   if (!existsSync(file)) {
     if (named) throw new AssistantConfigError(file, [`ASSISTANT_CONFIG: ${shown(named)} names no file`]);
     return DEFAULT_ASSISTANT_CONFIG;

@@ -24,6 +24,7 @@ export function EmbeddedCard({ host }: { host: HostPage }) {
 
   // The host page's analytics hear that the visitor sent a message (not a retry of one), never what it said.
   const messages = ChatActorContext.useSelector((snapshot) => snapshot.context.messages);
+  const actor = ChatActorContext.useActorRef();
   // A conversation restored from the tab's previous page (`persist: tab`) was announced there already.
   const sent = useRef<number>(undefined);
   useEffect(() => {
@@ -31,6 +32,15 @@ export function EmbeddedCard({ host }: { host: HostPage }) {
     if (sent.current !== undefined && count > sent.current) host.send('message');
     sent.current = count;
   }, [messages, host]);
+
+  // And each vote, for the site's own counts: its rating and reason (none for a plain Helpful), never the reply. The
+  // loader makes the message's `detail` the `feedback` event's.
+  useEffect(() => {
+    const voted = actor.on('reply.voted', ({ rating, reason }) =>
+      host.send('feedback', { detail: { rating, reason } }),
+    );
+    return () => voted.unsubscribe();
+  }, [actor, host]);
 
   useLayoutEffect(() => {
     // A wheel or a drag over the frame's heading or box ends here, never scrolling the host page underneath.

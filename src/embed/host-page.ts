@@ -30,8 +30,8 @@ export function hostOrigin(location: Location = window.location): string | undef
 
 /** The app's side of the conversation with the loader. */
 export interface HostPage {
-  /** Tells the loader (and only it: an explicit target origin) something. */
-  send(type: EmbedMessageType): void;
+  /** Tells the loader (and only it: an explicit target origin) something, with what else the message carries. */
+  send(type: EmbedMessageType, more?: object): void;
   /**
    * Calls `handler` for each message of ours from the parent window at the host's origin, with the message itself;
    * returns the unsubscribe.
@@ -42,8 +42,8 @@ export interface HostPage {
 /** Talks to the page at `origin` that framed the app. Messages from any other window or origin are ignored. */
 export function connectHostPage(origin: string): HostPage {
   return {
-    send(type) {
-      window.parent.postMessage(embedMessage(type), origin);
+    send(type, more) {
+      window.parent.postMessage({ ...embedMessage(type), ...more }, origin);
     },
     listen(handler) {
       const onMessage = (event: MessageEvent) => {

@@ -1,0 +1,24 @@
+import type { Metrics } from '../metrics.ts';
+import type { ServerConfig } from '../settings/env.ts';
+import { FileCountStore } from './count-store.ts';
+import { createFeedback, type Feedback } from './feedback.ts';
+import { RedisCountStore } from './redis-count-store.ts';
+
+/**
+ * The owner's loop as the server's settings ask for it, the same for `npm start`, `vite preview` and `npm run dev`:
+ * the counts in Redis for replicas, else in the data folder. `undefined` for a direct-mode build, which gives no reply
+ * to vote on.
+ */
+export function serverFeedback(
+  config: ServerConfig,
+  log: (line: string) => void,
+  metrics?: Metrics,
+): Feedback | undefined {
+  if (config.proxy.upstream.kind === 'none') return undefined;
+  return createFeedback({
+    store: config.redisUrl ? new RedisCountStore(config.redisUrl) : new FileCountStore(config.dataDir),
+    secret: config.feedbackSecret,
+    metrics,
+    log,
+  });
+}

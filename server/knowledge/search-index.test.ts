@@ -1,0 +1,85 @@
+// @vitest-environment node
+import { describe, expect, it } from 'vitest';
+import { chunkPage } from './chunk.ts';
+import type { Page } from './page.ts';
+import { retrieve } from './retrieve.ts';
+import { INDEX_BUDGET, indexFromKept, indexPassages, indexToKeep } from './search-index.ts';
+
+const site = 'https://shop.example.com';
+const page = (path: string, title: string, text: string): Page => ({
+  url: `${site}${path}`,
+  title,
+  language: 'en',
+  sections: [{ headings: [title], text }],
+});
+
+/** A page of `count` words that no other page holds (the red team's page that filled the heap). */
+const uniqueWords = (path: string, count: number, from = 0) =>
+  page(path, 'Words', Array.from({ length: count }, (_, n) => `w${(from + n).toString(36)}`).join(' '));
+
+const PAGES = [
+  page('/hours', 'Opening hours', 'The shop in the old town opens Monday to Saturday from nine to six.'),
+  page('/returns', 'Returns policy', 'You can return any item within thirty days of delivery for a full refund.'),
+  uniqueWords('/words', 3_000),
+];
+const passages = PAGES.flatMap(chunkPage);
+const found = (index: Awaited<ReturnType<typeof indexPassages>>, question: string) =>
+  retrieve(index, { latest: question }).map(({ passage }) => passage.url.slice(site.length));
+
+describe('the kept index', () => {
+  it('loads as the same index it was built as, the pages its budget left out included', async () => {
+    const budget = { maxTextChars: 1_000_000, maxPassages: 1_000, maxTerms: 100, maxPageTerms: 1_000 };
+    const log: string[] = [];
+    const { index, kept } = await indexToKeep(passages, budget, (line) => log.push(line));
+    expect(log).toEqual([`[knowledge] skipped ${site}/words: the index would hold more than 100 distinct terms`]);
+    const loaded = await indexFromKept(kept, passages);
+    expect(loaded.passages).toEqual(index.passages);
+    expect([...loaded.documentFrequency]).toEqual([...index.documentFrequency]);
+    expect(loaded.languages).toEqual(['en']);
+    expect(found(loaded, 'When does the shop open?')).toEqual(['/hours']);
+    expect(found(loaded, 'Can I return an item for a refund?')).toEqual(['/returns']);
+  });
+
+  it('is refused when it does not match the passages it is loaded over', async () => {
+    const { kept } = await indexToKeep(passages, { ...INDEX_BUDGET, maxPageTerms: 1e6 }, () => {});
+    await expect(indexFromKept(kept, passages.slice(1))).rejects.toThrow(/does not match/);
+  });
+
+  it('holds the terms of a page of unique words in about the size of its text, not an object per term', async () => {
+    // MiniSearch's own JSON kept an object per term keyed by passage number: about seven times the text here, and
+    // 1.2 GB of heap (a 17 s stall) to write for one page of 200,000 unique words.
+    const words = chunkPage(uniqueWords('/words', 20_000));
+    const text = words.reduce((sum, passage) => sum + passage.text.length, 0);
+    const { index, kept } = await indexToKeep(words, { ...INDEX_BUDGET, maxPageTerms: 1e6 }, () => {});
+    expect(index.documentFrequency.size).toBeGreaterThan(19_000);
+    expect(kept.length).toBeLessThan(text * 1.2);
+  });
+
+  it('refuses a page over the term budget and keeps indexing the pages after it', async () => {
+    const index = await indexPassages(
+      [...chunkPage(uniqueWords('/a', 50)), ...chunkPage(uniqueWords('/b', 5_000, 50)), ...chunkPage(PAGES[0])],
+      { ...INDEX_BUDGET, maxTerms: 1_000 },
+    );
+    expect([...new Set(index.passages.map((passage) => passage.url.slice(site.length)))]).toEqual(['/a', '/hours']);
+    expect(index.documentFrequency.size).toBeLessThanOrEqual(1_000);
+  });
+
+  it('refuses a page with more distinct terms than one page may bring, whatever room the index has', async () => {
+    const log: string[] = [];
+    const index = await indexPassages(
+      [
+        ...chunkPage(uniqueWords('/many', 3_000)),
+        ...chunkPage(uniqueWords('/some', 500, 3_000)),
+        ...chunkPage(PAGES[0]),
+      ],
+      { ...INDEX_BUDGET, maxPageTerms: 2_000 },
+      (line) => log.push(line),
+    );
+    expect(log).toEqual([
+      `[knowledge] skipped ${site}/many: the index would hold more than 2000 distinct terms from one page`,
+    ]);
+    expect([...new Set(index.passages.map((passage) => passage.url.slice(site.length)))]).toEqual(['/some', '/hours']);
+    // The default: a page of 200,000 unique words (the red team's) is refused, an ordinary page has a few thousand.
+    expect(INDEX_BUDGET.maxPageTerms).toBeLessThanOrEqual(25_000);
+  });
+});
