@@ -65,6 +65,20 @@ const test = base.extend<
         join(dir, 'docs', 'warranty.md'),
         `---\ntitle: '${HOSTILE_TITLE}'\n---\n# Warranty\n\nEvery lawnmower carries a five-year warranty on its engine.\n`,
       );
+      // Three pages on composting, one with two sections: a question about it is given all three.
+      await writeFile(
+        join(dir, 'docs', 'compost.md'),
+        '# Composting\n\n## Starting a heap\n\nA compost heap wants green leaves and brown twigs in equal parts.\n\n' +
+          '## Turning the heap\n\nFork the compost heap over every week, so that its leaves rot evenly.\n',
+      );
+      await writeFile(
+        join(dir, 'docs', 'bins.md'),
+        '# Compost bins\n\nOur wooden compost bins keep a heap of leaves dry through the winter.\n',
+      );
+      await writeFile(
+        join(dir, 'docs', 'mulch.md'),
+        '# Mulch\n\nSpread compost as mulch around shrubs; a heap of fallen leaves becomes mulch by spring.\n',
+      );
       const config = join(dir, 'assistant.config.yaml');
       await writeFile(
         config,
@@ -149,6 +163,51 @@ test('gives an off-topic question nothing: no passages, no sources, the message 
   ]);
   expect(lastSent(fake).messages).toEqual([{ role: 'user', content: 'How do I bake sourdough bread?' }]);
   await expect(chat.page.getByRole('region', { name: 'Sources' })).toHaveCount(0);
+});
+
+test('lists the pages the reply cites first, in the order it cites them, each once, the host once, the rest under More', async ({
+  chat,
+  fake,
+}) => {
+  const { page } = chat;
+  fake.respondWith({ content: 'Spread it as mulch [3]; green and brown in equal parts [1].' });
+  await chat.sendWithEnter('Which leaves for a compost heap?');
+  await chat.markdownLoaded();
+  const reply = chat.bubbles('bot').last();
+  await expect(reply).toContainText('Spread it as mulch');
+
+  // The Composting page's two sections are both given, under one number: three pages, three sources.
+  const system = lastSent(fake).messages[0].content;
+  expect(system).toContain('> A compost heap wants');
+  expect(system).toContain('> Fork the compost heap over');
+  const given = [...system.matchAll(/^\[\d\] (.+) — (\S+)$/gm)].map(([, title, url]) => [title, url]);
+  expect(given.map(([title]) => title).sort()).toEqual(['Compost bins', 'Composting', 'Mulch']);
+  expect(given.every(([, url]) => url.startsWith(DOCS_URL))).toBe(true);
+  await expect(reply.getByRole('link', { name: '[3]' })).toHaveAttribute('href', given[2][1]);
+  await expect(reply.getByRole('link', { name: '[1]' })).toHaveAttribute('href', given[0][1]);
+
+  // [3] before [1]; the page the reply does not cite waits behind More; the one host is said once, in the heading.
+  const list = page.getByRole('region', { name: 'Sources' }).last();
+  await expect(list.locator('p')).toHaveText('Sources from docs.acme.example');
+  const shownLinks = () => list.getByRole('link').evaluateAll((links) => links.map((a) => a.getAttribute('href')));
+  expect(await shownLinks()).toEqual([given[2][1], given[0][1]]);
+  expect((await list.textContent())?.match(/docs\.acme\.example/g)).toHaveLength(1);
+
+  // By keyboard: from the votes beside the bubble, Tab reaches the list, then More, which opens with Enter.
+  const more = list.getByRole('button', { name: 'More' });
+  await expect(more).toHaveAttribute('aria-expanded', 'false');
+  await page.getByRole('button', { name: 'Not helpful' }).last().focus();
+  for (const href of [given[2][1], given[0][1]]) {
+    await page.keyboard.press('Tab');
+    await expect(list.locator(`a[href="${href}"]`)).toBeFocused();
+  }
+  await page.keyboard.press('Tab');
+  await expect(more).toBeFocused();
+  await page.keyboard.press('Enter');
+  await expect(more).toHaveAttribute('aria-expanded', 'true');
+  expect(await shownLinks()).toEqual([given[2][1], given[0][1], given[1][1]]);
+  await page.keyboard.press('Tab');
+  await expect(list.getByRole('link', { name: given[1][0] })).toBeFocused();
 });
 
 test('shows a hostile title as text', async ({ chat, fake }) => {

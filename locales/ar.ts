@@ -31,6 +31,8 @@ export const ar: Catalogue = {
   slowHint: 'لا يزال الرد قيد الإعداد… يمكنك إيقافه بزر «إيقاف» أو بمفتاح Esc.',
   stopped: 'تم إيقاف الرد',
   sources: 'المصادر',
+  sourcesFrom: 'المصادر من {host}',
+  more: 'المزيد',
   error: 'خطأ: تعذّر الحصول على رد',
   noContent: 'لم يصل أي رد',
   limitRate: 'رسائل كثيرة جدًا في وقت قصير.',

@@ -15,6 +15,10 @@ describe('the catalogues', () => {
     expect(CATALOGUES[language].launcher.split('{title}')).toHaveLength(2);
   });
 
+  it.each(LANGUAGES)('%s names the host every source shares, once', (language) => {
+    expect(CATALOGUES[language].sourcesFrom.split('{host}')).toHaveLength(2);
+  });
+
   it('holds one catalogue per language', () => {
     expect(Object.keys(CATALOGUES).sort()).toEqual([...LANGUAGES].sort());
   });

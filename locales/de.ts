@@ -31,6 +31,8 @@ export const de: Catalogue = {
   slowHint: 'Die Antwort dauert noch… Mit Stopp oder Esc können Sie abbrechen.',
   stopped: 'Antwort gestoppt',
   sources: 'Quellen',
+  sourcesFrom: 'Quellen von {host}',
+  more: 'Weitere',
   error: 'Fehler: Antwort konnte nicht abgerufen werden',
   noContent: 'Keine Antwort erhalten',
   limitRate: 'Zu viele Nachrichten in kurzer Zeit.',

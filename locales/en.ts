@@ -31,6 +31,8 @@ export const en = {
   slowHint: 'Still working on a reply… You can stop it with Stop or Escape.',
   stopped: 'Reply stopped',
   sources: 'Sources',
+  sourcesFrom: 'Sources from {host}',
+  more: 'More',
   error: 'Error: Unable to get response',
   noContent: 'No response received',
   limitRate: 'Too many messages in a short time.',

@@ -31,6 +31,8 @@ export const es: Catalogue = {
   slowHint: 'Aún se está preparando una respuesta… Puedes detenerla con Detener o Esc.',
   stopped: 'Respuesta detenida',
   sources: 'Fuentes',
+  sourcesFrom: 'Fuentes de {host}',
+  more: 'Más',
   error: 'Error: no se pudo obtener una respuesta',
   noContent: 'No se recibió ninguna respuesta',
   limitRate: 'Demasiados mensajes en poco tiempo.',

@@ -31,6 +31,8 @@ export const fr: Catalogue = {
   slowHint: 'Réponse en préparation… Vous pouvez l’interrompre avec Arrêter ou Échap.',
   stopped: 'Réponse interrompue',
   sources: 'Sources',
+  sourcesFrom: 'Sources de {host}',
+  more: 'Plus',
   error: 'Erreur\u00a0: impossible d’obtenir une réponse',
   noContent: 'Aucune réponse reçue',
   limitRate: 'Trop de messages en peu de temps.',

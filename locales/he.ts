@@ -31,6 +31,8 @@ export const he: Catalogue = {
   slowHint: 'התשובה עדיין בהכנה… אפשר לעצור אותה בכפתור "עצירה" או במקש Esc.',
   stopped: 'התשובה נעצרה',
   sources: 'מקורות',
+  sourcesFrom: 'מקורות מהאתר {host}',
+  more: 'עוד',
   error: 'שגיאה: לא ניתן לקבל תשובה',
   noContent: 'לא התקבלה תשובה',
   limitRate: 'יותר מדי הודעות בזמן קצר.',

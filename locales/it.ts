@@ -31,6 +31,8 @@ export const it: Catalogue = {
   slowHint: 'Sto ancora preparando una risposta… Puoi interromperla con Interrompi o Esc.',
   stopped: 'Risposta interrotta',
   sources: 'Fonti',
+  sourcesFrom: 'Fonti da {host}',
+  more: 'Altre',
   error: 'Errore: impossibile ottenere una risposta',
   noContent: 'Nessuna risposta ricevuta',
   limitRate: 'Troppi messaggi in poco tempo.',

@@ -31,6 +31,8 @@ export const ja: Catalogue = {
   slowHint: '返信を作成中です… 「停止」または Esc キーで中止できます。',
   stopped: '返信を停止しました',
   sources: '出典',
+  sourcesFrom: '出典：{host}',
+  more: 'その他',
   error: 'エラー: 応答を取得できませんでした',
   noContent: '応答がありませんでした',
   limitRate: '短時間にメッセージが多すぎます。',

@@ -31,6 +31,8 @@ export const nl: Catalogue = {
   slowHint: 'Nog bezig met een antwoord… Je kunt het stoppen met Stoppen of Esc.',
   stopped: 'Antwoord gestopt',
   sources: 'Bronnen',
+  sourcesFrom: 'Bronnen van {host}',
+  more: 'Meer',
   error: 'Fout: kan geen antwoord ophalen',
   noContent: 'Geen antwoord ontvangen',
   limitRate: 'Te veel berichten in korte tijd.',

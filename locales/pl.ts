@@ -31,6 +31,8 @@ export const pl: Catalogue = {
   slowHint: 'Odpowiedź wciąż się przygotowuje… Możesz ją przerwać przyciskiem Zatrzymaj lub klawiszem Esc.',
   stopped: 'Odpowiedź zatrzymana',
   sources: 'Źródła',
+  sourcesFrom: 'Źródła z {host}',
+  more: 'Więcej',
   error: 'Błąd: nie udało się uzyskać odpowiedzi',
   noContent: 'Nie otrzymano odpowiedzi',
   limitRate: 'Zbyt wiele wiadomości w krótkim czasie.',

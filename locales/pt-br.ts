@@ -31,6 +31,8 @@ export const ptBR: Catalogue = {
   slowHint: 'Ainda preparando uma resposta… Você pode interrompê-la com Parar ou Esc.',
   stopped: 'Resposta interrompida',
   sources: 'Fontes',
+  sourcesFrom: 'Fontes de {host}',
+  more: 'Mais',
   error: 'Erro: não foi possível obter uma resposta',
   noContent: 'Nenhuma resposta recebida',
   limitRate: 'Muitas mensagens em pouco tempo.',

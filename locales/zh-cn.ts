@@ -31,6 +31,8 @@ export const zhCN: Catalogue = {
   slowHint: '仍在生成回复… 可按“停止”或 Esc 键中止。',
   stopped: '回复已停止',
   sources: '来源',
+  sourcesFrom: '来源：{host}',
+  more: '更多',
   error: '错误：无法获取回复',
   noContent: '未收到回复',
   limitRate: '短时间内消息过多。',

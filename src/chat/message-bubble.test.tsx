@@ -87,6 +87,22 @@ describe('MessageBubble', () => {
       );
     });
 
+    it('keeps Copy beside the bubble it copies, the Sources list after it', () => {
+      const { container } = renderBubble({
+        text: 'Thirty days [1].',
+        sender: 'bot',
+        sources: [{ n: 1, title: 'Returns', url: 'https://www.example.com/help/returns' }],
+      });
+      const order = [
+        container.querySelector('[data-sender="bot"]'),
+        screen.getByRole('button', { name: 'Copy reply' }),
+        screen.getByRole('region', { name: 'Sources' }),
+      ];
+      for (const [earlier, later] of [order.slice(0, 2), order.slice(1)]) {
+        expect(earlier?.compareDocumentPosition(later as Node)).toBe(Node.DOCUMENT_POSITION_FOLLOWING);
+      }
+    });
+
     it('shows no Sources list for a reply without sources', () => {
       renderBubble({ text: 'See [1].', sender: 'bot' });
       expect(screen.queryByRole('region', { name: 'Sources' })).toBeNull();

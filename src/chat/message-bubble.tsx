@@ -6,12 +6,6 @@ import { useMarkdown } from '../markdown/load-markdown';
 import { t } from '../text';
 import { FaultBoundary } from './fault-boundary';
 
-/** A reply as Copy puts it on the clipboard: with its sources after it, so that its `[n]` still say where from. */
-function withSources(text: string, sources: ChatMessage['sources']): string {
-  if (!sources?.length) return text;
-  return `${text}\n\n${t('sources')}:\n${sources.map(({ n, title, url }) => `[${n}] ${title} — ${url}`).join('\n')}`;
-}
-
 /**
  * A message's text as text: a visitor's as typed, a reply's without its bidirectional controls. Worked out only when
  * shown (a fault boundary's fallback rarely is).
@@ -77,14 +71,15 @@ export const MessageBubble = memo(function MessageBubble({
           )}
         </Box>
       )}
-      {rich && text !== '' && sources && sources.length > 0 && (
-        <FaultBoundary fallback={null}>
-          <markdown.SourceList sources={sources} />
-        </FaultBoundary>
-      )}
+      {/* Copy and the votes right beside the bubble they are about, the Sources list after them. */}
       {rich && !streaming && !welcome && text !== '' && (
         <FaultBoundary fallback={null}>
-          <markdown.ReplyActions text={withSources(text, sources)} feedback={feedback} />
+          <markdown.ReplyActions text={text} sources={sources} feedback={feedback} />
+        </FaultBoundary>
+      )}
+      {rich && text !== '' && sources && sources.length > 0 && (
+        <FaultBoundary fallback={null}>
+          <markdown.SourceList sources={sources} text={text} />
         </FaultBoundary>
       )}
       {stopped && (

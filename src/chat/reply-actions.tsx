@@ -1,6 +1,7 @@
 import { Box, Flex } from '@chakra-ui/react';
 import { useEffect, useState } from 'react';
 import { FEEDBACK_PATH, type FeedbackBody, type FeedbackRating, type FeedbackReason } from '../../contract/feedback';
+import type { ReplySource } from '../../contract/llm';
 import type { MessageKey } from '../../locales/catalogue';
 import type { ReplyFeedback } from '../../machines/chat-machine';
 import { CopyButton } from '../markdown/copy-button';
@@ -40,16 +41,32 @@ function sendVotes(actor: ReturnType<typeof ChatActorContext.useActorRef>) {
   });
 }
 
+/** A reply as Copy puts it on the clipboard: with its sources after it, so that its `[n]` still say where from. */
+function withSources(text: string, sources: readonly ReplySource[] | undefined): string {
+  if (!sources?.length) return text;
+  return `${text}\n\n${t('sources')}:\n${sources.map(({ n, title, url }) => `[${n}] ${title} — ${url}`).join('\n')}`;
+}
+
 /**
- * Under a finished reply: Copy and, for a reply the page's own server gave (it came with a token), Helpful and Not
- * helpful (`aria-pressed` says which is chosen; a second click on another replaces the vote). After Not helpful, the
- * five reasons (optional, no free text), and the site's `contact:` link, which also shows under a reply its pages did
- * not cover. Icon buttons with names, as Copy: the conversation's live region reads the reply without them.
+ * Beside a finished reply: Copy (the reply with its sources) and, for a reply the page's own server gave (it came with
+ * a token), Helpful and Not helpful (`aria-pressed` says which is chosen; a second click on another replaces the vote).
+ * After Not helpful, the five reasons (optional, no free text), and the site's `contact:` link, which also shows under
+ * a reply its pages did not cover. Icon buttons with names, as Copy: the conversation's live region reads the reply
+ * without them.
  */
-export function ReplyActions({ text, feedback }: { text: string; feedback?: ReplyFeedback }) {
+export function ReplyActions({
+  text,
+  sources,
+  feedback,
+}: {
+  text: string;
+  sources?: readonly ReplySource[];
+  feedback?: ReplyFeedback;
+}) {
+  const copied = withSources(text, sources);
   return (
     <Flex direction="column" align="flex-start" gap="1">
-      {feedback ? <Votes text={text} feedback={feedback} /> : <CopyButton text={text} />}
+      {feedback ? <Votes text={copied} feedback={feedback} /> : <CopyButton text={copied} />}
     </Flex>
   );
 }

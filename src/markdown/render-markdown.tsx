@@ -77,10 +77,24 @@ function isSourceHref(sources: readonly ReplySource[], href: string): boolean {
   return [...sourceLinks(sources).values()].includes(href);
 }
 
+/** A citation, `[n]`, its number captured. */
+const CITATION = /\[(\d{1,3})\]/g;
+
+/**
+ * The numbers of the sources a reply cites, in the order it first cites each (a `[n]` that names no given source is no
+ * citation). Read from the whole text: a `[n]` in code counts here, though it shows as code.
+ */
+export function citedSources(text: string, sources: readonly ReplySource[]): string[] {
+  const links = sourceLinks(sources);
+  const cited = new Set<string>();
+  for (const [, n] of text.matchAll(CITATION)) if (links.has(n)) cited.add(n);
+  return [...cited];
+}
+
 /** `text` with each `[n]` that names a given source as a link to it; any other `[n]` stays text. */
 function withCitations(text: string, sources: readonly ReplySource[] | undefined): ReactNode {
   if (!sources?.length || !text.includes('[')) return text;
-  const parts = text.split(/\[(\d{1,3})\]/);
+  const parts = text.split(CITATION);
   if (parts.length === 1) return text;
   return parts.map((part, index) => {
     if (index % 2 === 0) return part;
