@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { FakeProvider } from '../testing/fake-provider';
 import { type KnowledgeSite, sitemapXml, sitePage, startKnowledgeSite } from '../testing/knowledge-site';
 import { startAppServer } from './app-server';
+import { expectNoAxeViolations } from './axe-check';
 import { BUILD_DIR } from './e2e-env';
 import { test as base, type ChatPage, expect } from './fixtures';
 
@@ -196,6 +197,7 @@ test('lists the pages the reply cites first, in the order it cites them, each on
   // By keyboard: from the votes beside the bubble, Tab reaches the list, then More, which opens with Enter.
   const more = list.getByRole('button', { name: 'More' });
   await expect(more).toHaveAttribute('aria-expanded', 'false');
+  await expectNoAxeViolations(page, 'with a Sources list and its More closed');
   await page.getByRole('button', { name: 'Not helpful' }).last().focus();
   for (const href of [given[2][1], given[0][1]]) {
     await page.keyboard.press('Tab');
