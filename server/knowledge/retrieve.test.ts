@@ -134,6 +134,25 @@ describe('keywords', () => {
   });
 });
 
+describe('titles', () => {
+  it('rank the page whose title holds a word too common to search the text for', async () => {
+    // "Merge" is in more passages than `commonMinimum`: the text search leaves it out, git-merge's title still counts it.
+    const manual = await buildIndex([
+      ...['log', 'rebase', 'pull', 'notes'].map((name) =>
+        page(`/git-${name}`, `git-${name}`, 'en', [[name, `Merge the branches with ${name}.`]]),
+      ),
+      page('/gitworkflows', 'gitworkflows', 'en', [
+        ['Conflicts', 'Resolve a conflict, then resolve the next conflict.'],
+      ]),
+      page('/git-merge', 'git-merge', 'en', [['Description', 'Edit the files to resolve each conflict.']]),
+    ]);
+    const limits = { ...RETRIEVAL_LIMITS, commonShare: 0, commonMinimum: 3 };
+    const found = retrieve(manual, { latest: 'How do I resolve a merge conflict?' }, limits);
+    expect(found.map(({ passage }) => passage.page.slice(site.length))).toEqual(['/git-merge', '/gitworkflows']);
+    expect(found[0].coverage).toBe(1);
+  });
+});
+
 describe('whether to ask a model for search words', async () => {
   const index = await buildIndex(PAGES);
 

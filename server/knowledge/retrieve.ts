@@ -1,3 +1,4 @@
+import type { Query } from 'minisearch';
 import type { Passage } from './chunk.ts';
 import type { KnowledgeIndex } from './search-index.ts';
 import { ruleLanguage, scriptLanguage, tokenize } from './tokenize.ts';
@@ -55,7 +56,7 @@ export const RETRIEVAL_LIMITS: RetrievalLimits = {
   maxTokens: 1500,
   maxPerPage: 3,
   minCoverage: 0.55,
-  commonShare: 0.05,
+  commonShare: 0.15,
   commonMinimum: 100,
   absentFullAt: 110,
   confidentCoverage: 0.75,
@@ -113,7 +114,12 @@ function weigh(index: KnowledgeIndex, text: string, language: string, limits: Re
   const scored: ScoredPassage[] = [];
   if (total > 0 && searched.length > 0) {
     const inLanguage = (result: { [field: string]: unknown }) => result.language === language;
-    for (const result of index.search.search(searched.join(' '), { filter: inLanguage })) {
+    // A word too common to search the text for still tells which page is meant when the page's title or its owner's
+    // keywords hold it ("merge" in git-merge(1)): it adds to the score there, not to the coverage.
+    const common = weighed.filter((each) => each.use === 'common').map((each) => each.term);
+    const inTitles = { queries: [common.join(' ')], fields: ['title', 'keywords'] };
+    const query: Query = common.length === 0 ? searched.join(' ') : { queries: [searched.join(' '), inTitles] };
+    for (const result of index.search.search(query, { filter: inLanguage })) {
       const held = result.queryTerms.reduce((sum, term) => sum + (weight.get(term) ?? 0), 0);
       scored.push({ passage: index.passages[result.id], score: result.score, coverage: held / total });
     }
