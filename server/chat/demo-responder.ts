@@ -21,7 +21,8 @@ function foundText(sources: readonly ReplySource[]): string {
 /** Why a model would have been asked for search words before the pages were searched. */
 const SEARCH_WORDS_WHY: Record<SearchWordsReason, string> = {
   language: 'the question is in another language than the pages',
-  'follow-up': 'the question alone found nothing confident, and the one before it gives its context',
+  'follow-up': 'a follow-up is looked up with the question before it, which gives its context',
+  'large-site': 'the site is large, and a visitor’s words are rarely its pages’',
   'not-found': 'the question as typed found nothing confident',
 };
 

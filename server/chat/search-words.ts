@@ -1,6 +1,6 @@
 // The one bounded model call for search words (issue 35): when the visitor writes in another language than the pages,
-// or the question as typed finds nothing confident (a follow-up then needs the question before it), the model is asked
-// once for a few search words. They are search text only: never shown, never put into the prompt.
+// asks a follow-up, asks a large site, or the question as typed finds nothing confident, the model is asked once for a
+// few search words. They are search text only: never shown, never put into the prompt.
 import type { Upstream } from '../hono-env.ts';
 import { formatMaterial, type Question, RETRIEVAL_LIMITS, type SearchWordsReason } from '../knowledge/knowledge.ts';
 import type { Knowledge } from '../knowledge-sync/knowledge-sync.ts';

@@ -134,6 +134,25 @@ describe('keywords', () => {
   });
 });
 
+describe('titles', () => {
+  it('rank the page whose title holds a word too common to search the text for', async () => {
+    // "Merge" is in more passages than `commonMinimum`: the text search leaves it out, git-merge's title still counts it.
+    const manual = await buildIndex([
+      ...['log', 'rebase', 'pull', 'notes'].map((name) =>
+        page(`/git-${name}`, `git-${name}`, 'en', [[name, `Merge the branches with ${name}.`]]),
+      ),
+      page('/gitworkflows', 'gitworkflows', 'en', [
+        ['Conflicts', 'Resolve a conflict, then resolve the next conflict.'],
+      ]),
+      page('/git-merge', 'git-merge', 'en', [['Description', 'Edit the files to resolve each conflict.']]),
+    ]);
+    const limits = { ...RETRIEVAL_LIMITS, commonShare: 0, commonMinimum: 3 };
+    const found = retrieve(manual, { latest: 'How do I resolve a merge conflict?' }, limits);
+    expect(found.map(({ passage }) => passage.page.slice(site.length))).toEqual(['/git-merge', '/gitworkflows']);
+    expect(found[0].coverage).toBe(1);
+  });
+});
+
 describe('whether to ask a model for search words', async () => {
   const index = await buildIndex(PAGES);
 
@@ -150,5 +169,33 @@ describe('whether to ask a model for search words', async () => {
 
   it('does, in the visitor’s language, when no page is in it', () => {
     expect(searchWordsReason(index, { latest: 'Combien coûte la livraison ?', language: 'fr' })).toBe('language');
+  });
+
+  it('does for every follow-up, even one whose words alone find a confident passage', () => {
+    const latest = 'Do you ship abroad?';
+    expect(retrieve(index, { latest })[0].coverage).toBeGreaterThanOrEqual(RETRIEVAL_LIMITS.confidentCoverage);
+    expect(searchWordsReason(index, { latest, previous: 'How much is shipping?' })).toBe('follow-up');
+  });
+
+  it('does for every question on a large site', () => {
+    const limits = { ...RETRIEVAL_LIMITS, largeSite: index.passages.length };
+    expect(searchWordsReason(index, { latest: 'Do you ship abroad?' }, limits)).toBe('large-site');
+    expect(searchWordsReason(index, { latest: 'Do you ship abroad?' })).toBeUndefined();
+  });
+
+  it('does, when the words a passage holds are few of the question’s and the rest are common', async () => {
+    // "Find", "commit" and "introduced" are in more passages than `commonMinimum`: the search leaves them out, so
+    // the "Bugs" passage holds all the weight searched for, yet little of the question.
+    const manual = await buildIndex([
+      ...['bisect', 'log', 'blame', 'show'].map((name) =>
+        page(`/git-${name}`, `git-${name}`, 'en', [[name, `Find the commit that introduced the change with ${name}.`]]),
+      ),
+      page('/gitweb', 'gitweb', 'en', [['Bugs', 'Report bugs to the mailing list.']]),
+    ]);
+    const limits = { ...RETRIEVAL_LIMITS, commonShare: 0, commonMinimum: 3 };
+    const latest = 'How do I find which commit introduced a bug?';
+    expect(retrieve(manual, { latest }, limits)[0].coverage).toBe(1);
+    expect(searchWordsReason(manual, { latest }, limits)).toBe('not-found');
+    expect(searchWordsReason(manual, { latest: 'How do I report bugs?' }, limits)).toBeUndefined();
   });
 });

@@ -1,3 +1,4 @@
+import type { Query } from 'minisearch';
 import type { Passage } from './chunk.ts';
 import type { KnowledgeIndex } from './search-index.ts';
 import { ruleLanguage, scriptLanguage, tokenize } from './tokenize.ts';
@@ -16,7 +17,7 @@ export interface Question {
 }
 
 /** Why the question as typed is not enough, so that a model is asked for search words once. */
-export type SearchWordsReason = 'language' | 'follow-up' | 'not-found';
+export type SearchWordsReason = 'language' | 'follow-up' | 'large-site' | 'not-found';
 
 /** How much material one answer may be given, and how sure the index must be. */
 export interface RetrievalLimits {
@@ -43,6 +44,11 @@ export interface RetrievalLimits {
   absentFullAt: number;
   /** The share of the question's weight that one passage must hold for the question as typed to be enough. */
   confidentCoverage: number;
+  /**
+   * From how many passages a site is large enough that a visitor's words are rarely its pages' ("put my changes aside"
+   * for `git stash`): every question there asks for search words, as the peers that always rewrite do.
+   */
+  largeSite: number;
 }
 
 export const RETRIEVAL_LIMITS: RetrievalLimits = {
@@ -50,10 +56,11 @@ export const RETRIEVAL_LIMITS: RetrievalLimits = {
   maxTokens: 1500,
   maxPerPage: 3,
   minCoverage: 0.55,
-  commonShare: 0.05,
+  commonShare: 0.15,
   commonMinimum: 100,
   absentFullAt: 110,
   confidentCoverage: 0.75,
+  largeSite: 1000,
 };
 
 /** A passage found for a question, with its BM25 score and the share of the question's weight it holds. */
@@ -99,16 +106,25 @@ function weigh(index: KnowledgeIndex, text: string, language: string, limits: Re
   }));
   const weight = new Map(weighed.map((each) => [each.term, each.weight]));
   const total = weighed.reduce((sum, each) => sum + each.weight, 0);
+  // The weight the common words would have had: a question whose rare words are few of its words is not confidently
+  // matched by a passage that holds only those ("find which commit introduced a bug" and a "BUGS" section).
+  const commonWeight = weighed.filter((each) => each.use === 'common').map((each) => rarity(count, each.passages));
+  const whole = commonWeight.reduce((sum, each) => sum + each, total);
   const searched = weighed.filter((each) => each.use === 'searched').map((each) => each.term);
   const scored: ScoredPassage[] = [];
   if (total > 0 && searched.length > 0) {
     const inLanguage = (result: { [field: string]: unknown }) => result.language === language;
-    for (const result of index.search.search(searched.join(' '), { filter: inLanguage })) {
+    // A word too common to search the text for still tells which page is meant when the page's title or its owner's
+    // keywords hold it ("merge" in git-merge(1)): it adds to the score there, not to the coverage.
+    const common = weighed.filter((each) => each.use === 'common').map((each) => each.term);
+    const inTitles = { queries: [common.join(' ')], fields: ['title', 'keywords'] };
+    const query: Query = common.length === 0 ? searched.join(' ') : { queries: [searched.join(' '), inTitles] };
+    for (const result of index.search.search(query, { filter: inLanguage })) {
       const held = result.queryTerms.reduce((sum, term) => sum + (weight.get(term) ?? 0), 0);
       scored.push({ passage: index.passages[result.id], score: result.score, coverage: held / total });
     }
   }
-  return { terms: weighed, scored };
+  return { terms: weighed, scored, share: whole > 0 ? total / whole : 0 };
 }
 
 /** The passages that hold enough of one question's weight, best first. */
@@ -190,8 +206,8 @@ export function explain(index: KnowledgeIndex, question: Question, limits: Retri
 }
 
 /**
- * Whether to ask a model for search words, and why: the visitor writes in a language that no page is in, or no
- * passage holds enough of the latest message's weight (then a follow-up needs the question before it).
+ * Whether to ask a model for search words, and why: the visitor writes in a language that no page is in, the message
+ * follows another, the site is large, or no passage holds enough of the latest message's weight.
  */
 export function searchWordsReason(
   index: KnowledgeIndex,
@@ -200,10 +216,14 @@ export function searchWordsReason(
 ): SearchWordsReason | undefined {
   const own = ownLanguage(question.latest, question.language ?? index.language);
   if (!index.languages.includes(own)) return 'language';
+  // A follow-up's words rarely stand alone ("And how do I restore it?"), and whether they do is not lexical: as the
+  // peers that condense a question with its history, every follow-up asks.
+  if (question.previous) return 'follow-up';
+  if (index.passages.length >= limits.largeSite) return 'large-site';
   // A word that no page uses means the visitor's words are not the site's ("phone" where a page says "call us"): a
-  // passage matching the rest is not trusted, and the model is asked for the site's terms.
-  const { terms, scored } = weigh(index, question.latest, own, limits);
-  const confident = scored.some(({ coverage }) => coverage >= limits.confidentCoverage);
-  if (confident && !terms.some(({ use }) => use === 'absent')) return undefined;
-  return question.previous ? 'follow-up' : 'not-found';
+  // passage matching the rest is not trusted, and the model is asked for the site's terms. A passage's coverage counts
+  // here against the whole question, its common words too.
+  const { terms, scored, share } = weigh(index, question.latest, own, limits);
+  const confident = scored.some(({ coverage }) => coverage * share >= limits.confidentCoverage);
+  return confident && !terms.some(({ use }) => use === 'absent') ? undefined : 'not-found';
 }
