@@ -13,11 +13,14 @@ export interface ExtractLimits {
   maxPageNodes: number;
   /** The worker's heap: a page that needs more ends the worker, not the server. */
   extractHeapMb: number;
+  /** Distinct index terms one page may bring (the index's own budget for a page); a page with more is skipped. */
+  maxPageTerms: number;
 }
 
 /** Reads HTML pages one at a time in a worker thread; a page that fails or is refused is a string saying why. */
 export interface HtmlExtractor {
-  extract(html: string, address: string): Promise<PageDraft | string>;
+  /** The page whose body is `bytes`, in the charset `contentType` names, and in `language` when it does not say. */
+  extract(bytes: Uint8Array, contentType: string, address: string, language: string): Promise<PageDraft | string>;
   /** Ends the worker; pages asked for afterwards start a new one. */
   close(): Promise<void>;
 }
@@ -30,7 +33,7 @@ export interface HtmlExtractor {
 function startWorker(limits: ExtractLimits): Worker {
   const here = fileURLToPath(import.meta.url);
   const options = {
-    workerData: { maxNodes: limits.maxPageNodes },
+    workerData: { maxNodes: limits.maxPageNodes, maxTerms: limits.maxPageTerms },
     resourceLimits: { maxOldGenerationSizeMb: limits.extractHeapMb },
   };
   if (!here.endsWith('.ts')) return new Worker(join(dirname(here), 'html-worker.js'), options);
@@ -109,9 +112,9 @@ export function htmlExtractor(limits: ExtractLimits): HtmlExtractor {
   };
 
   return {
-    extract: (html, address) =>
+    extract: (bytes, contentType, address, language) =>
       new Promise((settle) => {
-        queue.push({ job: { id: nextId++, html, address }, settle });
+        queue.push({ job: { id: nextId++, bytes, contentType, address, language }, settle });
         pump();
       }),
     close: async () => {

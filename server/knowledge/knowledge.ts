@@ -2,6 +2,7 @@
 // Retrieval is data in, data out: `buildIndex` (or `indexPassages`) makes a value from pages, `retrieve` reads it with
 // no I/O, and the sources' readers say what became of each page, for a sync (server/knowledge-sync/) to keep.
 import { isWebAddress } from './page.ts';
+import { INDEX_BUDGET } from './search-index.ts';
 import type { CrawlLimits } from './sitemap-source.ts';
 
 export type { Passage } from './chunk.ts';
@@ -52,6 +53,7 @@ export const CRAWL_DEFAULTS: CrawlLimits = {
   extractTimeoutMs: 2_000,
   maxPageNodes: 50_000,
   extractHeapMb: 256,
+  maxPageTerms: INDEX_BUDGET.maxPageTerms,
 };
 
 /** The source's address, or why it cannot be one: the library only links to `http:` and `https:` pages. */
