@@ -7,7 +7,7 @@ import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { monitorEventLoopDelay, performance as perf } from 'node:perf_hooks';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { CHAT_COMPLETIONS_PATH } from '../contract/llm.ts';
 import { openKnowledgeStore } from '../server/knowledge-store/knowledge-store.ts';
 import { startKnowledge } from '../server/knowledge-sync/knowledge-sync.ts';
@@ -74,9 +74,7 @@ export async function hostileRows(): Promise<{ rows: string[][]; data: Record<st
   const quietUntil = performance.now() + 5_000;
   const quietDelay = monitorEventLoopDelay({ resolution: 5 });
   quietDelay.enable();
-  const quietUse = perf.eventLoopUtilization();
   const quiet = await chatLatencies(server.url, () => performance.now() > quietUntil);
-  const quietBusy = perf.eventLoopUtilization(quietUse).utilization;
   quietDelay.disable();
 
   globalThis.gc?.();
@@ -90,7 +88,6 @@ export async function hostileRows(): Promise<{ rows: string[][]; data: Record<st
   // How long anything on the server's thread waited for it: the proxy that a busy machine blurs least.
   const delay = monitorEventLoopDelay({ resolution: 5 });
   delay.enable();
-  const busyUse = perf.eventLoopUtilization();
   const started = performance.now();
   let crawling = true;
   const crawl = knowledge.refresh().then(() => {
@@ -98,7 +95,6 @@ export async function hostileRows(): Promise<{ rows: string[][]; data: Record<st
   });
   const busy = await chatLatencies(server.url, () => !crawling);
   await crawl;
-  const crawlBusy = perf.eventLoopUtilization(busyUse).utilization;
   delay.disable();
   clearInterval(sampler);
   const crawlSeconds = (performance.now() - started) / 1000;
@@ -117,8 +113,7 @@ export async function hostileRows(): Promise<{ rows: string[][]; data: Record<st
   const added = busyP99 - quietP99;
   const [delayP99, quietDelayP99] = [delay.percentile(99) / 1e6, quietDelay.percentile(99) / 1e6];
   const label = `${ORDINARY} ordinary + ${site.pages - ORDINARY} pathological pages (served by another process), crawled in ${crawlSeconds.toFixed(0)} s`;
-  const percent = (share: number) => `${(share * 100).toFixed(0)}%`;
-  const loop = `event loop delay p99 ${ms(delayP99, 0)}, busy ${percent(crawlBusy)} (without: ${ms(quietDelayP99, 0)}, ${percent(quietBusy)})`;
+  const loop = `event loop delay p99 ${ms(delayP99, 0)} (without: ${ms(quietDelayP99, 0)})`;
   return {
     rows: [
       [
@@ -142,8 +137,6 @@ export async function hostileRows(): Promise<{ rows: string[][]; data: Record<st
       addedP99: added,
       delayP99,
       quietDelayP99,
-      crawlBusy,
-      quietBusy,
       rssPeakMb: rssPeak / 2 ** 20,
       rssBeforeMb: rssBefore / 2 ** 20,
       crawlSeconds,

@@ -1,9 +1,7 @@
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import type { ExtractAnswer, ExtractJob } from './html-worker.ts';
 import type { PageDraft } from './page.ts';
+import { startWorker } from './start-worker.ts';
 
 /** What one page's extraction may cost; every one has a default in `KNOWLEDGE_DEFAULTS`. */
 export interface ExtractLimits {
@@ -25,28 +23,11 @@ export interface HtmlExtractor {
   close(): Promise<void>;
 }
 
-/**
- * The worker's entry beside this module: the TypeScript source under Vitest and the dev server (loaded through tsx's
- * loader, a development dependency), `html-worker.js` beside the bundle that `npm run build` writes (see
- * build/server-worker.ts). A path, not `new URL(…, import.meta.url)`, so that the bundler leaves it alone.
- */
-function startWorker(limits: ExtractLimits): Worker {
-  const here = fileURLToPath(import.meta.url);
-  const options = {
+const startExtractor = (limits: ExtractLimits) =>
+  startWorker('html-worker', {
     workerData: { maxNodes: limits.maxPageNodes, maxTerms: limits.maxPageTerms },
     resourceLimits: { maxOldGenerationSizeMb: limits.extractHeapMb },
-  };
-  if (!here.endsWith('.ts')) return new Worker(join(dirname(here), 'html-worker.js'), options);
-  const entry = JSON.stringify(join(dirname(here), 'html-worker.ts'));
-  // tsx's ES module API, beside the CommonJS one that require finds (import.meta.resolve would find it directly, but
-  // it makes Vite load its configuration, which imports this file, twice as slowly).
-  const tsx = JSON.stringify(
-    createRequire(here)
-      .resolve('tsx/esm/api')
-      .replace(/\.cjs$/, '.mjs'),
-  );
-  return new Worker(`import(${tsx}).then(({ tsImport }) => tsImport(${entry}, ${entry}))`, { ...options, eval: true });
-}
+  });
 
 interface Pending {
   job: ExtractJob;
@@ -77,7 +58,7 @@ export function htmlExtractor(limits: ExtractLimits): HtmlExtractor {
   const pump = () => {
     if (current || queue.length === 0) return;
     if (!worker) {
-      const started = startWorker(limits);
+      const started = startExtractor(limits);
       worker = started;
       started.unref();
       started.on('message', (answer: ExtractAnswer) => {

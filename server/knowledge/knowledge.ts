@@ -9,6 +9,7 @@ export type { Passage } from './chunk.ts';
 export { chunkPage } from './chunk.ts';
 export { withoutCredentials } from './crawl-fetch.ts';
 export { bytesHash, type FileOutcome, filePage, type KnownFile, readFolder } from './folder-source.ts';
+export { keptInWorker } from './index-in-worker.ts';
 export { formatMaterial, MATERIAL_PREAMBLE, type Material } from './material.ts';
 export type { Page } from './page.ts';
 export { type Question, type RetrievalLimits, retrieve, type ScoredPassage } from './retrieve.ts';

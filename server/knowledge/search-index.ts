@@ -76,10 +76,13 @@ export const INDEX_FORMAT = 3;
 /** One indexed passage's terms by field (title, headings, text), each list joined by spaces, as MiniSearch got them. */
 type FieldTerms = [title: string, headings: string, text: string];
 
-/** An index being built, passage by passage: from text cut into terms now, or from the terms a kept index holds. */
-function indexBuilder() {
+/**
+ * An index being built, passage by passage: from text cut into terms now, or from the terms a kept index holds.
+ * Without `search`, only the terms are counted (the index worker's part: the index itself is built where it is read).
+ */
+function indexBuilder(search = true) {
   const passages: Passage[] = [];
-  const search = emptySearch();
+  const index = emptySearch();
   const documentFrequency = new Map<string, number>();
   const languages = new Set<string>();
   return {
@@ -89,9 +92,14 @@ function indexBuilder() {
       const language = ruleLanguage(passage.language);
       languages.add(language);
       for (const term of terms) documentFrequency.set(term, (documentFrequency.get(term) ?? 0) + 1);
-      search.add({ id, title: fields[0], headings: fields[1], text: fields[2], language });
+      if (search) index.add({ id, title: fields[0], headings: fields[1], text: fields[2], language });
     },
-    index: (): KnowledgeIndex => ({ passages, search, documentFrequency, languages: [...languages].sort(byText) }),
+    index: (): KnowledgeIndex => ({
+      passages,
+      search: index,
+      documentFrequency,
+      languages: [...languages].sort(byText),
+    }),
   };
 }
 
@@ -207,14 +215,30 @@ export async function indexToKeep(
   return { index, kept: [JSON.stringify(left), ...lines].join('\n') };
 }
 
+/**
+ * The text {@link indexToKeep} gives, without building the index it keeps: what the index worker does (see
+ * index-in-worker.ts), so that cutting words into terms takes none of the thread that serves chat.
+ */
+export async function keptTerms(
+  passages: readonly Passage[],
+  budget: IndexBudget,
+  log: (line: string) => void,
+): Promise<string> {
+  const lines: string[] = [];
+  const keep = (fields: FieldTerms) => lines.push(JSON.stringify(fields));
+  const { left } = await budgetedIndex(passages, budget, log, keep, false);
+  return [JSON.stringify(left), ...lines].join('\n');
+}
+
 /** The index of the passages that fit `budget`, page by page, and the pages left out; `keep` sees each one added. */
 async function budgetedIndex(
   passages: readonly Passage[],
   budget: IndexBudget,
   log: (line: string) => void,
   keep: (fields: FieldTerms) => void = () => {},
+  search = true,
 ): Promise<{ index: KnowledgeIndex; left: string[] }> {
-  const builder = indexBuilder();
+  const builder = indexBuilder(search);
   const left: string[] = [];
   const totals = { chars: 0, count: 0, documentFrequency: builder.documentFrequency };
   const slice = slicer();
