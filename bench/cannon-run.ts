@@ -5,12 +5,16 @@ import { once } from 'node:events';
 import { ROOT_DIR } from '../testing/production-app.ts';
 import type { CannonOptions, CannonSummary } from './cannon.ts';
 
-/** Runs a bench script in its own process: resolves at its first output (an address), or at its exit (a result). */
-export async function spawnScript(script: string, args: string[], untilExit = false) {
+/**
+ * Runs a bench script in its own process: resolves at its first output (an address), or at its exit (a result). With
+ * `until`, the script is sent SIGINT when that settles (the cannon then stops and answers).
+ */
+export async function spawnScript(script: string, args: string[], untilExit = false, until?: Promise<unknown>) {
   const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
     cwd: ROOT_DIR,
     stdio: ['ignore', 'pipe', 'inherit'],
   });
+  void until?.finally(() => child.kill('SIGINT'));
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => {
     output += chunk.toString('utf8');
@@ -24,7 +28,8 @@ export async function spawnScript(script: string, args: string[], untilExit = fa
 }
 
 // JSON has no NaN: a latency of no responses at all comes back as null, and must not count as 0 ms.
-export const cannon = async (options: CannonOptions) =>
-  JSON.parse((await spawnScript('bench/cannon.ts', [JSON.stringify(options)], true)).output, (_key, value) =>
+// With `until`, the cannon fires until that settles, however long `seconds` is.
+export const cannon = async (options: CannonOptions, until?: Promise<unknown>) =>
+  JSON.parse((await spawnScript('bench/cannon.ts', [JSON.stringify(options)], true, until)).output, (_key, value) =>
     value === null ? Number.NaN : value,
   ) as CannonSummary;

@@ -34,6 +34,7 @@ const settleMs = (options.settleSeconds ?? 0) * 1000;
 const steady: number[] = [];
 const settling: number[] = [];
 let startedAt = 0;
+let endedAt = 0;
 
 const result = await new Promise<autocannon.Result>((resolve, reject) => {
   const instance = autocannon(
@@ -48,8 +49,14 @@ const result = await new Promise<autocannon.Result>((resolve, reject) => {
       ...(options.amount ? { amount: options.amount } : { duration: options.seconds }),
       timeout: 30,
     },
-    (error, finished) => (error ? reject(error) : resolve(finished)),
+    (error, finished) => {
+      endedAt = performance.now();
+      if (error) reject(error);
+      else resolve(finished);
+    },
   );
+  // Stopped early (see cannon-run.ts, `until`): it answers with what it has.
+  process.once('SIGINT', () => instance.stop());
   instance.on('start', () => {
     startedAt = performance.now();
   });
@@ -60,7 +67,7 @@ const result = await new Promise<autocannon.Result>((resolve, reject) => {
 
 const codes = result.statusCodeStats ?? {};
 const summary: CannonSummary = {
-  steady: { ...latencies(steady), perSecond: steady.length / ((options.seconds ?? Number.NaN) - settleMs / 1000) },
+  steady: { ...latencies(steady), perSecond: steady.length / ((endedAt - startedAt - settleMs) / 1000) },
   settling: latencies(settling),
   count429: codes['429']?.count ?? 0,
   unexpected:

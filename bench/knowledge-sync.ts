@@ -1,10 +1,7 @@
 // The knowledge store's sync, measured on a local sitemap site of N pages with ETags (10,000 by default; `--pages=50000`
 // for the large run): the first sync, a restart to ready, a re-sync of the unchanged site, and two replicas on an empty
 // PostgreSQL store. Called from bench/knowledge.ts.
-import { once } from 'node:events';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import MiniSearch from 'minisearch';
@@ -22,43 +19,9 @@ import {
   syncOnce,
 } from '../server/knowledge-sync/knowledge-sync.ts';
 import { startPostgresServer } from '../testing/postgres-server.ts';
+import { chatDuringSync } from './knowledge-sync-load.ts';
+import { startSite, topicWord } from './knowledge-sync-site.ts';
 import { markdownTable, met, ms, quantile } from './table.ts';
-
-const WORDS =
-  'garden spade rake hoe seed soil compost mulch prune hedge lawn mower glove bucket trowel shears hose'.split(' ');
-
-/** A page of the synthetic site: its own title and about 300 words drawn from a small vocabulary. */
-function pageHtml(n: number): string {
-  const words = Array.from({ length: 300 }, (_, i) => WORDS[(n * 7 + i * 13 + (i % 5) * n) % WORDS.length]);
-  return `<!doctype html><html lang="en"><head><title>Guide ${n}: ${WORDS[n % WORDS.length]} care</title></head><body>
-<nav><a href="/">Home</a></nav><main><article><h1>Guide ${n}</h1><p>${words.slice(0, 150).join(' ')} item${n}.</p>
-<h2>More</h2><p>${words.slice(150).join(' ')}.</p></article></main></body></html>`;
-}
-
-/** The site: robots.txt, one sitemap, `pages` pages with ETags answering 304; it counts page requests and bytes. */
-async function startSite(pages: number) {
-  const counts = { pageRequests: 0, bytes: 0 };
-  const server = createServer((request, response) => {
-    const path = request.url ?? '/';
-    if (path === '/robots.txt') return response.writeHead(200, { 'Content-Type': 'text/plain' }).end('');
-    if (path === '/sitemap.xml') {
-      const urls = Array.from({ length: pages }, (_, n) => `<url><loc>${origin}/p/${n}</loc></url>`).join('');
-      return response.writeHead(200, { 'Content-Type': 'application/xml' }).end(`<urlset>${urls}</urlset>`);
-    }
-    const n = Number(/^\/p\/(\d+)$/.exec(path)?.[1] ?? Number.NaN);
-    if (!(n >= 0 && n < pages)) return response.writeHead(404).end();
-    counts.pageRequests++;
-    const etag = `"${n}-v1"`;
-    if (request.headers['if-none-match'] === etag) return response.writeHead(304, { ETag: etag }).end();
-    const body = pageHtml(n);
-    counts.bytes += Buffer.byteLength(body);
-    response.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8', ETag: etag }).end(body);
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return { origin, counts, close: () => server.close() };
-}
 
 const rssMb = () => process.memoryUsage().rss / 1e6;
 
@@ -87,7 +50,9 @@ async function measureHome(settings: StoreSettings, size: () => Promise<number>,
   const times: number[] = [];
   for (let round = 0; round < 200; round++) {
     const at = performance.now();
-    knowledge.retrieve({ latest: `How do I ${WORDS[round % WORDS.length]} the ${WORDS[(round * 3) % WORDS.length]}?` });
+    // A visitor's question about one page's topic: two of its words.
+    const n = (round * 37) % pages;
+    knowledge.retrieve({ latest: `How do I ${topicWord(n, round % 40)} the ${topicWord(n, (round + 1) % 40)}?` });
     times.push(performance.now() - at);
   }
   knowledge.stop();
@@ -166,6 +131,10 @@ export async function syncBench(pages: number): Promise<{ text: string; data: un
     };
     const postgresFigures = await measureHome({ dataDir: '', databaseUrl }, sizeOf, pages);
     const replicaFetches = await twoReplicas(await postgres.createDatabase('replicas'), pages);
+    const loadDir = await mkdtemp(join(tmpdir(), 'bench-knowledge-load-'));
+    const chat = await chatDuringSync({ dataDir: loadDir }, pages).finally(() =>
+      rm(loadDir, { recursive: true, force: true }),
+    );
     const row = (
       name: string,
       value: (f: typeof files) => string,
@@ -227,9 +196,16 @@ export async function syncBench(pages: number): Promise<{ text: string; data: un
       ],
     );
     const replicas = `Two replicas started together on an empty PostgreSQL store: ${replicaFetches} page fetches for ${pages} pages (target: equal, ${met(replicaFetches === pages)}).`;
+    const added = chat.during.p99 - chat.quiet.p99;
+    const during = [
+      `Chat while the site syncs (files under DATA_DIR; every page changed, a sync of ${chat.syncSeconds.toFixed(0)} s`,
+      `its index included; the cannon of \`npm run load\`, ${chat.during.requests} requests, ${chat.errors} errors):`,
+      `p50 / p99 ${ms(chat.during.p50)} / ${ms(chat.during.p99)} against ${ms(chat.quiet.p50)} / ${ms(chat.quiet.p99)}`,
+      `without a sync: p99 ${added >= 0 ? '+' : ''}${ms(added)} (target ≤ +20 ms: ${met(added <= 20)}).`,
+    ].join(' ');
     return {
-      text: `## Sync, ${pages.toLocaleString('en-US')} pages with ETags\n\n${table}\n\n${replicas}`,
-      data: { pages, files, postgres: postgresFigures, replicaFetches },
+      text: `## Sync, ${pages.toLocaleString('en-US')} pages with ETags\n\n${table}\n\n${replicas}\n\n${during}`,
+      data: { pages, files, postgres: postgresFigures, replicaFetches, chat },
     };
   } finally {
     await postgres.remove();

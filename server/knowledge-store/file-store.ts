@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { mkdir, open, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { type FileHandle, mkdir, open, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import * as v from 'valibot';
+import { slicer } from '../knowledge/knowledge.ts';
 import {
   applyChanges,
   EMPTY_SNAPSHOT,
@@ -12,39 +14,46 @@ import {
   type SyncChanges,
 } from './store-types.ts';
 
-/** The shape of `store.json`; a newer one is refused, an older one would be read by a migration here. */
-export const FILE_SCHEMA_VERSION = 1;
+/**
+ * The shape of `store.json`; a newer one is refused. 2: a first line with the sources and the addresses not taken,
+ * then one line per page, so that the file is read and written a page at a time, in slices of the thread that serves
+ * chat (schema 1, one JSON value, took a whole parse and a whole serialisation of the store at once). 1 is still read.
+ */
+export const FILE_SCHEMA_VERSION = 2;
 
 const optionalText = v.optional(v.string());
-const StoreFile = v.object({
-  schema: v.number(),
-  sources: v.array(v.object({ source: v.string(), state: v.string(), syncedAt: v.number() })),
-  pages: v.array(
+const StorePage = v.object({
+  source: v.string(),
+  address: v.string(),
+  url: v.string(),
+  title: v.string(),
+  language: v.string(),
+  etag: optionalText,
+  lastModified: optionalText,
+  textHash: v.string(),
+  mtimeMs: v.optional(v.number()),
+  fetchedAt: v.number(),
+  changedAt: v.number(),
+  passages: v.array(
     v.object({
-      source: v.string(),
-      address: v.string(),
-      url: v.string(),
-      title: v.string(),
-      language: v.string(),
-      etag: optionalText,
-      lastModified: optionalText,
-      textHash: v.string(),
-      mtimeMs: v.optional(v.number()),
-      fetchedAt: v.number(),
-      changedAt: v.number(),
-      passages: v.array(
-        v.object({
-          url: v.optional(v.string()),
-          keywords: v.optional(v.string()),
-          headings: v.array(v.string()),
-          text: v.string(),
-          tokens: v.number(),
-        }),
-      ),
+      url: v.optional(v.string()),
+      keywords: v.optional(v.string()),
+      headings: v.array(v.string()),
+      text: v.string(),
+      tokens: v.number(),
     }),
   ),
+});
+const StoreHead = v.object({
+  schema: v.number(),
+  sources: v.array(v.object({ source: v.string(), state: v.string(), syncedAt: v.number() })),
   skipped: v.array(v.object({ source: v.string(), url: v.string(), reason: v.string() })),
 });
+/** Schema 1: the head and every page in one value. */
+const StoreFileV1 = v.object({ ...StoreHead.entries, pages: v.array(StorePage) });
+
+/** Lines are written to the file in pieces of about this many characters. */
+const WRITE_PIECE = 1 << 20;
 
 /** Whether the process `pid` still runs (on this host: a lock file names its host too). */
 function alive(pid: number): boolean {
@@ -91,35 +100,67 @@ export class FileStore implements KnowledgeStore {
 
   async load(): Promise<KnowledgeSnapshot> {
     const generation = await this.generation();
-    let text: string;
+    let input: ReturnType<FileHandle['createReadStream']>;
     try {
-      text = await readFile(this.file, 'utf8');
+      input = (await open(this.file)).createReadStream({ encoding: 'utf8' });
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return EMPTY_SNAPSHOT;
       return this.moveAside(`it cannot be read (${(error as Error).message})`);
     }
-    let parsed: v.InferOutput<typeof StoreFile>;
     try {
-      const json: unknown = JSON.parse(text);
-      const schema = (json as { schema?: unknown } | null)?.schema;
-      if (typeof schema === 'number' && schema > FILE_SCHEMA_VERSION) {
-        throw new StoreError(
-          `the knowledge store ${this.file} was written by a newer version (schema ${schema}; this server reads up to ${FILE_SCHEMA_VERSION}): upgrade the server`,
-        );
-      }
-      parsed = v.parse(StoreFile, json);
+      return { generation, ...(await this.readLines(createInterface({ input, crlfDelay: Infinity }))) };
     } catch (error) {
       if (error instanceof StoreError) throw error;
       return this.moveAside('it is not a knowledge store this server wrote');
+    } finally {
+      input.destroy();
     }
-    const { schema: _, ...snapshot } = parsed;
-    return { generation, ...snapshot };
   }
 
-  async commit(changes: SyncChanges): Promise<void> {
-    const next = applyChanges(await this.load(), changes, '');
-    const { generation: _, ...content } = next;
-    await this.replace(this.file, JSON.stringify({ schema: FILE_SCHEMA_VERSION, ...content }));
+  /** The store's content from its lines: its head, then a page per line, each parsed and checked in a slice. */
+  private async readLines(lines: AsyncIterable<string>): Promise<Omit<KnowledgeSnapshot, 'generation'>> {
+    const slice = slicer();
+    let head: v.InferOutput<typeof StoreHead> | undefined;
+    const pages: v.InferOutput<typeof StorePage>[] = [];
+    for await (const line of lines) {
+      const json: unknown = JSON.parse(line);
+      if (head) pages.push(v.parse(StorePage, json));
+      else {
+        const schema = (json as { schema?: unknown } | null)?.schema;
+        if (typeof schema === 'number' && schema > FILE_SCHEMA_VERSION) {
+          throw new StoreError(
+            `the knowledge store ${this.file} was written by a newer version (schema ${schema}; this server reads up to ${FILE_SCHEMA_VERSION}): upgrade the server`,
+          );
+        }
+        if (schema === 1) {
+          const { schema: _, ...old } = v.parse(StoreFileV1, json);
+          return old;
+        }
+        head = v.parse(StoreHead, json);
+      }
+      await slice();
+    }
+    if (!head) throw new Error('the store is empty');
+    return { sources: head.sources, skipped: head.skipped, pages };
+  }
+
+  async commit(changes: SyncChanges, base?: KnowledgeSnapshot): Promise<void> {
+    // The snapshot the changes were made on, when it is still the stored one (its holder has the sync lock): no read.
+    const current = base && base.generation === (await this.generation()) ? base : await this.load();
+    const { sources, skipped, pages } = applyChanges(current, changes, '');
+    await this.replace(this.file, async (write) => {
+      const slice = slicer();
+      let piece = JSON.stringify({ schema: FILE_SCHEMA_VERSION, sources, skipped });
+      for (const page of pages) {
+        piece += `\n${JSON.stringify(page)}`;
+        if (piece.length >= WRITE_PIECE) {
+          await write(piece);
+          piece = '';
+        }
+        await slice();
+      }
+      await write(piece);
+    });
   }
 
   async loadIndex(): Promise<{ fingerprint: string; data: string } | undefined> {
@@ -131,17 +172,23 @@ export class FileStore implements KnowledgeStore {
   }
 
   async saveIndex(fingerprint: string, data: string): Promise<void> {
-    await this.replace(this.indexFile, `${fingerprint}\n${data}`);
+    await this.replace(this.indexFile, async (write) => {
+      await write(`${fingerprint}\n`);
+      await write(data);
+    });
   }
 
-  /** Writes `file` whole beside it, then renames it over: a reader or a crash sees the old file or the new one. */
-  private async replace(file: string, text: string): Promise<void> {
+  /**
+   * Writes `file` whole beside it, in the pieces `content` gives, then renames it over: a reader or a crash sees the
+   * old file or the new one.
+   */
+  private async replace(file: string, content: (write: (text: string) => Promise<unknown>) => Promise<void>) {
     await mkdir(this.folder, { recursive: true });
     // Its own name per write: two stores on one folder in one process (or two processes) never write the same file.
     const temporary = `${file}.${process.pid}.${randomUUID()}.tmp`;
     const handle = await open(temporary, 'w');
     try {
-      await handle.writeFile(text);
+      await content((text) => handle.write(text));
       await handle.sync();
     } finally {
       await handle.close();

@@ -1,7 +1,7 @@
 // @vitest-environment node
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -186,13 +186,33 @@ describe('the embedded store', () => {
     await rm(dataDir, { recursive: true });
   });
 
+  it('writes a line per page, and still reads a store of schema 1 (one JSON value), which its next commit rewrites', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'knowledge-store-'));
+    const file = join(dataDir, 'knowledge', 'store.json');
+    const store = openKnowledgeStore({ dataDir }, () => {});
+    await store.commit(changes({}));
+    const [a, b] = [page('https://docs.example/a'), page('https://docs.example/b', { etag: undefined })];
+    const { etag: _, ...withoutEtag } = b;
+    const sources = [{ source: SOURCE, state: 'ok', syncedAt: 1 }];
+    await writeFile(file, JSON.stringify({ schema: 1, sources, pages: [a, withoutEtag], skipped: [] }));
+    const old = await store.load();
+    expect(old.pages).toEqual([a, withoutEtag]);
+    expect(old.sources).toEqual(sources);
+
+    await store.commit(changes({ remove: [{ source: SOURCE, address: a.address }] }), old);
+    const lines = (await readFile(file, 'utf8')).split('\n').map((line) => JSON.parse(line));
+    expect(lines).toEqual([{ schema: 2, sources: changes({}).sources, skipped: [] }, withoutEtag]);
+    expect((await store.load()).pages).toEqual([withoutEtag]);
+    await rm(dataDir, { recursive: true });
+  });
+
   it('refuses a store written by a newer version, in one line', async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'knowledge-store-'));
     const store = openKnowledgeStore({ dataDir }, () => {});
     await store.commit(changes({}));
-    await writeFile(join(dataDir, 'knowledge', 'store.json'), JSON.stringify({ schema: 2, sources: [] }));
+    await writeFile(join(dataDir, 'knowledge', 'store.json'), JSON.stringify({ schema: 3, sources: [] }));
     await expect(store.load()).rejects.toThrow(
-      /^the knowledge store .* was written by a newer version \(schema 2; this server reads up to 1\): upgrade the server$/,
+      /^the knowledge store .* was written by a newer version \(schema 3; this server reads up to 2\): upgrade the server$/,
     );
     await rm(dataDir, { recursive: true });
   });

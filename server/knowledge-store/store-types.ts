@@ -76,7 +76,11 @@ export interface KnowledgeStore {
   load(): Promise<KnowledgeSnapshot>;
   /** A cheap reading that differs after every commit, by this process or another: replicas poll it. */
   generation(): Promise<string>;
-  commit(changes: SyncChanges): Promise<void>;
+  /**
+   * Applies `changes` in one commit. `base` is the snapshot they were made on, loaded under the sync lock: a home that
+   * applies them in memory need not read the store again while it is still the stored one.
+   */
+  commit(changes: SyncChanges, base?: KnowledgeSnapshot): Promise<void>;
   /**
    * Runs `work` holding the store's one sync lock, and answers `{ ran: false }` at once when another process holds
    * it. A holder that dies releases it.

@@ -1,5 +1,12 @@
 import { createHash } from 'node:crypto';
-import { INDEX_FORMAT, type IndexBudget, indexFromKept, indexToKeep, type Passage } from '../knowledge/knowledge.ts';
+import {
+  INDEX_FORMAT,
+  type IndexBudget,
+  indexFromKept,
+  indexToKeep,
+  keptInWorker,
+  type Passage,
+} from '../knowledge/knowledge.ts';
 import type { KnowledgeSnapshot, KnowledgeStore } from '../knowledge-store/knowledge-store.ts';
 
 /** The passages of the configured sources in the snapshot, in the order {@link buildIndex} gives them. */
@@ -51,7 +58,14 @@ export async function storeIndex(
       // A kept index that does not load is built again, as if there were none.
     }
   }
-  const built = await indexToKeep(passages, settings, settings.log);
-  await store.saveIndex(fingerprint, built.kept);
-  return { index: built.index, kept: false };
+  // The terms are cut in a worker thread; the index is built here from them, as a start loads a kept one.
+  let built: string;
+  try {
+    built = await keptInWorker(passages, settings, settings.log);
+  } catch (error) {
+    settings.log(`[knowledge] the index is built on the server's thread: ${(error as Error).message}`);
+    built = (await indexToKeep(passages, settings, settings.log)).kept;
+  }
+  await store.saveIndex(fingerprint, built);
+  return { index: await indexFromKept(built, passages), kept: false };
 }

@@ -227,7 +227,7 @@ export async function syncOnce(
     const { due, drop } = sourcesToSync(sources, fresh, options.all ?? true, options.refreshMs ?? 0);
     if (due.length === 0 && drop.length === 0) return undefined;
     const { changes, summary } = await syncSources(due, fresh, drop, { ...options, log });
-    await store.commit(changes);
+    await store.commit(changes, fresh);
     log(`[knowledge] sync done: ${summaryLine(summary)}`);
     return summary;
   });

@@ -124,14 +124,12 @@ export async function cappedBytes(response: Response, maxBytes: number): Promise
   }
 }
 
-/** Whether `text` holds a C0 control character other than tab, line feed, form feed or carriage return. */
-function hasControl(text: string): boolean {
-  for (let at = 0; at < text.length; at++) {
-    const code = text.charCodeAt(at);
-    if (code < 0x20 && code !== 0x09 && code !== 0x0a && code !== 0x0c && code !== 0x0d) return true;
-  }
-  return false;
-}
+/**
+ * A C0 control character other than tab, line feed, form feed or carriage return. A regular expression scans a page
+ * of 2 MB in a fraction of the time a loop over its characters takes on the server's thread.
+ */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding them is its job.
+const CONTROL = /[\x00-\x08\x0b\x0e-\x1f]/;
 
 /**
  * The bytes as text in the charset `contentType` names (UTF-8 when it names none or one this runtime does not know),
@@ -148,7 +146,7 @@ export function pageText(bytes: Uint8Array, contentType: string): string | undef
   }
   try {
     const text = decoder.decode(bytes);
-    return hasControl(text) ? undefined : text;
+    return CONTROL.test(text) ? undefined : text;
   } catch {
     return undefined;
   }

@@ -1,9 +1,7 @@
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import type { ExtractAnswer, ExtractJob } from './html-worker.ts';
 import type { PageDraft } from './page.ts';
+import { startWorker } from './start-worker.ts';
 
 /** What one page's extraction may cost; every one has a default in `KNOWLEDGE_DEFAULTS`. */
 export interface ExtractLimits {
@@ -13,37 +11,23 @@ export interface ExtractLimits {
   maxPageNodes: number;
   /** The worker's heap: a page that needs more ends the worker, not the server. */
   extractHeapMb: number;
+  /** Distinct index terms one page may bring (the index's own budget for a page); a page with more is skipped. */
+  maxPageTerms: number;
 }
 
 /** Reads HTML pages one at a time in a worker thread; a page that fails or is refused is a string saying why. */
 export interface HtmlExtractor {
-  extract(html: string, address: string): Promise<PageDraft | string>;
+  /** The page whose body is `bytes`, in the charset `contentType` names, and in `language` when it does not say. */
+  extract(bytes: Uint8Array, contentType: string, address: string, language: string): Promise<PageDraft | string>;
   /** Ends the worker; pages asked for afterwards start a new one. */
   close(): Promise<void>;
 }
 
-/**
- * The worker's entry beside this module: the TypeScript source under Vitest and the dev server (loaded through tsx's
- * loader, a development dependency), `html-worker.js` beside the bundle that `npm run build` writes (see
- * build/server-worker.ts). A path, not `new URL(…, import.meta.url)`, so that the bundler leaves it alone.
- */
-function startWorker(limits: ExtractLimits): Worker {
-  const here = fileURLToPath(import.meta.url);
-  const options = {
-    workerData: { maxNodes: limits.maxPageNodes },
+const startExtractor = (limits: ExtractLimits) =>
+  startWorker('html-worker', {
+    workerData: { maxNodes: limits.maxPageNodes, maxTerms: limits.maxPageTerms },
     resourceLimits: { maxOldGenerationSizeMb: limits.extractHeapMb },
-  };
-  if (!here.endsWith('.ts')) return new Worker(join(dirname(here), 'html-worker.js'), options);
-  const entry = JSON.stringify(join(dirname(here), 'html-worker.ts'));
-  // tsx's ES module API, beside the CommonJS one that require finds (import.meta.resolve would find it directly, but
-  // it makes Vite load its configuration, which imports this file, twice as slowly).
-  const tsx = JSON.stringify(
-    createRequire(here)
-      .resolve('tsx/esm/api')
-      .replace(/\.cjs$/, '.mjs'),
-  );
-  return new Worker(`import(${tsx}).then(({ tsImport }) => tsImport(${entry}, ${entry}))`, { ...options, eval: true });
-}
+  });
 
 interface Pending {
   job: ExtractJob;
@@ -74,7 +58,7 @@ export function htmlExtractor(limits: ExtractLimits): HtmlExtractor {
   const pump = () => {
     if (current || queue.length === 0) return;
     if (!worker) {
-      const started = startWorker(limits);
+      const started = startExtractor(limits);
       worker = started;
       started.unref();
       started.on('message', (answer: ExtractAnswer) => {
@@ -109,9 +93,9 @@ export function htmlExtractor(limits: ExtractLimits): HtmlExtractor {
   };
 
   return {
-    extract: (html, address) =>
+    extract: (bytes, contentType, address, language) =>
       new Promise((settle) => {
-        queue.push({ job: { id: nextId++, html, address }, settle });
+        queue.push({ job: { id: nextId++, bytes, contentType, address, language }, settle });
         pump();
       }),
     close: async () => {

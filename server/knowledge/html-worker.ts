@@ -1,14 +1,21 @@
-// The worker thread that turns fetched HTML into a page draft (see html-extractor.ts): parsing and Readability take
-// whole seconds on a hostile page, and here they take none of the thread that serves chat.
+// The worker thread that turns a fetched page's bytes into a page draft (see html-extractor.ts): decoding, the check
+// for binary bytes, parsing and Readability take whole seconds on a hostile page, and here they take none of the thread
+// that serves chat.
 import { parentPort, workerData } from 'node:worker_threads';
+import { pageText } from './crawl-fetch.ts';
 import { htmlPage } from './html-page.ts';
 import type { PageDraft } from './page.ts';
+import { tokenize } from './tokenize.ts';
 
 /** One page to read; the answer carries the same `id`. */
 export interface ExtractJob {
   id: number;
-  html: string;
+  /** The body as it came, and the `Content-Type` that names its charset. */
+  bytes: Uint8Array;
+  contentType: string;
   address: string;
+  /** The page's language when it does not say (its source's). */
+  language: string;
 }
 
 export type ExtractAnswer = { id: number; draft: PageDraft } | { id: number; refused: string } | { ready: true };
@@ -23,21 +30,42 @@ export function countElements(html: string): number {
   return count;
 }
 
+/**
+ * Whether the page's text brings more than `max` distinct index terms: a page of words that no other page has is
+ * refused here, before its text reaches the store, the chunker and the index on the thread that serves chat.
+ */
+export function overTerms(draft: PageDraft, language: string, max: number): boolean {
+  const terms = new Set<string>();
+  const texts = [draft.title ?? '', ...draft.sections.flatMap((section) => [...section.headings, section.text])];
+  for (const text of texts) {
+    for (const term of tokenize(text, draft.language ?? language)) {
+      terms.add(term);
+      if (terms.size > max) return true;
+    }
+  }
+  return false;
+}
+
+/** The page read from its bytes, or why it is refused. */
+function extract({ bytes, contentType, address, language }: ExtractJob, maxNodes: number, maxTerms: number) {
+  const html = pageText(bytes, contentType);
+  if (html === undefined) return { refused: 'it is not text in its charset (or holds control characters)' };
+  const nodes = countElements(html);
+  if (nodes > maxNodes) return { refused: `it has ${nodes} elements, more than ${maxNodes}` };
+  let draft: PageDraft;
+  try {
+    draft = htmlPage(html, address);
+  } catch (error) {
+    return { refused: `it cannot be read as HTML (${(error as Error).message})` };
+  }
+  return overTerms(draft, language, maxTerms) ? { refused: `it has more than ${maxTerms} distinct terms` } : { draft };
+}
+
 const port = parentPort;
 if (port) {
-  const { maxNodes } = workerData as { maxNodes: number };
-  port.on('message', ({ id, html, address }: ExtractJob) => {
-    const nodes = countElements(html);
-    let answer: ExtractAnswer;
-    if (nodes > maxNodes) answer = { id, refused: `it has ${nodes} elements, more than ${maxNodes}` };
-    else {
-      try {
-        answer = { id, draft: htmlPage(html, address) };
-      } catch (error) {
-        answer = { id, refused: `it cannot be read as HTML (${(error as Error).message})` };
-      }
-    }
-    port.postMessage(answer);
+  const { maxNodes, maxTerms } = workerData as { maxNodes: number; maxTerms: number };
+  port.on('message', (job: ExtractJob) => {
+    port.postMessage({ id: job.id, ...extract(job, maxNodes, maxTerms) } satisfies ExtractAnswer);
   });
   port.postMessage({ ready: true } satisfies ExtractAnswer);
 }

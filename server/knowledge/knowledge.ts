@@ -2,12 +2,14 @@
 // Retrieval is data in, data out: `buildIndex` (or `indexPassages`) makes a value from pages, `retrieve` reads it with
 // no I/O, and the sources' readers say what became of each page, for a sync (server/knowledge-sync/) to keep.
 import { isWebAddress } from './page.ts';
+import { INDEX_BUDGET } from './search-index.ts';
 import type { CrawlLimits } from './sitemap-source.ts';
 
 export type { Passage } from './chunk.ts';
 export { chunkPage } from './chunk.ts';
 export { withoutCredentials } from './crawl-fetch.ts';
 export { bytesHash, type FileOutcome, filePage, type KnownFile, readFolder } from './folder-source.ts';
+export { keptInWorker } from './index-in-worker.ts';
 export { formatMaterial, MATERIAL_PREAMBLE, type Material } from './material.ts';
 export type { Page } from './page.ts';
 export {
@@ -61,6 +63,7 @@ export const CRAWL_DEFAULTS: CrawlLimits = {
   extractTimeoutMs: 2_000,
   maxPageNodes: 50_000,
   extractHeapMb: 256,
+  maxPageTerms: INDEX_BUDGET.maxPageTerms,
 };
 
 /** The source's address, or why it cannot be one: the library only links to `http:` and `https:` pages. */

@@ -19,6 +19,7 @@ const LIMITS: CrawlLimits = {
   extractTimeoutMs: 20_000,
   maxPageNodes: 50_000,
   extractHeapMb: 256,
+  maxPageTerms: 25_000,
 };
 
 const good = sitePage({ title: 'Hours', body: `<h1>Hours</h1><p>${'The shop opens at nine. '.repeat(30)}</p>` });

@@ -83,10 +83,13 @@ export const INDEX_FORMAT = 4;
  */
 type FieldTerms = [title: string, keywords: string, headings: string, text: string];
 
-/** An index being built, passage by passage: from text cut into terms now, or from the terms a kept index holds. */
-function indexBuilder() {
+/**
+ * An index being built, passage by passage: from text cut into terms now, or from the terms a kept index holds.
+ * Without `search`, only the terms are counted (the index worker's part: the index itself is built where it is read).
+ */
+function indexBuilder(search = true) {
   const passages: Passage[] = [];
-  const search = emptySearch();
+  const index = emptySearch();
   const documentFrequency = new Map<string, number>();
   // Each language with its count of passages: the most common one is the pages' language.
   const languages = new Map<string, number>();
@@ -98,11 +101,17 @@ function indexBuilder() {
       languages.set(language, (languages.get(language) ?? 0) + 1);
       for (const term of terms) documentFrequency.set(term, (documentFrequency.get(term) ?? 0) + 1);
       const [title, keywords, headings, text] = fields;
-      search.add({ id, title, keywords, headings, text, language });
+      if (search) index.add({ id, title, keywords, headings, text, language });
     },
     index: (): KnowledgeIndex => {
       const [language] = [...languages].sort((a, b) => b[1] - a[1] || byText(a[0], b[0]))[0] ?? [DEFAULT_LANGUAGE];
-      return { passages, search, documentFrequency, languages: [...languages.keys()].sort(byText), language };
+      return {
+        passages,
+        search: index,
+        documentFrequency,
+        languages: [...languages.keys()].sort(byText),
+        language,
+      };
     },
   };
 }
@@ -221,14 +230,30 @@ export async function indexToKeep(
   return { index, kept: [JSON.stringify(left), ...lines].join('\n') };
 }
 
+/**
+ * The text {@link indexToKeep} gives, without building the index it keeps: what the index worker does (see
+ * index-in-worker.ts), so that cutting words into terms takes none of the thread that serves chat.
+ */
+export async function keptTerms(
+  passages: readonly Passage[],
+  budget: IndexBudget,
+  log: (line: string) => void,
+): Promise<string> {
+  const lines: string[] = [];
+  const keep = (fields: FieldTerms) => lines.push(JSON.stringify(fields));
+  const { left } = await budgetedIndex(passages, budget, log, keep, false);
+  return [JSON.stringify(left), ...lines].join('\n');
+}
+
 /** The index of the passages that fit `budget`, page by page, and the pages left out; `keep` sees each one added. */
 async function budgetedIndex(
   passages: readonly Passage[],
   budget: IndexBudget,
   log: (line: string) => void,
   keep: (fields: FieldTerms) => void = () => {},
+  search = true,
 ): Promise<{ index: KnowledgeIndex; left: string[] }> {
-  const builder = indexBuilder();
+  const builder = indexBuilder(search);
   const left: string[] = [];
   const totals = { chars: 0, count: 0, documentFrequency: builder.documentFrequency };
   const slice = slicer();

@@ -17,6 +17,7 @@ const LIMITS: CrawlLimits = {
   extractTimeoutMs: 20_000,
   maxPageNodes: 50_000,
   extractHeapMb: 256,
+  maxPageTerms: 25_000,
 };
 
 const article = (heading: string, text: string) =>

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type Allowed, cappedBytes, fetchWithin, pageText, withoutCredentials } from './crawl-fetch.ts';
+import { type Allowed, cappedBytes, fetchWithin, withoutCredentials } from './crawl-fetch.ts';
 import { type ExtractLimits, type HtmlExtractor, htmlExtractor } from './html-extractor.ts';
 import type { Page } from './page.ts';
 import { readRobots } from './robots-rules.ts';
@@ -201,9 +201,7 @@ async function readPage(address: string, site: Crawl, answered: () => void, know
   }
   const bytes = await cappedBytes(response, site.limits.maxPageBytes);
   if (bytes === undefined) return skip(`it is larger than ${site.limits.maxPageBytes} bytes`);
-  const html = pageText(bytes, type);
-  if (html === undefined) return skip('it is not text in its charset (or holds control characters)');
-  const draft = await site.extractor.extract(html, url);
+  const draft = await site.extractor.extract(bytes, type, url, site.language);
   if (typeof draft === 'string') return skip(draft);
   const canonical = draft.url === undefined ? null : URL.parse(draft.url, url);
   if (canonical) canonical.hash = '';

@@ -37,12 +37,36 @@ const QUESTION_WORDS: Record<string, string> = {
   zh: '什么 什 么 怎么 怎 怎样 哪里 哪儿 哪 谁 为什么 多少 吗 呢 请问 请 如何 几 几点 可以 我',
 };
 
+/** Words whose stems are remembered, per language: past this, the memory starts again (a page of unique words). */
+const STEMS_KEPT = 50_000;
+
+/**
+ * `stem`, remembering its answers: a site repeats its words, and the stemmers' regular expressions were the most of
+ * the server thread's time while a site was indexed (`npm run bench:knowledge`, hostile rows).
+ */
+function remembered(stem: (word: string) => string): (word: string) => string {
+  let stems = new Map<string, string>();
+  return (word) => {
+    let found = stems.get(word);
+    if (found === undefined) {
+      if (stems.size >= STEMS_KEPT) stems = new Map();
+      found = stem(word);
+      stems.set(word, found);
+    }
+    return found;
+  };
+}
+
 const rule = (
   language: string,
   stopWords: string[],
   stem?: (word: string) => string,
   segmenter?: Intl.Segmenter,
-): LanguageRule => ({ stopWords: new Set([...stopWords, ...QUESTION_WORDS[language].split(' ')]), stem, segmenter });
+): LanguageRule => ({
+  stopWords: new Set([...stopWords, ...QUESTION_WORDS[language].split(' ')]),
+  stem: stem && remembered(stem),
+  segmenter,
+});
 
 /** The product's twelve languages, by their primary subtag. */
 const RULES: Record<string, LanguageRule> = {

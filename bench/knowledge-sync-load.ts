@@ -1,0 +1,66 @@
+// Chat latency while the knowledge library syncs, for the sync benchmark (knowledge-sync.ts): the cannon of
+// `npm run load` (in its own process, as are the fake upstream and the site) against the app answering from the
+// site's pages, first with no sync, then all through a sync that finds every page changed (fetched, extracted,
+// chunked, stored and indexed again), its index built at the end included.
+import { CHAT_COMPLETIONS_PATH, MAX_TOKENS, TEMPERATURE } from '../contract/llm.ts';
+import { CRAWL_DEFAULTS } from '../server/knowledge/knowledge.ts';
+import { openKnowledgeStore, type StoreSettings } from '../server/knowledge-store/knowledge-store.ts';
+import { startKnowledge, syncAndKeepIndex } from '../server/knowledge-sync/knowledge-sync.ts';
+import { listenBenchApp } from './bench-app.ts';
+import { cannon, spawnScript } from './cannon-run.ts';
+import { topicWord } from './knowledge-sync-site.ts';
+
+const CONNECTIONS = 20;
+/** The pace of `npm run load`'s model: 300 ms to the whole reply. */
+const MODEL_DELAY_MS = 300;
+/** The cannon's run without a sync, after its settling time; during the sync it fires until the sync is done. */
+const QUIET_SECONDS = 10;
+const SETTLE_SECONDS = 3;
+
+const chatBody = JSON.stringify({
+  model: 'bench-model',
+  messages: [{ role: 'user', content: `How do I ${topicWord(7, 3)} the ${topicWord(7, 4)}?` }],
+  max_tokens: MAX_TOKENS,
+  temperature: TEMPERATURE,
+});
+
+/** Chat p50 / p99 without a sync and during one, on a store in `settings` already holding the site's first sync. */
+export async function chatDuringSync(settings: StoreSettings, pages: number) {
+  const site = await spawnScript('bench/knowledge-sync-site.ts', [String(pages)]);
+  const upstream = await spawnScript('bench/fake-upstream.ts', [String(MODEL_DELAY_MS), '20']);
+  const sources = [{ sitemap: `${site.output}/sitemap.xml`, maxPages: pages }];
+  const store = openKnowledgeStore(settings, () => {});
+  const options = { ...CRAWL_DEFAULTS, maxPages: pages, concurrency: 8, language: 'en', log: () => {} };
+  await syncAndKeepIndex(store, sources, options);
+  const knowledge = startKnowledge(sources, { store, log: () => {}, maxPages: pages, concurrency: 8 });
+  await knowledge.ready;
+  const server = await listenBenchApp(upstream.output, { knowledge });
+  const url = server.url + CHAT_COMPLETIONS_PATH;
+  const fire = { url, body: chatBody, connections: CONNECTIONS };
+  try {
+    const quiet = await cannon({ ...fire, seconds: SETTLE_SECONDS + QUIET_SECONDS, settleSeconds: SETTLE_SECONDS });
+    // The site changes and the sync starts once the cannon has started (a second or two) and settled; it fires until the
+    // sync is done.
+    let started = 0;
+    const settled = new Promise((resolve) => setTimeout(resolve, (SETTLE_SECONDS + 2) * 1000));
+    const sync = settled.then(async () => {
+      await fetch(`${site.output}/edition`, { method: 'POST' });
+      started = performance.now();
+      await knowledge.refresh();
+      return (performance.now() - started) / 1000;
+    });
+    const during = await cannon({ ...fire, seconds: 3600, settleSeconds: SETTLE_SECONDS }, sync);
+    return {
+      quiet: quiet.steady,
+      during: { ...during.steady, requests: Math.round(during.steady.perSecond * (await sync)) },
+      syncSeconds: await sync,
+      errors: quiet.unexpected + during.unexpected,
+    };
+  } finally {
+    knowledge.stop();
+    await server.close();
+    await store.close();
+    site.stop();
+    upstream.stop();
+  }
+}
