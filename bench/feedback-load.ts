@@ -6,35 +6,28 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FEEDBACK_PATH } from '../contract/feedback.ts';
-import { CHAT_COMPLETIONS_PATH, MAX_TOKENS, TEMPERATURE } from '../contract/llm.ts';
+import { CHAT_COMPLETIONS_PATH } from '../contract/llm.ts';
 import { FileCountStore } from '../server/feedback/count-store.ts';
 import { createFeedback } from '../server/feedback/feedback.ts';
-import { listenBenchApp } from './bench-app.ts';
+import { chatBody, listenBenchApp, MODEL_PACE, modelUpstream } from './bench-app.ts';
 import type { CannonSummary } from './cannon.ts';
-import { cannon, spawnScript } from './cannon-run.ts';
+import { cannon } from './cannon-run.ts';
 import { machineLine, markdownTable, median, met, ms, writeResults } from './table.ts';
 
 const CONNECTIONS = 100;
 const SECONDS = Number(process.env.LOAD_SECONDS ?? 10);
 const SETTLE_SECONDS = 3;
-/** The same pace as `npm run load`'s: 300 ms to the whole reply. */
-const MODEL_DELAY_MS = 300;
 /** Chat through the app without and with the owner's loop, this many times each, in turns: a busy machine's drift falls on both. */
 const ROUNDS = 4;
 /** The issue's target: what counting may add to a chat request at p99. */
 const COUNTING_P99_MS = 1;
 
-const chatBody = JSON.stringify({
-  model: 'bench-model',
-  messages: [{ role: 'user', content: 'How long does delivery to Lisbon take?' }],
-  max_tokens: MAX_TOKENS,
-  temperature: TEMPERATURE,
-});
+const question = chatBody('How long does delivery to Lisbon take?');
 const signed = (value: number) => `${value >= 0 ? '+' : ''}${ms(value)}`;
 
 async function main() {
   const loadBefore = loadavg();
-  const upstream = await spawnScript('bench/fake-upstream.ts', [String(MODEL_DELAY_MS), '20']);
+  const upstream = await modelUpstream();
   const dataDir = await mkdtemp(join(tmpdir(), 'bench-feedback-'));
   const store = new FileCountStore(dataDir);
   const servers = { without: await listenBenchApp(upstream.output) };
@@ -42,7 +35,7 @@ async function main() {
   const timed = (url: string, extra: { bodies?: string[]; overallRate?: number } = {}) =>
     cannon({
       url,
-      body: chatBody,
+      body: question,
       connections: CONNECTIONS,
       seconds: SETTLE_SECONDS + SECONDS,
       settleSeconds: SETTLE_SECONDS,
@@ -71,7 +64,7 @@ async function main() {
         const response = await fetch(withLoop.url + CHAT_COMPLETIONS_PATH, {
           method: 'POST',
           headers: { 'content-type': 'application/json' },
-          body: chatBody,
+          body: question,
         });
         return ((await response.json()) as { reply: string }).reply;
       }),
@@ -117,7 +110,7 @@ async function main() {
     const text = [
       `The owner's loop under load (\`npm run bench:feedback\`), ${new Date().toISOString().slice(0, 10)}, ` +
         `${machineLine(loadBefore)}; ${CONNECTIONS} connections, each run ${SETTLE_SECONDS} s settling + ${SECONDS} s ` +
-        `measured; upstream ${MODEL_DELAY_MS} ms per reply; counts in a data folder; ${errors} errors.`,
+        `measured; upstream ${MODEL_PACE.delayMs} ms per reply; counts in a data folder; ${errors} errors.`,
       markdownTable(['Run', 'p50', 'p99', 'Target', 'Met'], rows),
     ].join('\n\n');
     console.log(`\n${text}\n`);

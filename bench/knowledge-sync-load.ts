@@ -2,32 +2,25 @@
 // `npm run load` (in its own process, as are the fake upstream and the site) against the app answering from the
 // site's pages, first with no sync, then all through a sync that finds every page changed (fetched, extracted,
 // chunked, stored and indexed again), its index built at the end included.
-import { CHAT_COMPLETIONS_PATH, MAX_TOKENS, TEMPERATURE } from '../contract/llm.ts';
+import { CHAT_COMPLETIONS_PATH } from '../contract/llm.ts';
 import { CRAWL_DEFAULTS } from '../server/knowledge/knowledge.ts';
 import { openKnowledgeStore, type StoreSettings } from '../server/knowledge-store/knowledge-store.ts';
 import { startKnowledge, syncAndKeepIndex } from '../server/knowledge-sync/knowledge-sync.ts';
-import { listenBenchApp } from './bench-app.ts';
+import { chatBody, listenBenchApp, modelUpstream } from './bench-app.ts';
 import { cannon, spawnScript } from './cannon-run.ts';
 import { topicWord } from './knowledge-sync-site.ts';
 
 const CONNECTIONS = 20;
-/** The pace of `npm run load`'s model: 300 ms to the whole reply. */
-const MODEL_DELAY_MS = 300;
 /** The cannon's run without a sync, after its settling time; during the sync it fires until the sync is done. */
 const QUIET_SECONDS = 10;
 const SETTLE_SECONDS = 3;
 
-const chatBody = JSON.stringify({
-  model: 'bench-model',
-  messages: [{ role: 'user', content: `How do I ${topicWord(7, 3)} the ${topicWord(7, 4)}?` }],
-  max_tokens: MAX_TOKENS,
-  temperature: TEMPERATURE,
-});
+const question = chatBody(`How do I ${topicWord(7, 3)} the ${topicWord(7, 4)}?`);
 
 /** Chat p50 / p99 without a sync and during one, on a store in `settings` already holding the site's first sync. */
 export async function chatDuringSync(settings: StoreSettings, pages: number) {
   const site = await spawnScript('bench/knowledge-sync-site.ts', [String(pages)]);
-  const upstream = await spawnScript('bench/fake-upstream.ts', [String(MODEL_DELAY_MS), '20']);
+  const upstream = await modelUpstream();
   const sources = [{ sitemap: `${site.output}/sitemap.xml`, maxPages: pages }];
   const store = openKnowledgeStore(settings, () => {});
   const options = { ...CRAWL_DEFAULTS, maxPages: pages, concurrency: 8, language: 'en', log: () => {} };
@@ -36,7 +29,7 @@ export async function chatDuringSync(settings: StoreSettings, pages: number) {
   await knowledge.ready;
   const server = await listenBenchApp(upstream.output, { knowledge });
   const url = server.url + CHAT_COMPLETIONS_PATH;
-  const fire = { url, body: chatBody, connections: CONNECTIONS };
+  const fire = { url, body: question, connections: CONNECTIONS };
   try {
     const quiet = await cannon({ ...fire, seconds: SETTLE_SECONDS + QUIET_SECONDS, settleSeconds: SETTLE_SECONDS });
     // The site changes and the sync starts once the cannon has started (a second or two) and settled; it fires until the

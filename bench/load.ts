@@ -5,12 +5,11 @@ import { fileURLToPath } from 'node:url';
 import { CHAT_COMPLETIONS_PATH, MAX_TOKENS, TEMPERATURE } from '../contract/llm.ts';
 import { buildServerOnly, startProductionServer } from '../testing/production-app.ts';
 import { freePort } from '../testing/redis-server.ts';
+import { MODEL_PACE } from './bench-app.ts';
 import type { CannonSummary } from './cannon.ts';
 import { cannon, spawnScript } from './cannon-run.ts';
 import { machineLine, markdownTable, ms, writeResults } from './table.ts';
 
-/** A hosted model's pace for a short reply (time to first token, then 50 tokens a second): judged by the targets. */
-const MODEL_PACE = { delayMs: 300, pieceDelayMs: 20 };
 /** Far faster than any hosted model: shows what the proxy costs when requests come faster than a model can answer. */
 const STRESS_PACE = { delayMs: 50, pieceDelayMs: 10 };
 /** Each run's measured seconds, after `SETTLE_SECONDS` that are timed apart (see bench/cannon.ts). */

@@ -5,6 +5,7 @@ import type { ReplySource } from '../../contract/llm';
 import type { MessageKey } from '../../locales/catalogue';
 import type { ReplyFeedback } from '../../machines/chat-machine';
 import { CopyButton } from '../markdown/copy-button';
+import { StrokeIcon } from '../markdown/stroke-icon';
 import { readPageSettings } from '../page-settings';
 import { t } from '../text';
 import { ChatActorContext } from './chat-actor-context';
@@ -141,17 +142,9 @@ function VoteButton({
       aria-pressed={pressed}
       onClick={onClick}
     >
-      <svg
-        aria-hidden="true"
-        viewBox="0 0 24 24"
-        width="14"
-        height="14"
-        fill="none"
-        stroke="currentColor"
-        strokeWidth="2"
-      >
+      <StrokeIcon>
         <path d={path} />
-      </svg>
+      </StrokeIcon>
     </RecipeButton>
   );
 }

@@ -2,6 +2,7 @@ import { Flex } from '@chakra-ui/react';
 import { useEffect, useState } from 'react';
 import { RecipeButton } from '../chat/controls';
 import { t } from '../text';
+import { StrokeIcon } from './stroke-icon';
 
 /** How long "Copied" stays after a copy. */
 const CONFIRMATION_MS = 2000;
@@ -38,17 +39,9 @@ export function CopyButton({ text, label = t('copyReply') }: CopyButtonProps) {
   return (
     <Flex align="center" gap="1" fontSize="xs" color="fg.muted">
       <RecipeButton size="2xs" variant="ghost" aria-label={label} title={label} onClick={copy}>
-        <svg
-          aria-hidden="true"
-          viewBox="0 0 24 24"
-          width="14"
-          height="14"
-          fill="none"
-          stroke="currentColor"
-          strokeWidth="2"
-        >
+        <StrokeIcon>
           {state === 'copied' ? <path d="M20 6 9 17l-5-5" /> : <path d="M9 9h11v11H9zM5 15H4V4h11v1" />}
-        </svg>
+        </StrokeIcon>
       </RecipeButton>
       <span role="status">{state === 'copied' ? t('copied') : state === 'failed' ? t('copyFailed') : ''}</span>
     </Flex>

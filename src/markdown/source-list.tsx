@@ -5,6 +5,7 @@ import { RecipeButton } from '../chat/controls';
 import { t } from '../text';
 import { withoutBidiControls } from './bidi-controls';
 import { citedSources, sourceLinks } from './render-markdown';
+import { StrokeIcon } from './stroke-icon';
 
 /** One line of the Sources list: a page, at the address of one of its sections. */
 export interface SourceEntry {
@@ -107,17 +108,9 @@ export function SourceList({ sources, text }: { sources: readonly ReplySource[];
             onClick={() => setOpen(!open)}
           >
             {t('more')}
-            <svg
-              aria-hidden="true"
-              viewBox="0 0 24 24"
-              width="14"
-              height="14"
-              fill="none"
-              stroke="currentColor"
-              strokeWidth="2"
-            >
+            <StrokeIcon>
               <path d={open ? 'm6 15 6-6 6 6' : 'm6 9 6 6 6-6'} />
-            </svg>
+            </StrokeIcon>
           </RecipeButton>
           <Entries entries={more} hosts={!host} id={moreId} hidden={!open} />
         </>
