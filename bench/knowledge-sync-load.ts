@@ -5,7 +5,7 @@
 import { CHAT_COMPLETIONS_PATH } from '../contract/llm.ts';
 import { CRAWL_DEFAULTS } from '../server/knowledge/knowledge.ts';
 import { openKnowledgeStore, type StoreSettings } from '../server/knowledge-store/knowledge-store.ts';
-import { startKnowledge, syncAndKeepIndex } from '../server/knowledge-sync/knowledge-sync.ts';
+import { startKnowledge, syncOnce } from '../server/knowledge-sync/knowledge-sync.ts';
 import { chatBody, listenBenchApp, modelUpstream } from './bench-app.ts';
 import { cannon, spawnScript } from './cannon-run.ts';
 import { topicWord } from './knowledge-sync-site.ts';
@@ -24,7 +24,7 @@ export async function chatDuringSync(settings: StoreSettings, pages: number) {
   const sources = [{ sitemap: `${site.output}/sitemap.xml`, maxPages: pages }];
   const store = openKnowledgeStore(settings, () => {});
   const options = { ...CRAWL_DEFAULTS, maxPages: pages, concurrency: 8, language: 'en', log: () => {} };
-  await syncAndKeepIndex(store, sources, options);
+  await syncOnce(store, sources, options);
   const knowledge = startKnowledge(sources, { store, log: () => {}, maxPages: pages, concurrency: 8 });
   await knowledge.ready;
   const server = await listenBenchApp(upstream.output, { knowledge });

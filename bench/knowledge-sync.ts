@@ -12,12 +12,7 @@ import {
   openKnowledgeStore,
   type StoreSettings,
 } from '../server/knowledge-store/knowledge-store.ts';
-import {
-  snapshotPassages,
-  startKnowledge,
-  syncAndKeepIndex,
-  syncOnce,
-} from '../server/knowledge-sync/knowledge-sync.ts';
+import { snapshotPassages, startKnowledge, syncOnce } from '../server/knowledge-sync/knowledge-sync.ts';
 import { startPostgresServer } from '../testing/postgres-server.ts';
 import { chatDuringSync } from './knowledge-sync-load.ts';
 import { startSite, topicWord } from './knowledge-sync-site.ts';
@@ -34,7 +29,7 @@ async function measureHome(settings: StoreSettings, size: () => Promise<number>,
   let store = open();
   let started = performance.now();
   // As `npm run knowledge -- sync` does before the servers start: the sync, then its index kept beside it.
-  await syncAndKeepIndex(store, sources, options);
+  await syncOnce(store, sources, options);
   const firstSync = (performance.now() - started) / 1000;
   const firstBytes = site.counts.bytes;
   const rssAfterSync = rssMb();

@@ -1,5 +1,5 @@
 import { CRAWL_DEFAULTS } from '../knowledge/knowledge.ts';
-import { syncAndKeepIndex } from '../knowledge-sync/knowledge-sync.ts';
+import { syncOnce } from '../knowledge-sync/knowledge-sync.ts';
 import { progressLines } from '../knowledge-sync/progress.ts';
 import { knowledgeSetup } from './cli-setup.ts';
 
@@ -22,7 +22,7 @@ export async function syncCommand(): Promise<number> {
       return 1;
     }
     log(`[knowledge] syncing ${sources.length} sources into ${store.home}`);
-    const outcome = await syncAndKeepIndex(store, sources, {
+    const outcome = await syncOnce(store, sources, {
       ...CRAWL_DEFAULTS,
       language: 'en',
       log,

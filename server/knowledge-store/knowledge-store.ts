@@ -14,7 +14,7 @@ export type {
   StoredPassage,
   SyncChanges,
 } from './store-types.ts';
-export { StoreError } from './store-types.ts';
+export { applyChanges, StoreError } from './store-types.ts';
 
 export interface StoreSettings {
   /** `DATA_DIR`: the embedded store lives in its `knowledge/` folder. */

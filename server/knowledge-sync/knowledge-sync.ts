@@ -220,22 +220,6 @@ export function startKnowledge(
   };
 }
 
-/**
- * {@link syncOnce}, then the index of what the store holds, kept beside it: a server started after this sync (a deploy
- * runs `npm run knowledge -- sync` first) loads that index instead of building it again.
- */
-export async function syncAndKeepIndex(
-  store: KnowledgeStore,
-  sources: readonly KnowledgeSource[],
-  options: Parameters<typeof syncOnce>[2],
-) {
-  const outcome = await syncOnce(store, sources, options);
-  if (outcome.ran && outcome.result) {
-    await storeIndex(store, await store.load(), new Set(sources.map(sourceKey)), { ...INDEX_BUDGET, log: options.log });
-  }
-  return outcome;
-}
-
 /** The site's library as the server runs it: its store opened from the settings, closed when the library stops. */
 export function startSiteKnowledge(
   sources: readonly KnowledgeSource[],

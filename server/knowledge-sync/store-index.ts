@@ -31,11 +31,44 @@ function indexFingerprint(snapshot: KnowledgeSnapshot, sources: ReadonlySet<stri
   const { maxTextChars, maxPassages, maxTerms, maxPageTerms } = budget;
   const budgets = [maxTextChars, maxPassages, maxTerms, maxPageTerms];
   const hash = createHash('sha256').update(JSON.stringify([INDEX_FORMAT, ...budgets]));
-  for (const page of snapshot.pages) {
+  // In one order whatever the home's: a snapshot made in memory before a commit names the same pages as one loaded after.
+  const key = (page: { source: string; address: string }) => `${page.source}\n${page.address}`;
+  const ordered = [...snapshot.pages].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
+  for (const page of ordered) {
     if (sources.has(page.source))
       hash.update(`\n${page.source} ${page.address} ${page.url} ${page.title} ${page.textHash}`);
   }
   return hash.digest('base64url');
+}
+
+type IndexSettings = IndexBudget & { log: (line: string) => void };
+
+/** The kept index's terms of `passages`, cut in a worker thread (on this one if the worker cannot run), and saved. */
+async function keepTerms(store: KnowledgeStore, fingerprint: string, passages: Passage[], settings: IndexSettings) {
+  let kept: string;
+  try {
+    kept = await keptInWorker(passages, settings, settings.log);
+  } catch (error) {
+    settings.log(`[knowledge] the index is built on the server's thread: ${(error as Error).message}`);
+    kept = (await indexToKeep(passages, settings, settings.log)).kept;
+  }
+  await store.saveIndex(fingerprint, kept);
+  return kept;
+}
+
+/**
+ * Keeps the index of the snapshot's pages in the store, unless it holds it already. A sync does this before it
+ * commits the pages (with the snapshot they will make), so that a replica or server that sees the commit loads it.
+ */
+export async function keepIndex(
+  store: KnowledgeStore,
+  snapshot: KnowledgeSnapshot,
+  sources: ReadonlySet<string>,
+  settings: IndexSettings,
+) {
+  const fingerprint = indexFingerprint(snapshot, sources, settings);
+  if ((await store.loadIndex())?.fingerprint !== fingerprint)
+    await keepTerms(store, fingerprint, snapshotPassages(snapshot, sources), settings);
 }
 
 /**
@@ -46,7 +79,7 @@ export async function storeIndex(
   store: KnowledgeStore,
   snapshot: KnowledgeSnapshot,
   sources: ReadonlySet<string>,
-  settings: IndexBudget & { log: (line: string) => void },
+  settings: IndexSettings,
 ) {
   const passages = snapshotPassages(snapshot, sources);
   const fingerprint = indexFingerprint(snapshot, sources, settings);
@@ -59,13 +92,6 @@ export async function storeIndex(
     }
   }
   // The terms are cut in a worker thread; the index is built here from them, as a start loads a kept one.
-  let built: string;
-  try {
-    built = await keptInWorker(passages, settings, settings.log);
-  } catch (error) {
-    settings.log(`[knowledge] the index is built on the server's thread: ${(error as Error).message}`);
-    built = (await indexToKeep(passages, settings, settings.log)).kept;
-  }
-  await store.saveIndex(fingerprint, built);
+  const built = await keepTerms(store, fingerprint, passages, settings);
   return { index: await indexFromKept(built, passages), kept: false };
 }

@@ -3,6 +3,7 @@ import {
   type CrawlLimits,
   chunkPage,
   type FileOutcome,
+  INDEX_BUDGET,
   type KnowledgeSource,
   type Page,
   type PageOutcome,
@@ -12,13 +13,15 @@ import {
   sourceKey,
   withoutCredentials,
 } from '../knowledge/knowledge.ts';
-import type {
-  KnowledgeSnapshot,
-  KnowledgeStore,
-  SourceState,
-  StoredPage,
-  SyncChanges,
+import {
+  applyChanges,
+  type KnowledgeSnapshot,
+  type KnowledgeStore,
+  type SourceState,
+  type StoredPage,
+  type SyncChanges,
 } from '../knowledge-store/knowledge-store.ts';
+import { keepIndex } from './store-index.ts';
 
 export interface SyncOptions extends CrawlLimits {
   /** A page's language when it does not say. */
@@ -227,6 +230,10 @@ export async function syncOnce(
     const { due, drop } = sourcesToSync(sources, fresh, options.all ?? true, options.refreshMs ?? 0);
     if (due.length === 0 && drop.length === 0) return undefined;
     const { changes, summary } = await syncSources(due, fresh, drop, { ...options, log });
+    // The index of the pages as the commit leaves them, kept first: whoever sees the commit (a replica, the server
+    // after `npm run knowledge -- sync`) loads it instead of building its own.
+    const keys = new Set(sources.map(sourceKey));
+    await keepIndex(store, applyChanges(fresh, changes, ''), keys, { ...INDEX_BUDGET, ...options, log });
     await store.commit(changes, fresh);
     log(`[knowledge] sync done: ${summaryLine(summary)}`);
     return summary;
