@@ -131,10 +131,13 @@ describe('a vote', () => {
     expect((await vote(url, { reply, rating: 'up', pad: 'x'.repeat(1100) })).status).toBe(413);
   });
 
-  it('counts Not helpful against the pages given with the reply', async () => {
+  it('counts Not helpful against the pages given with the reply, each once whichever sections it was given', async () => {
     const store = new FileCountStore(dataDir());
     const { url, feedback } = await serverWith(store);
-    const sources = [{ n: 1, title: 'Returns', url: 'https://shop.example/returns' }];
+    const sources = [
+      { n: 1, title: 'Returns', url: 'https://shop.example/returns#returns-policy' },
+      { n: 2, title: 'Returns', url: 'https://shop.example/returns#refunds' },
+    ];
     const { reply } = await feedback.issue(sources, true);
     expect(await feedback.issue([], true)).toMatchObject({ uncovered: true });
     expect(await feedback.issue([], false)).not.toHaveProperty('uncovered');

@@ -52,10 +52,9 @@ export function createFeedback({ store, secret, metrics, log, now = Date.now }: 
   };
   return {
     async issue(sources, hasKnowledge) {
-      const reply = (await tokensNow()).issue(
-        sources.map(({ url }) => url),
-        now(),
-      );
+      // A Not helpful counts against each page once, whichever of its sections the reply was given.
+      const pages = [...new Set(sources.map(({ url }) => url.replace(/#.*$/s, '')))];
+      const reply = (await tokensNow()).issue(pages, now());
       return hasKnowledge && sources.length === 0 ? { reply, uncovered: true } : { reply };
     },
     count(event) {
