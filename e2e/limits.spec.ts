@@ -42,8 +42,10 @@ test('over the rate limit, the visitor is told so and when to try again; Retry w
     { sender: 'user', text: 'Second' },
     { sender: 'bot', text: ERROR },
   ]);
-  // From here the page's time moves only as the test moves it.
-  await chat.page.clock.pauseAt(await chat.page.evaluate(() => Date.now()));
+  // From here the page's time moves only as the test moves it. It pauses a second ahead: the page's clock runs on
+  // while the test asks it the time, and a pause in its past is refused ("Cannot fast-forward to the past"). The wait
+  // is read after the pause, and left more than 2 s (checked below), so Retry is still disabled a second later.
+  await chat.page.clock.pauseAt(await chat.page.evaluate(() => Date.now() + 1000));
   const hint = chat.log.locator('[data-limit-hint]');
   await expect(hint).toHaveText(/^Too many messages in a short time\. You can try again in (\d+ seconds?|1 minute)\.$/);
   const text = (await hint.textContent()) ?? '';
