@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import type { Passage } from './chunk.ts';
+import type { IndexBudget } from './index-budget.ts';
 import type { IndexAnswer, IndexJob } from './index-worker.ts';
-import type { IndexBudget } from './search-index.ts';
 import { slicer } from './slice.ts';
 import { startWorker } from './start-worker.ts';
 

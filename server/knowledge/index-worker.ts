@@ -2,7 +2,8 @@
 // stemming a site's words is most of indexing's time, and here it takes none of the thread that serves chat.
 import { parentPort } from 'node:worker_threads';
 import type { Passage } from './chunk.ts';
-import { type IndexBudget, keptTerms } from './search-index.ts';
+import type { IndexBudget } from './index-budget.ts';
+import { keptTerms } from './search-index.ts';
 
 /** The passages come in batches, then the budget, which starts the work. */
 export type IndexJob = { passages: Passage[] } | { budget: IndexBudget };

@@ -1,14 +1,16 @@
 // The knowledge library's one entry: the rest of the server (and the bench) imports this file, never the others here.
 // Retrieval is data in, data out: `buildIndex` (or `indexPassages`) makes a value from pages, `retrieve` reads it with
 // no I/O, and the sources' readers say what became of each page, for a sync (server/knowledge-sync/) to keep.
+
+import { INDEX_BUDGET } from './index-budget.ts';
 import { isWebAddress } from './page.ts';
-import { INDEX_BUDGET } from './search-index.ts';
 import type { CrawlLimits } from './sitemap-source.ts';
 
 export type { Passage } from './chunk.ts';
 export { chunkPage } from './chunk.ts';
 export { withoutCredentials } from './crawl-fetch.ts';
 export { bytesHash, type FileOutcome, filePage, type KnownFile, readFolder } from './folder-source.ts';
+export { INDEX_BUDGET, type IndexBudget } from './index-budget.ts';
 export { keptInWorker } from './index-in-worker.ts';
 export { formatMaterial, MATERIAL_PREAMBLE, type Material } from './material.ts';
 export type { Page } from './page.ts';
@@ -24,9 +26,7 @@ export {
 } from './retrieve.ts';
 export {
   buildIndex,
-  INDEX_BUDGET,
   INDEX_FORMAT,
-  type IndexBudget,
   indexFromKept,
   indexPassages,
   indexToKeep,

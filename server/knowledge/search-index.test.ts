@@ -1,10 +1,11 @@
 // @vitest-environment node
 import { describe, expect, it } from 'vitest';
 import { chunkPage } from './chunk.ts';
+import { INDEX_BUDGET } from './index-budget.ts';
 import { keptInWorker } from './index-in-worker.ts';
 import type { Page } from './page.ts';
 import { retrieve } from './retrieve.ts';
-import { INDEX_BUDGET, indexFromKept, indexPassages, indexToKeep } from './search-index.ts';
+import { indexFromKept, indexPassages, indexToKeep } from './search-index.ts';
 
 const site = 'https://shop.example.com';
 const page = (path: string, title: string, text: string): Page => ({

@@ -1,8 +1,9 @@
 import MiniSearch, { type Options } from 'minisearch';
 import { chunkPage, type Passage } from './chunk.ts';
-import { capLine, type Page } from './page.ts';
+import { INDEX_BUDGET, type IndexBudget, pagesOf, preparePage } from './index-budget.ts';
+import type { Page } from './page.ts';
 import { slicer } from './slice.ts';
-import { DEFAULT_LANGUAGE, ruleLanguage, tokenize } from './tokenize.ts';
+import { DEFAULT_LANGUAGE, ruleLanguage } from './tokenize.ts';
 
 /** A passage as MiniSearch holds it: each field already cut into the terms of the passage's language. */
 interface IndexedPassage {
@@ -26,30 +27,6 @@ export interface KnowledgeIndex {
   /** The passages' most common language: the one a model is asked to give search words in. */
   readonly language: string;
 }
-
-/**
- * What the index may hold as a whole, whatever the pages: each page is also capped on its own, but many pages under
- * that cap could still fill the server's memory. The defaults fit a 512 MB server at 10,000 ordinary pages.
- */
-export interface IndexBudget {
-  /** Characters of passage text. */
-  maxTextChars: number;
-  maxPassages: number;
-  /** Distinct terms: a page of words that no other page has costs the index far more than its text. */
-  maxTerms: number;
-  /**
-   * Distinct terms of one page: an ordinary page has a few thousand, and a page of unique words past this is refused
-   * before it costs the index (about 1 KB a term, twice while the next index is built) or seconds of stemming.
-   */
-  maxPageTerms: number;
-}
-
-export const INDEX_BUDGET: IndexBudget = {
-  maxTextChars: 60_000_000,
-  maxPassages: 150_000,
-  maxTerms: 250_000,
-  maxPageTerms: 25_000,
-};
 
 /** A page's title (and the keywords its owner adds, as synonyms of it) and headings count above its body text. */
 const FIELD_BOOST = { title: 3, keywords: 3, headings: 2, text: 1 };
@@ -136,58 +113,6 @@ export async function indexFromKept(text: string, passages: readonly Passage[]):
 }
 
 const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-
-/** The passages in runs of one page each: they follow each other, in the order of their pages. */
-function pagesOf(passages: readonly Passage[]): Passage[][] {
-  const pages: Passage[][] = [];
-  for (const passage of passages) {
-    const last = pages.at(-1);
-    if (last && last[0].page === passage.page) last.push(passage);
-    else pages.push([passage]);
-  }
-  return pages;
-}
-
-/** What the index holds so far, against its budget. */
-interface Totals {
-  chars: number;
-  count: number;
-  documentFrequency: ReadonlyMap<string, number>;
-}
-
-/**
- * A page's passages with their terms, before they are added; or the budget it would cross. Its text and passages are
- * counted first, and its terms as they are cut: a page of unique words is refused once it crosses the budget, not
- * after all its words are cut and held (200,000 of them take seconds and hundreds of MB).
- */
-async function preparePage(passages: readonly Passage[], totals: Totals, budget: IndexBudget, slice: () => unknown) {
-  const chars = passages.reduce((sum, passage) => sum + passage.text.length, 0);
-  if (totals.chars + chars > budget.maxTextChars) return { over: `${budget.maxTextChars} characters of text` };
-  if (totals.count + passages.length > budget.maxPassages) return { over: `${budget.maxPassages} passages` };
-  // Every passage of a page has its title and language: the title (as cut to its longest) is cut into terms once.
-  const titleTerms = tokenize(passages[0].title, passages[0].language);
-  // The owner's keywords count like the title, so they are capped like it: a page cannot fill the index through them.
-  const keywordTerms = tokenize(capLine(passages[0].keywords ?? ''), passages[0].language);
-  const room = budget.maxTerms - totals.documentFrequency.size;
-  const pageTerms = new Set<string>();
-  let newTerms = 0;
-  const prepared = [];
-  for (const passage of passages) {
-    const headings = tokenize(passage.headings.join(' '), passage.language);
-    const text = tokenize(passage.text, passage.language);
-    const terms = new Set([...titleTerms, ...keywordTerms, ...headings, ...text]);
-    for (const term of terms) {
-      if (pageTerms.has(term)) continue;
-      pageTerms.add(term);
-      if (!totals.documentFrequency.has(term)) newTerms++;
-    }
-    if (pageTerms.size > budget.maxPageTerms) return { over: `${budget.maxPageTerms} distinct terms from one page` };
-    if (newTerms > room) return { over: `${budget.maxTerms} distinct terms` };
-    prepared.push({ passage, terms, headings, text });
-    await slice();
-  }
-  return { prepared, title: titleTerms.join(' '), keywords: keywordTerms.join(' '), chars };
-}
 
 /**
  * Builds the index from the pages. Pages are taken in order of address (a code-unit comparison, not the locale's), so
