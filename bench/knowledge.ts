@@ -15,6 +15,8 @@ import { machineLine, markdownTable, met, ms, quantile, writeResults } from './t
 const TARGETS = { recall: 0.9, offTopic: 0.8, indexSeconds: 60, p95Ms: 20 };
 const SCALE_PAGES = 10_000;
 const TIMING_ROUNDS = 5;
+/** The sync benchmark's site in the full run. */
+const SYNC_PAGES = 10_000;
 
 const npmPage = (name: string) => `https://www.npmjs.com/package/${name}`;
 
@@ -131,6 +133,15 @@ const heapMb = () => {
   return process.memoryUsage().heapUsed / 1e6;
 };
 
+/** `--sync-pages=50000`: the sync benchmark alone at that size, kept beside the full run's figures. */
+async function syncAlone(pages: number) {
+  const loadBefore = loadavg();
+  const sync = await syncBench(pages);
+  const text = `${sync.text}\n\nMeasured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC; ${machineLine(loadBefore)}.`;
+  console.log(text);
+  await writeResults(`knowledge-sync-${pages}`, text, sync.data);
+}
+
 async function main() {
   const loadBefore = loadavg();
   // First, while the process holds nothing else: its RSS and its garbage collections are then the crawl's, not those
@@ -208,8 +219,7 @@ async function main() {
     ...small.misses.map((miss) => `- ${miss}`),
     ...large.misses.map((miss) => `- at ${SCALE_PAGES}: ${miss}`),
   ];
-  // `--sync-pages=50000` for the large run.
-  const sync = await syncBench(Number(/--sync-pages=(\d+)/.exec(process.argv.join(' '))?.[1] ?? 10_000));
+  const sync = await syncBench(SYNC_PAGES);
   const text = [
     `# Knowledge retrieval (${QUESTIONS.length} questions, ${OFF_TOPIC_QUESTIONS.length} off-topic)`,
     table,
@@ -233,4 +243,5 @@ async function main() {
   });
 }
 
-await main();
+const syncPages = /--sync-pages=(\d+)/.exec(process.argv.join(' '))?.[1];
+await (syncPages ? syncAlone(Number(syncPages)) : main());
