@@ -1,7 +1,8 @@
 // @vitest-environment node
 import { describe, expect, it } from 'vitest';
 import type { Page } from './page.ts';
-import { RETRIEVAL_LIMITS, retrieve, searchWordsReason } from './retrieve.ts';
+import { RETRIEVAL_LIMITS } from './retrieval-limits.ts';
+import { retrieve, searchWordsReason } from './retrieve.ts';
 import { buildIndex, type KnowledgeIndex } from './search-index.ts';
 
 const site = 'https://shop.example.com';
@@ -71,10 +72,9 @@ describe('retrieval', async () => {
   it('also retrieves for the previous question, after the latest one’s passages', () => {
     expect(retrieve(index, { latest: 'And is that so?' })).toEqual([]);
     expect(pagesOf(index, { latest: 'And is that so?', previous: 'When does the shop open?' })).toEqual(['/hours']);
-    expect(pagesOf(index, { latest: 'Are spades forged?', previous: 'When does the shop open?' })).toEqual([
-      '/spades',
-      '/hours',
-    ]);
+    // A page once: its other passage shares its coverage (see 'a page's words').
+    const pages = pagesOf(index, { latest: 'Are spades forged?', previous: 'When does the shop open?' });
+    expect([...new Set(pages)]).toEqual(['/spades', '/hours']);
   });
 
   it('builds the same index whatever order the pages come in', async () => {
@@ -150,6 +150,59 @@ describe('titles', () => {
     const found = retrieve(manual, { latest: 'How do I resolve a merge conflict?' }, limits);
     expect(found.map(({ passage }) => passage.page.slice(site.length))).toEqual(['/git-merge', '/gitworkflows']);
     expect(found[0].coverage).toBe(1);
+  });
+});
+
+describe('the relevance rule', () => {
+  const paths = (found: ReturnType<typeof retrieve>) => found.map(({ passage }) => passage.url.slice(site.length));
+
+  it('does not take a passage that holds one of the question’s several words, however rare', async () => {
+    // "Tomorrow" is rarer than "weather", so it alone holds more than `minCoverage` of the question's weight.
+    const index = await buildIndex([
+      ...PAGES,
+      page('/dates', 'Dates', 'en', [['Special values', 'The input tomorrow means midnight of the next day.']]),
+      ...['north', 'south', 'east'].map((side) =>
+        page(`/terrace-${side}`, `Terrace ${side}`, 'en', [['Seats', `Seats on the ${side} terrace in any weather.`]]),
+      ),
+    ]);
+    expect(retrieve(index, { latest: 'What will the weather be like tomorrow?' })).toEqual([]);
+    expect(paths(retrieve(index, { latest: 'Which input means tomorrow?' }))).toEqual(['/dates']);
+  });
+
+  it('counts the words a page holds in different sections together', async () => {
+    // Neither passage holds more than half of the question; the page holds all of it.
+    const index = await buildIndex([
+      ...PAGES,
+      page('/care', 'Care guide', 'en', [
+        ['Linen', 'Wash linen at forty degrees.'],
+        ['Bags', 'Rewax canvas once a year.'],
+      ]),
+    ]);
+    expect(new Set(paths(retrieve(index, { latest: 'Can I wash canvas?' })))).toEqual(new Set(['/care']));
+  });
+
+  it('ranks the passage holding all of the question above one holding part of it many times', async () => {
+    const index = await buildIndex([
+      ...PAGES,
+      page('/edges', 'Edges', 'en', [['Steel', 'Forged steel edges, steel edges.']]),
+      page('/finishing', 'Finishing', 'en', [
+        ['Polished edges', 'Every edge of forged steel is polished by hand before it leaves the workshop.'],
+      ]),
+      page('/floors', 'Floors', 'en', [['Oak', 'The shop has polished oak floors.']]),
+      page('/boots', 'Boots', 'en', [['Leather', 'Our boots are polished leather.']]),
+    ]);
+    const found = retrieve(index, { latest: 'Which forged steel edge is polished?' });
+    expect(found[0].score).toBeLessThan(found[1].score);
+    expect(paths(found)).toEqual(['/finishing', '/edges']);
+  });
+
+  it('finds a name joined by underscores as one word, before pages holding its parts', async () => {
+    const index = await buildIndex([
+      ...PAGES,
+      page('/disks', 'Disks', 'en', [['Buffers', 'Shared disks keep shared buffers; the buffers are shared.']]),
+      page('/settings', 'Settings', 'en', [['Memory', 'Set shared_buffers to a quarter of the memory.']]),
+    ]);
+    expect(paths(retrieve(index, { latest: 'How large should shared_buffers be?' }))[0]).toBe('/settings');
   });
 });
 

@@ -50,9 +50,9 @@ const emptySearch = () => new MiniSearch<IndexedPassage>(SEARCH_OPTIONS);
  * The shape of a kept index (see {@link indexToKeep}): one of another shape is built again rather than misread. 3: the
  * passages' terms, not MiniSearch's JSON (whose objects keyed by passage number took 1.2 GB and a 17 s stall to write
  * for one page of 200,000 unique words). 4: the owner's keywords are a field, and a passage's address may carry its
- * section's `#id` (issue 35).
+ * section's `#id` (issue 35). 5: a name joined by underscores is a term too, and "mine", "yours", "ours" are stop words.
  */
-export const INDEX_FORMAT = 4;
+export const INDEX_FORMAT = 5;
 
 /**
  * One indexed passage's terms by field (title, keywords, headings, text), each list joined by spaces, as MiniSearch got
