@@ -4,6 +4,7 @@
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { setPriority } from 'node:os';
 import { fileURLToPath } from 'node:url';
 
 const SYLLABLES = 'ba ko mi ne ru sa te lo vi da fe gu hi ja pe'.split(' ');
@@ -57,6 +58,8 @@ export async function startSite(pages: number) {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  // The site stands for one on another machine: at the lowest priority, it takes only the CPU the server leaves.
+  setPriority(19);
   const site = await startSite(Number(process.argv[2]));
   console.log(site.origin);
 }

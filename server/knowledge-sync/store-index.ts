@@ -4,56 +4,66 @@ import {
   type IndexBudget,
   indexFromKept,
   indexToKeep,
+  type KnowledgeIndex,
   keptInWorker,
   type Passage,
+  slicer,
 } from '../knowledge/knowledge.ts';
 import type { KnowledgeSnapshot, KnowledgeStore } from '../knowledge-store/knowledge-store.ts';
 
-/** The passages of the configured sources in the snapshot, in the order {@link buildIndex} gives them. */
-export function snapshotPassages(snapshot: KnowledgeSnapshot, sources: ReadonlySet<string>): Passage[] {
-  const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-  return snapshot.pages
+const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/**
+ * The passages of the configured sources in the snapshot, in the order {@link buildIndex} gives them. Its 10,000 pages
+ * are sorted at once (a few ms), their passages copied in slices.
+ */
+export async function snapshotPassages(snapshot: KnowledgeSnapshot, sources: ReadonlySet<string>) {
+  const pages = snapshot.pages
     .filter((page) => sources.has(page.source))
-    .sort((a, b) => byText(a.url, b.url) || byText(a.title, b.title))
-    .flatMap((page) =>
-      page.passages.map((passage) => ({
-        page: page.url,
-        url: page.url,
-        title: page.title,
-        language: page.language,
-        ...passage,
-      })),
-    );
+    .sort((a, b) => byText(a.url, b.url) || byText(a.title, b.title));
+  const passages: Passage[] = [];
+  const slice = slicer();
+  for (const { url, title, language, passages: kept } of pages) {
+    for (const passage of kept) passages.push({ page: url, url, title, language, ...passage });
+    await slice();
+  }
+  return passages;
 }
 
 /** What names the pages an index was built from, its format and budget: a kept index with another is built again. */
-function indexFingerprint(snapshot: KnowledgeSnapshot, sources: ReadonlySet<string>, budget: IndexBudget): string {
+async function indexFingerprint(snapshot: KnowledgeSnapshot, sources: ReadonlySet<string>, budget: IndexBudget) {
   const { maxTextChars, maxPassages, maxTerms, maxPageTerms } = budget;
   const budgets = [maxTextChars, maxPassages, maxTerms, maxPageTerms];
   const hash = createHash('sha256').update(JSON.stringify([INDEX_FORMAT, ...budgets]));
   // In one order whatever the home's: a snapshot made in memory before a commit names the same pages as one loaded after.
-  const key = (page: { source: string; address: string }) => `${page.source}\n${page.address}`;
-  const ordered = [...snapshot.pages].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
-  for (const page of ordered) {
-    if (sources.has(page.source))
-      hash.update(`\n${page.source} ${page.address} ${page.url} ${page.title} ${page.textHash}`);
+  const pages = snapshot.pages
+    .filter((page) => sources.has(page.source))
+    .map((page) => ({ key: `${page.source}\n${page.address}`, page }))
+    .sort((a, b) => byText(a.key, b.key));
+  const slice = slicer();
+  for (const { page } of pages) {
+    hash.update(`\n${page.source} ${page.address} ${page.url} ${page.title} ${page.textHash}`);
+    await slice();
   }
   return hash.digest('base64url');
 }
 
 type IndexSettings = IndexBudget & { log: (line: string) => void };
 
-/** The kept index's terms of `passages`, cut in a worker thread (on this one if the worker cannot run), and saved. */
+/**
+ * The index of `passages`, built in a worker thread and saved as the store's kept index. The index itself comes with
+ * the answer only when the worker could not run and it was built on this thread; else it is read from the kept text.
+ */
 async function keepTerms(store: KnowledgeStore, fingerprint: string, passages: Passage[], settings: IndexSettings) {
-  let kept: string;
+  let built: { kept: string; index?: KnowledgeIndex };
   try {
-    kept = await keptInWorker(passages, settings, settings.log);
+    built = { kept: await keptInWorker(passages, settings, settings.log) };
   } catch (error) {
     settings.log(`[knowledge] the index is built on the server's thread: ${(error as Error).message}`);
-    kept = (await indexToKeep(passages, settings, settings.log)).kept;
+    built = await indexToKeep(passages, settings, settings.log);
   }
-  await store.saveIndex(fingerprint, kept);
-  return kept;
+  await store.saveIndex(fingerprint, built.kept);
+  return built;
 }
 
 /**
@@ -66,9 +76,9 @@ export async function keepIndex(
   sources: ReadonlySet<string>,
   settings: IndexSettings,
 ) {
-  const fingerprint = indexFingerprint(snapshot, sources, settings);
+  const fingerprint = await indexFingerprint(snapshot, sources, settings);
   if ((await store.loadIndex())?.fingerprint !== fingerprint)
-    await keepTerms(store, fingerprint, snapshotPassages(snapshot, sources), settings);
+    await keepTerms(store, fingerprint, await snapshotPassages(snapshot, sources), settings);
 }
 
 /**
@@ -81,8 +91,8 @@ export async function storeIndex(
   sources: ReadonlySet<string>,
   settings: IndexSettings,
 ) {
-  const passages = snapshotPassages(snapshot, sources);
-  const fingerprint = indexFingerprint(snapshot, sources, settings);
+  const passages = await snapshotPassages(snapshot, sources);
+  const fingerprint = await indexFingerprint(snapshot, sources, settings);
   const kept = await store.loadIndex();
   if (kept?.fingerprint === fingerprint) {
     try {
@@ -91,7 +101,7 @@ export async function storeIndex(
       // A kept index that does not load is built again, as if there were none.
     }
   }
-  // The terms are cut in a worker thread; the index is built here from them, as a start loads a kept one.
+  // The index is built in a worker thread and read here from its text, as a start loads a kept one.
   const built = await keepTerms(store, fingerprint, passages, settings);
-  return { index: await indexFromKept(built, passages), kept: false };
+  return { index: built.index ?? (await indexFromKept(built.kept, passages)), kept: false };
 }

@@ -1,4 +1,6 @@
 // @vitest-environment node
+import { readdirSync, readFileSync } from 'node:fs';
+import { getPriority } from 'node:os';
 import { afterEach, describe, expect, it } from 'vitest';
 import { sitePage } from '../../testing/knowledge-site.ts';
 import { type HtmlExtractor, htmlExtractor } from './html-extractor.ts';
@@ -18,6 +20,21 @@ describe('the HTML extractor', () => {
     expect(draft).toMatchObject({ title: 'Returns', language: 'en' });
     expect(typeof draft === 'string' ? draft : draft.sections[0].text).toContain('Thirty days to return.');
   });
+
+  // Linux gives each thread its own nice value; a test run already at the lowest priority cannot tell the worker apart.
+  it.runIf(process.platform === 'linux' && getPriority() < 19)(
+    'runs its worker at the lowest priority, the thread that serves chat at its own',
+    async () => {
+      extractor = htmlExtractor(LIMITS);
+      await extractor.extract(bytesOf(good), HTML, 'https://shop.example/returns', 'en');
+      // Each thread's nice value, the 19th field of its stat line (after the name in parentheses).
+      const nice = (task: string) =>
+        Number(readFileSync(`/proc/self/task/${task}/stat`, 'utf8').split(') ')[1].split(' ')[16]);
+      const tasks = readdirSync('/proc/self/task');
+      expect(nice(String(process.pid))).toBe(getPriority());
+      expect(tasks.filter((task) => nice(task) === 19)).toHaveLength(1);
+    },
+  );
 
   it('refuses a page with too many elements before parsing it', async () => {
     extractor = htmlExtractor(LIMITS);

@@ -5,6 +5,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { pageText } from './crawl-fetch.ts';
 import { htmlPage } from './html-page.ts';
 import type { PageDraft } from './page.ts';
+import { runBehindChat } from './start-worker.ts';
 import { tokenize } from './tokenize.ts';
 
 /** One page to read; the answer carries the same `id`. */
@@ -63,6 +64,7 @@ function extract({ bytes, contentType, address, language }: ExtractJob, maxNodes
 
 const port = parentPort;
 if (port) {
+  runBehindChat();
   const { maxNodes, maxTerms } = workerData as { maxNodes: number; maxTerms: number };
   port.on('message', (job: ExtractJob) => {
     port.postMessage({ id: job.id, ...extract(job, maxNodes, maxTerms) } satisfies ExtractAnswer);

@@ -10,7 +10,7 @@ const BATCH = 200;
 
 /**
  * The kept text of `passages` within `budget` (what `indexToKeep` gives), made in a worker thread of its own, which
- * ends with it: the server's thread only sends the passages, in slices, and reads the terms back (`indexFromKept`).
+ * ends with it: the server's thread only sends the passages, in slices, and reads the index back (`indexFromKept`).
  * The budget's log lines come back to `log`. It rejects when the worker fails or ends without an answer.
  */
 export async function keptInWorker(

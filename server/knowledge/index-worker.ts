@@ -1,13 +1,15 @@
-// The worker thread that cuts a store's passages into index terms, within the index's budget (see index-in-worker.ts):
-// stemming a site's words is most of indexing's time, and here it takes none of the thread that serves chat.
+// The worker thread that indexes a store's passages within the index's budget and writes the index as text (see
+// index-in-worker.ts): cutting a site's words into terms and adding them is seconds at 10,000 pages, and here it takes
+// none of the thread that serves chat, which only reads the index back.
 import { parentPort } from 'node:worker_threads';
 import type { Passage } from './chunk.ts';
 import type { IndexBudget } from './index-budget.ts';
-import { keptTerms } from './search-index.ts';
+import { indexToKeep } from './search-index.ts';
+import { runBehindChat } from './start-worker.ts';
 
 /** The passages come in batches, then the budget, which starts the work. */
 export type IndexJob = { passages: Passage[] } | { budget: IndexBudget };
-/** The kept text ({@link keptTerms}), and the log lines of the pages the budget left out. */
+/** The kept text ({@link indexToKeep}), and the log lines of the pages the budget left out. */
 export interface IndexAnswer {
   kept: string;
   logs: string[];
@@ -15,6 +17,7 @@ export interface IndexAnswer {
 
 const port = parentPort;
 if (port) {
+  runBehindChat();
   const passages: Passage[] = [];
   port.on('message', async (job: IndexJob) => {
     if ('passages' in job) {
@@ -22,7 +25,7 @@ if (port) {
       return;
     }
     const logs: string[] = [];
-    const kept = await keptTerms(passages, job.budget, (line) => logs.push(line));
+    const { kept } = await indexToKeep(passages, job.budget, (line) => logs.push(line));
     port.postMessage({ kept, logs } satisfies IndexAnswer);
   });
 }

@@ -36,25 +36,32 @@ describe('the kept index', () => {
     expect(log).toEqual([`[knowledge] skipped ${site}/words: the index would hold more than 100 distinct terms`]);
     const loaded = await indexFromKept(kept, passages);
     expect(loaded.passages).toEqual(index.passages);
-    expect([...loaded.documentFrequency]).toEqual([...index.documentFrequency]);
+    expect(loaded.documentFrequency).toEqual(index.documentFrequency);
     expect(loaded.languages).toEqual(['en']);
     expect(found(loaded, 'When does the shop open?')).toEqual(['/hours']);
     expect(found(loaded, 'Can I return an item for a refund?')).toEqual(['/returns']);
   });
 
+  it('scores every passage as the index it was built as, over passages of several languages', async () => {
+    const pages = [
+      ...PAGES.slice(0, 2),
+      { ...page('/de/versand', 'Versand', 'Wir versenden jede Bestellung innerhalb von zwei Tagen.'), language: 'de' },
+      page('/delivery', 'Delivery', 'We ship every order within two days; the shop opens at nine for pick-up.'),
+      uniqueWords('/words', 300),
+    ];
+    const { index, kept } = await indexToKeep(pages.flatMap(chunkPage), INDEX_BUDGET, () => {});
+    const loaded = await indexFromKept(kept, pages.flatMap(chunkPage));
+    expect(loaded.languages).toEqual(['de', 'en']);
+    for (const query of ['shop open nine', 'order day', 'versend bestellung', 'w1 w2 w3 refund']) {
+      const results = (search: typeof index.search) => search.search(query).map(({ id, score }) => [id, score]);
+      expect(results(loaded.search)).toEqual(results(index.search));
+      expect(results(loaded.search).length).toBeGreaterThan(0);
+    }
+  });
+
   it('is refused when it does not match the passages it is loaded over', async () => {
     const { kept } = await indexToKeep(passages, { ...INDEX_BUDGET, maxPageTerms: 1e6 }, () => {});
     await expect(indexFromKept(kept, passages.slice(1))).rejects.toThrow(/does not match/);
-  });
-
-  it('holds the terms of a page of unique words in about the size of its text, not an object per term', async () => {
-    // MiniSearch's own JSON kept an object per term keyed by passage number: about seven times the text here, and
-    // 1.2 GB of heap (a 17 s stall) to write for one page of 200,000 unique words.
-    const words = chunkPage(uniqueWords('/words', 20_000));
-    const text = words.reduce((sum, passage) => sum + passage.text.length, 0);
-    const { index, kept } = await indexToKeep(words, { ...INDEX_BUDGET, maxPageTerms: 1e6 }, () => {});
-    expect(index.documentFrequency.size).toBeGreaterThan(19_000);
-    expect(kept.length).toBeLessThan(text * 1.2);
   });
 
   it('refuses a page over the term budget and keeps indexing the pages after it', async () => {
