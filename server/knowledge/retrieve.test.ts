@@ -171,13 +171,11 @@ describe('the relevance rule', () => {
 
   it('counts the words a page holds in different sections together', async () => {
     // Neither passage holds more than half of the question; the page holds all of it.
-    const index = await buildIndex([
-      ...PAGES,
-      page('/care', 'Care guide', 'en', [
-        ['Linen', 'Wash linen at forty degrees.'],
-        ['Bags', 'Rewax canvas once a year.'],
-      ]),
+    const care = page('/care', 'Care', 'en', [
+      ['Linen', 'Wash linen warm.'],
+      ['Bags', 'Rewax canvas yearly.'],
     ]);
+    const index = await buildIndex([...PAGES, care]);
     expect(new Set(paths(retrieve(index, { latest: 'Can I wash canvas?' })))).toEqual(new Set(['/care']));
   });
 
@@ -185,9 +183,7 @@ describe('the relevance rule', () => {
     const index = await buildIndex([
       ...PAGES,
       page('/edges', 'Edges', 'en', [['Steel', 'Forged steel edges, steel edges.']]),
-      page('/finishing', 'Finishing', 'en', [
-        ['Polished edges', 'Every edge of forged steel is polished by hand before it leaves the workshop.'],
-      ]),
+      page('/finishing', 'Finishing', 'en', [['Polished edges', 'Every edge of forged steel is polished by hand.']]),
       page('/floors', 'Floors', 'en', [['Oak', 'The shop has polished oak floors.']]),
       page('/boots', 'Boots', 'en', [['Leather', 'Our boots are polished leather.']]),
     ]);
