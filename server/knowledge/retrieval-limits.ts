@@ -9,6 +9,11 @@ export interface RetrievalLimits {
    * an off-topic question at 10,000 pages (BM25 grows with the number of words matched); this share can.
    */
   minCoverage: number;
+  /**
+   * A word in fewer than this share of the passages weighs as one in this share: on a large site, a word that a few
+   * passages hold in passing ("Sunday" in a table of date fields) must not outweigh the rest of the question.
+   */
+  rareShare: number;
   /** The most a passage's (or its page's) coverage counts when it holds one of the question's two or more searched words. */
   oneWordCoverage: number;
   /**
@@ -42,6 +47,7 @@ export const RETRIEVAL_LIMITS: RetrievalLimits = {
   maxTokens: 1500,
   maxPerPage: 3,
   minCoverage: 0.55,
+  rareShare: 0.002,
   oneWordCoverage: 0.5,
   pageShare: 0.5,
   commonShare: 0.15,

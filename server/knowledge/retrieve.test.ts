@@ -4,38 +4,7 @@ import type { Page } from './page.ts';
 import { RETRIEVAL_LIMITS } from './retrieval-limits.ts';
 import { retrieve, searchWordsReason } from './retrieve.ts';
 import { buildIndex, type KnowledgeIndex } from './search-index.ts';
-
-const site = 'https://shop.example.com';
-const page = (path: string, title: string, language: string, sections: [string, string][]): Page => ({
-  url: `${site}${path}`,
-  title,
-  language,
-  sections: sections.map(([heading, text]) => ({ headings: [title, heading], text })),
-});
-
-const PAGES: Page[] = [
-  page('/returns', 'Returns policy', 'en', [
-    ['Time limit', 'You can return any item within thirty days of delivery for a full refund.'],
-    ['Refunds', 'Refunds reach your card within five working days after the parcel arrives at our warehouse.'],
-  ]),
-  page('/shipping', 'Shipping', 'en', [
-    ['Costs', 'Standard shipping within the country costs four euros; orders above fifty euros ship free.'],
-    ['Abroad', 'We ship to most countries of the European Union within a week.'],
-  ]),
-  page('/hours', 'Opening hours', 'en', [
-    ['Shop', 'The shop in the old town opens Monday to Saturday from nine to six; it is closed on Sundays.'],
-  ]),
-  page('/spades', 'Spades', 'en', [
-    ['Blades', 'Our spades have blades forged from one piece of steel.'],
-    ['Handles', 'Ash handles are oiled and replaceable.'],
-  ]),
-  page('/ja/returns', '返品について', 'ja', [
-    ['期限', '商品はお届けから三十日以内であれば返品できます。返金は五営業日以内に行います。'],
-  ]),
-  page('/de/versand', 'Versand', 'de', [
-    ['Lieferung', 'Lieferungen innerhalb Deutschlands dauern zwei bis drei Werktage.'],
-  ]),
-];
+import { PAGES, page, site } from './test-pages.ts';
 
 const pagesOf = (index: KnowledgeIndex, question: Parameters<typeof retrieve>[1]) =>
   retrieve(index, question).map(({ passage }) => passage.url.slice(site.length));
@@ -150,55 +119,6 @@ describe('titles', () => {
     const found = retrieve(manual, { latest: 'How do I resolve a merge conflict?' }, limits);
     expect(found.map(({ passage }) => passage.page.slice(site.length))).toEqual(['/git-merge', '/gitworkflows']);
     expect(found[0].coverage).toBe(1);
-  });
-});
-
-describe('the relevance rule', () => {
-  const paths = (found: ReturnType<typeof retrieve>) => found.map(({ passage }) => passage.url.slice(site.length));
-
-  it('does not take a passage that holds one of the question’s several words, however rare', async () => {
-    // "Tomorrow" is rarer than "weather", so it alone holds more than `minCoverage` of the question's weight.
-    const index = await buildIndex([
-      ...PAGES,
-      page('/dates', 'Dates', 'en', [['Special values', 'The input tomorrow means midnight of the next day.']]),
-      ...['north', 'south', 'east'].map((side) =>
-        page(`/terrace-${side}`, `Terrace ${side}`, 'en', [['Seats', `Seats on the ${side} terrace in any weather.`]]),
-      ),
-    ]);
-    expect(retrieve(index, { latest: 'What will the weather be like tomorrow?' })).toEqual([]);
-    expect(paths(retrieve(index, { latest: 'Which input means tomorrow?' }))).toEqual(['/dates']);
-  });
-
-  it('counts the words a page holds in different sections together', async () => {
-    // Neither passage holds more than half of the question; the page holds all of it.
-    const care = page('/care', 'Care', 'en', [
-      ['Linen', 'Wash linen warm.'],
-      ['Bags', 'Rewax canvas yearly.'],
-    ]);
-    const index = await buildIndex([...PAGES, care]);
-    expect(new Set(paths(retrieve(index, { latest: 'Can I wash canvas?' })))).toEqual(new Set(['/care']));
-  });
-
-  it('ranks the passage holding all of the question above one holding part of it many times', async () => {
-    const index = await buildIndex([
-      ...PAGES,
-      page('/edges', 'Edges', 'en', [['Steel', 'Forged steel edges, steel edges.']]),
-      page('/finishing', 'Finishing', 'en', [['Polished edges', 'Every edge of forged steel is polished by hand.']]),
-      page('/floors', 'Floors', 'en', [['Oak', 'The shop has polished oak floors.']]),
-      page('/boots', 'Boots', 'en', [['Leather', 'Our boots are polished leather.']]),
-    ]);
-    const found = retrieve(index, { latest: 'Which forged steel edge is polished?' });
-    expect(found[0].score).toBeLessThan(found[1].score);
-    expect(paths(found)).toEqual(['/finishing', '/edges']);
-  });
-
-  it('finds a name joined by underscores as one word, before pages holding its parts', async () => {
-    const index = await buildIndex([
-      ...PAGES,
-      page('/disks', 'Disks', 'en', [['Buffers', 'Shared disks keep shared buffers; the buffers are shared.']]),
-      page('/settings', 'Settings', 'en', [['Memory', 'Set shared_buffers to a quarter of the memory.']]),
-    ]);
-    expect(paths(retrieve(index, { latest: 'How large should shared_buffers be?' }))[0]).toBe('/settings');
   });
 });
 

@@ -57,7 +57,7 @@ function weigh(index: KnowledgeIndex, text: string, language: string, limits: Re
     weight: !counted.has(term)
       ? 0
       : found(term) > 0
-        ? rarity(count, found(term))
+        ? rarity(count, Math.max(found(term), limits.rareShare * count))
         : Math.min(1, count / limits.absentFullAt) * rarity(count, 1),
     use: !counted.has(term) ? 'common' : found(term) > 0 ? 'searched' : 'absent',
   }));
