@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { extname, join } from 'node:path';
 import { askSearchWords, searchWordsRequest } from '../server/chat/search-words.ts';
 import type { KnowledgeSource } from '../server/knowledge/knowledge.ts';
-import type { RetrievalLimits } from '../server/knowledge/retrieve.ts';
+import type { RetrievalLimits } from '../server/knowledge/retrieval-limits.ts';
 import { openKnowledgeStore } from '../server/knowledge-store/knowledge-store.ts';
 import { type Knowledge, type KnowledgeOptions, startKnowledge } from '../server/knowledge-sync/knowledge-sync.ts';
 import {

@@ -14,6 +14,13 @@ const HIDDEN = new Set(['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE', 'SVG', 'IFRAM
 const CHROME =
   'nav, header, footer, aside, form, script, style, noscript, template, [role="navigation"], [aria-hidden="true"]';
 
+/**
+ * The least share of the page's text (without its chrome) that Readability's article must hold to be taken. Made for
+ * articles, it takes one block of a reference page (a man page's list of options) and drops its name, synopsis and
+ * description; a page it cuts that much is read whole.
+ */
+const ARTICLE_SHARE = 0.8;
+
 const HEADINGS = 'h1, h2, h3, h4, h5, h6';
 /** The elements that hold one section and carry its id: HTML's own, Sphinx's and DocBook's (`div.sect2`). */
 const SECTION_HOLDERS = 'section[id], article[id], div[id][class*="sect"]';
@@ -34,6 +41,16 @@ function markSectionIds(document: Document): void {
       heading.parentElement?.closest(SECTION_HOLDERS)?.getAttribute('id');
     if (id) heading.setAttribute(SECTION_ID, id.trim());
   }
+}
+
+/** The characters of an element's text, white space left out. */
+const textSize = (element: Element) => (element.textContent ?? '').replace(/\s+/g, '').length;
+
+/** {@link textSize} of the body without its chrome (chrome inside chrome counted once). */
+function contentSize(body: Element | null): number {
+  if (!body) return 0;
+  const chrome = Array.from(body.querySelectorAll(CHROME)).filter((element) => !element.parentElement?.closest(CHROME));
+  return chrome.reduce((size, element) => size - textSize(element), textSize(body));
 }
 
 /** Walks the main content in document order: a heading starts a section, a block ends a paragraph. */
@@ -94,9 +111,11 @@ export function htmlPage(html: string, address: string): PageDraft {
   const language = document.documentElement?.getAttribute('lang')?.trim() || undefined;
   const keywords = oneLine(document.querySelector('meta[name="keywords" i]')?.getAttribute('content') ?? '');
   markSectionIds(document);
+  // Measured before Readability, which rewrites the document.
+  const pageSize = contentSize(document.body);
   const article = new Readability(document, { serializer: (element: Node) => element as Element }).parse();
   let root = article?.content ?? undefined;
-  if (!root) {
+  if (!root || textSize(root) < ARTICLE_SHARE * pageSize) {
     const fresh = parseHTML(whole).document;
     markSectionIds(fresh);
     const body = fresh.body;

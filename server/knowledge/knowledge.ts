@@ -14,11 +14,10 @@ export { INDEX_BUDGET, type IndexBudget } from './index-budget.ts';
 export { keptInWorker } from './index-in-worker.ts';
 export { formatMaterial, MATERIAL_PREAMBLE, type Material } from './material.ts';
 export type { Page } from './page.ts';
+export { RETRIEVAL_LIMITS, type RetrievalLimits } from './retrieval-limits.ts';
 export {
   explain,
   type Question,
-  RETRIEVAL_LIMITS,
-  type RetrievalLimits,
   retrieve,
   type ScoredPassage,
   type SearchWordsReason,

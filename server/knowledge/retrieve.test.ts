@@ -1,40 +1,10 @@
 // @vitest-environment node
 import { describe, expect, it } from 'vitest';
 import type { Page } from './page.ts';
-import { RETRIEVAL_LIMITS, retrieve, searchWordsReason } from './retrieve.ts';
+import { RETRIEVAL_LIMITS } from './retrieval-limits.ts';
+import { retrieve, searchWordsReason } from './retrieve.ts';
 import { buildIndex, type KnowledgeIndex } from './search-index.ts';
-
-const site = 'https://shop.example.com';
-const page = (path: string, title: string, language: string, sections: [string, string][]): Page => ({
-  url: `${site}${path}`,
-  title,
-  language,
-  sections: sections.map(([heading, text]) => ({ headings: [title, heading], text })),
-});
-
-const PAGES: Page[] = [
-  page('/returns', 'Returns policy', 'en', [
-    ['Time limit', 'You can return any item within thirty days of delivery for a full refund.'],
-    ['Refunds', 'Refunds reach your card within five working days after the parcel arrives at our warehouse.'],
-  ]),
-  page('/shipping', 'Shipping', 'en', [
-    ['Costs', 'Standard shipping within the country costs four euros; orders above fifty euros ship free.'],
-    ['Abroad', 'We ship to most countries of the European Union within a week.'],
-  ]),
-  page('/hours', 'Opening hours', 'en', [
-    ['Shop', 'The shop in the old town opens Monday to Saturday from nine to six; it is closed on Sundays.'],
-  ]),
-  page('/spades', 'Spades', 'en', [
-    ['Blades', 'Our spades have blades forged from one piece of steel.'],
-    ['Handles', 'Ash handles are oiled and replaceable.'],
-  ]),
-  page('/ja/returns', '返品について', 'ja', [
-    ['期限', '商品はお届けから三十日以内であれば返品できます。返金は五営業日以内に行います。'],
-  ]),
-  page('/de/versand', 'Versand', 'de', [
-    ['Lieferung', 'Lieferungen innerhalb Deutschlands dauern zwei bis drei Werktage.'],
-  ]),
-];
+import { PAGES, page, site } from './test-pages.ts';
 
 const pagesOf = (index: KnowledgeIndex, question: Parameters<typeof retrieve>[1]) =>
   retrieve(index, question).map(({ passage }) => passage.url.slice(site.length));
@@ -71,10 +41,9 @@ describe('retrieval', async () => {
   it('also retrieves for the previous question, after the latest one’s passages', () => {
     expect(retrieve(index, { latest: 'And is that so?' })).toEqual([]);
     expect(pagesOf(index, { latest: 'And is that so?', previous: 'When does the shop open?' })).toEqual(['/hours']);
-    expect(pagesOf(index, { latest: 'Are spades forged?', previous: 'When does the shop open?' })).toEqual([
-      '/spades',
-      '/hours',
-    ]);
+    // A page once: its other passage shares its coverage (see 'a page's words').
+    const pages = pagesOf(index, { latest: 'Are spades forged?', previous: 'When does the shop open?' });
+    expect([...new Set(pages)]).toEqual(['/spades', '/hours']);
   });
 
   it('builds the same index whatever order the pages come in', async () => {

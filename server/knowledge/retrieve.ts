@@ -1,5 +1,6 @@
 import type { Query } from 'minisearch';
 import type { Passage } from './chunk.ts';
+import { RETRIEVAL_LIMITS, type RetrievalLimits } from './retrieval-limits.ts';
 import type { KnowledgeIndex } from './search-index.ts';
 import { ruleLanguage, scriptLanguage, tokenize } from './tokenize.ts';
 
@@ -18,50 +19,6 @@ export interface Question {
 
 /** Why the question as typed is not enough, so that a model is asked for search words once. */
 export type SearchWordsReason = 'language' | 'follow-up' | 'large-site' | 'not-found';
-
-/** How much material one answer may be given, and how sure the index must be. */
-export interface RetrievalLimits {
-  maxPassages: number;
-  /** The passages' estimated tokens together. */
-  maxTokens: number;
-  maxPerPage: number;
-  /**
-   * The share of the question's rare-word weight (IDF) that a passage must hold. A fixed score threshold cannot tell
-   * an off-topic question at 10,000 pages (BM25 grows with the number of words matched); this share can.
-   */
-  minCoverage: number;
-  /**
-   * A word in more than this share of the passages, and in more than `commonMinimum` of them, is left out of the
-   * search and of the weight: it tells little apart, and MiniSearch would score every passage that holds it.
-   */
-  commonShare: number;
-  commonMinimum: number;
-  /**
-   * How many passages a site needs for a word that none of them holds to weigh as much as the rarest word; a smaller site
-   * weighs it in proportion. On a large site, a visitor's word that no page uses tells that the question is about
-   * something else; on a small one it mostly tells that the owner wrote few pages ("policy", "something", "phone").
-   */
-  absentFullAt: number;
-  /** The share of the question's weight that one passage must hold for the question as typed to be enough. */
-  confidentCoverage: number;
-  /**
-   * From how many passages a site is large enough that a visitor's words are rarely its pages' ("put my changes aside"
-   * for `git stash`): every question there asks for search words, as the peers that always rewrite do.
-   */
-  largeSite: number;
-}
-
-export const RETRIEVAL_LIMITS: RetrievalLimits = {
-  maxPassages: 5,
-  maxTokens: 1500,
-  maxPerPage: 3,
-  minCoverage: 0.55,
-  commonShare: 0.15,
-  commonMinimum: 100,
-  absentFullAt: 110,
-  confidentCoverage: 0.75,
-  largeSite: 1000,
-};
 
 /** A passage found for a question, with its BM25 score and the share of the question's weight it holds. */
 export interface ScoredPassage {
@@ -84,7 +41,7 @@ export interface WeighedTerm {
 
 /**
  * One text's terms, cut with `language`'s rules, and every passage in that language that holds any of them (whatever
- * its coverage), best first.
+ * its coverage), in no particular order ({@link bestFirst} orders them).
  */
 function weigh(index: KnowledgeIndex, text: string, language: string, limits: RetrievalLimits) {
   const terms = [...new Set(tokenize(text, language))];
@@ -100,7 +57,7 @@ function weigh(index: KnowledgeIndex, text: string, language: string, limits: Re
     weight: !counted.has(term)
       ? 0
       : found(term) > 0
-        ? rarity(count, found(term))
+        ? rarity(count, Math.max(found(term), limits.rareShare * count))
         : Math.min(1, count / limits.absentFullAt) * rarity(count, 1),
     use: !counted.has(term) ? 'common' : found(term) > 0 ? 'searched' : 'absent',
   }));
@@ -119,17 +76,48 @@ function weigh(index: KnowledgeIndex, text: string, language: string, limits: Re
     const common = weighed.filter((each) => each.use === 'common').map((each) => each.term);
     const inTitles = { queries: [common.join(' ')], fields: ['title', 'keywords'] };
     const query: Query = common.length === 0 ? searched.join(' ') : { queries: [searched.join(' '), inTitles] };
+    // A passage's found terms are kept until its page's are known: a page may answer with words spread over its
+    // sections (a man page's name line, its options), so a passage's coverage is the mean of its own and its page's.
+    const matches: { passage: Passage; score: number; held: string[] }[] = [];
+    const pageTerms = new Map<string, Set<string>>();
     for (const result of index.search.search(query, { filter: inLanguage })) {
-      const held = result.queryTerms.reduce((sum, term) => sum + (weight.get(term) ?? 0), 0);
-      scored.push({ passage: index.passages[result.id], score: result.score, coverage: held / total });
+      const passage = index.passages[result.id];
+      const held = result.queryTerms.filter((term) => (weight.get(term) ?? 0) > 0);
+      matches.push({ passage, score: result.score, held });
+      const terms = pageTerms.get(passage.page) ?? new Set<string>();
+      for (const term of held) terms.add(term);
+      pageTerms.set(passage.page, terms);
+    }
+    // One word of several is a match in another sense as often as not ("tomorrow" as a date's special value).
+    const share = (terms: ReadonlySet<string> | readonly string[]) => {
+      let sum = 0;
+      for (const term of terms) sum += weight.get(term) ?? 0;
+      const held = 'size' in terms ? terms.size : terms.length;
+      return searched.length >= 2 && held < 2 ? Math.min(sum / total, limits.oneWordCoverage) : sum / total;
+    };
+    const pageCoverage = new Map<string, number>();
+    for (const [page, terms] of pageTerms) pageCoverage.set(page, share(terms));
+    for (const { passage, score, held } of matches) {
+      const own = share(held);
+      const page = pageCoverage.get(passage.page) ?? own;
+      scored.push({ passage, score, coverage: own + (page - own) * limits.pageShare });
     }
   }
   return { terms: weighed, scored, share: whole > 0 ? total / whole : 0 };
 }
 
+/**
+ * Passages best first, by score and coverage together: BM25 alone puts first a long passage that holds one of the
+ * question's words many times.
+ */
+function bestFirst(scored: ScoredPassage[]): ScoredPassage[] {
+  const ranks = new Map(scored.map((each) => [each, each.score * each.coverage * each.coverage]));
+  return scored.sort((a, b) => (ranks.get(b) ?? 0) - (ranks.get(a) ?? 0));
+}
+
 /** The passages that hold enough of one question's weight, best first. */
 const candidates = (index: KnowledgeIndex, text: string, language: string, limits: RetrievalLimits) =>
-  weigh(index, text, language, limits).scored.filter(({ coverage }) => coverage >= limits.minCoverage);
+  bestFirst(weigh(index, text, language, limits).scored.filter(({ coverage }) => coverage >= limits.minCoverage));
 
 /** What became of a candidate passage, and by which rule. */
 export type Verdict = 'given' | 'already given' | 'below minCoverage' | 'maxPassages' | 'maxPerPage' | 'maxTokens';
@@ -191,11 +179,10 @@ export function retrieve(
 
 /** What retrieval does with a question, for the owner (`npm run knowledge -- ask`): every text, term and candidate. */
 export function explain(index: KnowledgeIndex, question: Question, limits: RetrievalLimits = RETRIEVAL_LIMITS) {
-  const looked = texts(index, question).map(({ text, language }) => ({
-    text,
-    language,
-    ...weigh(index, text, language, limits),
-  }));
+  const looked = texts(index, question).map(({ text, language }) => {
+    const { terms, scored } = weigh(index, text, language, limits);
+    return { text, language, terms, scored: bestFirst(scored) };
+  });
   const found = looked.flatMap(({ scored }) => scored);
   const verdicts = choose(found, limits);
   return {

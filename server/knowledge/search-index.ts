@@ -21,8 +21,9 @@ export interface KnowledgeIndex {
  * The shape of a kept index (see {@link indexToKeep}): one of another shape is built again rather than misread. 4: the
  * owner's keywords are a field, and a passage's address may carry its section's `#id` (issue 35). 5: MiniSearch's
  * index term by term (passage-search.ts), not each passage's terms to add again (5 s to load at 10,000 pages, not 1.5).
+ * 6: a name joined by underscores is a term too, and "mine", "yours", "ours" are stop words (issue 35).
  */
-export const INDEX_FORMAT = 5;
+export const INDEX_FORMAT = 6;
 
 /** One indexed passage's terms by field (title, keywords, headings, text), each list joined by spaces. */
 type FieldTerms = [title: string, keywords: string, headings: string, text: string];

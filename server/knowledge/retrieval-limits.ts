@@ -1,0 +1,58 @@
+/** How much material one answer may be given, and how sure the index must be. */
+export interface RetrievalLimits {
+  maxPassages: number;
+  /** The passages' estimated tokens together. */
+  maxTokens: number;
+  maxPerPage: number;
+  /**
+   * The share of the question's rare-word weight (IDF) that a passage must hold. A fixed score threshold cannot tell
+   * an off-topic question at 10,000 pages (BM25 grows with the number of words matched); this share can.
+   */
+  minCoverage: number;
+  /**
+   * A word in fewer than this share of the passages weighs as one in this share: on a large site, a word that a few
+   * passages hold in passing ("Sunday" in a table of date fields) must not outweigh the rest of the question.
+   */
+  rareShare: number;
+  /** The most a passage's (or its page's) coverage counts when it holds one of the question's two or more searched words. */
+  oneWordCoverage: number;
+  /**
+   * How much of a passage's coverage is its page's (the weight its page's found passages hold together) rather than its
+   * own: 0 is the passage alone, 1 the page alone.
+   */
+  pageShare: number;
+  /**
+   * A word in more than this share of the passages, and in more than `commonMinimum` of them, is left out of the
+   * search and of the weight: it tells little apart, and MiniSearch would score every passage that holds it.
+   */
+  commonShare: number;
+  commonMinimum: number;
+  /**
+   * How many passages a site needs for a word that none of them holds to weigh as much as the rarest word; a smaller site
+   * weighs it in proportion. On a large site, a visitor's word that no page uses tells that the question is about
+   * something else; on a small one it mostly tells that the owner wrote few pages ("policy", "something", "phone").
+   */
+  absentFullAt: number;
+  /** The share of the question's weight that one passage must hold for the question as typed to be enough. */
+  confidentCoverage: number;
+  /**
+   * From how many passages a site is large enough that a visitor's words are rarely its pages' ("put my changes aside"
+   * for `git stash`): every question there asks for search words, as the peers that always rewrite do.
+   */
+  largeSite: number;
+}
+
+export const RETRIEVAL_LIMITS: RetrievalLimits = {
+  maxPassages: 5,
+  maxTokens: 1500,
+  maxPerPage: 3,
+  minCoverage: 0.55,
+  rareShare: 0.002,
+  oneWordCoverage: 0.5,
+  pageShare: 0.5,
+  commonShare: 0.15,
+  commonMinimum: 100,
+  absentFullAt: 110,
+  confidentCoverage: 0.75,
+  largeSite: 1000,
+};

@@ -1,0 +1,69 @@
+// @vitest-environment node
+import { describe, expect, it } from 'vitest';
+import { RETRIEVAL_LIMITS } from './retrieval-limits.ts';
+import { explain, retrieve } from './retrieve.ts';
+import { buildIndex } from './search-index.ts';
+import { PAGES, page, site } from './test-pages.ts';
+
+describe('the relevance rule', () => {
+  const paths = (found: ReturnType<typeof retrieve>) => found.map(({ passage }) => passage.url.slice(site.length));
+
+  it('does not take a passage that holds one of the question’s several words, however rare', async () => {
+    // "Tomorrow" is rarer than "weather", so it alone holds more than `minCoverage` of the question's weight.
+    const index = await buildIndex([
+      ...PAGES,
+      page('/dates', 'Dates', 'en', [['Special values', 'The input tomorrow means midnight of the next day.']]),
+      ...['north', 'south', 'east'].map((side) =>
+        page(`/terrace-${side}`, `Terrace ${side}`, 'en', [['Seats', `Seats on the ${side} terrace in any weather.`]]),
+      ),
+    ]);
+    expect(retrieve(index, { latest: 'What will the weather be like tomorrow?' })).toEqual([]);
+    expect(paths(retrieve(index, { latest: 'Which input means tomorrow?' }))).toEqual(['/dates']);
+  });
+
+  it('counts the words a page holds in different sections together', async () => {
+    // Neither passage holds more than half of the question; the page holds all of it.
+    const care = page('/care', 'Care', 'en', [
+      ['Linen', 'Wash linen warm.'],
+      ['Bags', 'Rewax canvas yearly.'],
+    ]);
+    const index = await buildIndex([...PAGES, care]);
+    expect(new Set(paths(retrieve(index, { latest: 'Can I wash canvas?' })))).toEqual(new Set(['/care']));
+  });
+
+  it('ranks the passage holding all of the question above one holding part of it many times', async () => {
+    const index = await buildIndex([
+      ...PAGES,
+      page('/edges', 'Edges', 'en', [['Steel', 'Forged steel edges, steel edges.']]),
+      page('/finishing', 'Finishing', 'en', [['Polished edges', 'Every edge of forged steel is polished by hand.']]),
+      page('/floors', 'Floors', 'en', [['Oak', 'The shop has polished oak floors.']]),
+      page('/boots', 'Boots', 'en', [['Leather', 'Our boots are polished leather.']]),
+    ]);
+    const found = retrieve(index, { latest: 'Which forged steel edge is polished?' });
+    expect(found[0].score).toBeLessThan(found[1].score);
+    expect(paths(found)).toEqual(['/finishing', '/edges']);
+  });
+
+  it('finds a name joined by underscores as one word, before pages holding its parts', async () => {
+    const index = await buildIndex([
+      ...PAGES,
+      page('/disks', 'Disks', 'en', [['Buffers', 'Shared disks keep shared buffers; the buffers are shared.']]),
+      page('/settings', 'Settings', 'en', [['Memory', 'Set shared_buffers to a quarter of the memory.']]),
+    ]);
+    expect(paths(retrieve(index, { latest: 'How large should shared_buffers be?' }))[0]).toBe('/settings');
+  });
+
+  it('weighs a word that few passages hold as one in `rareShare` of them', async () => {
+    // "Forged" is in one passage, "ship" in a few: a share of half the passages weighs both as in that many.
+    const index = await buildIndex(PAGES);
+    const weights = (rareShare: number) =>
+      explain(index, { latest: 'forged ship' }, { ...RETRIEVAL_LIMITS, rareShare }).texts[0].terms.map(
+        ({ weight }) => weight,
+      );
+    const [forged, ship] = weights(0);
+    expect(forged).toBeGreaterThan(ship);
+    const [floored, shipFloored] = weights(0.5);
+    expect(floored).toBe(shipFloored);
+    expect(floored).toBeLessThan(forged);
+  });
+});
