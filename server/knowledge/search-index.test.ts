@@ -64,6 +64,20 @@ describe('the kept index', () => {
     await expect(indexFromKept(kept, passages.slice(1))).rejects.toThrow(/does not match/);
   });
 
+  it('names the first ten pages a budget leaves out, then counts the rest in one line', async () => {
+    const pages = Array.from({ length: 15 }, (_, n) => page(`/p${n}`, `Guide ${n}`, `Guide number ${n}.`));
+    const log: string[] = [];
+    const index = await indexPassages(pages.flatMap(chunkPage), { ...INDEX_BUDGET, maxPassages: 3 }, (line) =>
+      log.push(line),
+    );
+    expect(index.passages).toHaveLength(3);
+    const over = 'the index would hold more than 3 passages';
+    expect(log).toEqual([
+      ...pages.slice(3, 13).map(({ url }) => `[knowledge] skipped ${url}: ${over}`),
+      `[knowledge] skipped 2 more pages: ${over}`,
+    ]);
+  });
+
   it('refuses a page over the term budget and keeps indexing the pages after it', async () => {
     const index = await indexPassages(
       [...chunkPage(uniqueWords('/a', 50)), ...chunkPage(uniqueWords('/b', 5_000, 50)), ...chunkPage(PAGES[0])],

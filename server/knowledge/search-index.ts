@@ -116,6 +116,12 @@ export async function indexToKeep(
   return { index, kept: lines.join('\n') };
 }
 
+/**
+ * Pages left out for one reason that the log names one by one; past them, one line counts the rest (a site of 50,000
+ * pages over the text budget would otherwise write 20,000 lines).
+ */
+const NAMED_SKIPS = 10;
+
 /** The index of the passages that fit `budget`, page by page, and the pages left out. */
 async function budgetedIndex(
   passages: readonly Passage[],
@@ -126,10 +132,14 @@ async function budgetedIndex(
   const left: string[] = [];
   const totals = { chars: 0, count: 0, documentFrequency: builder.documentFrequency };
   const slice = slicer();
+  const skipped = new Map<string, number>();
   for (const page of pagesOf(passages)) {
     const prepared = await preparePage(page, totals, budget, slice);
     if ('over' in prepared) {
-      log(`[knowledge] skipped ${page[0].page}: the index would hold more than ${prepared.over}`);
+      const over = String(prepared.over);
+      const count = (skipped.get(over) ?? 0) + 1;
+      skipped.set(over, count);
+      if (count <= NAMED_SKIPS) log(`[knowledge] skipped ${page[0].page}: the index would hold more than ${over}`);
       left.push(page[0].page);
       continue;
     }
@@ -139,6 +149,10 @@ async function budgetedIndex(
       builder.add(passage, [prepared.title, prepared.keywords, headings.join(' '), text.join(' ')], terms);
       await slice();
     }
+  }
+  for (const [over, count] of skipped) {
+    if (count > NAMED_SKIPS)
+      log(`[knowledge] skipped ${count - NAMED_SKIPS} more pages: the index would hold more than ${over}`);
   }
   return { index: builder.index(), left };
 }
