@@ -1,4 +1,4 @@
-import type { KnowledgeSource } from '../knowledge/knowledge.ts';
+import type { IndexBudget, KnowledgeSource } from '../knowledge/knowledge.ts';
 import { type KnowledgeStore, openKnowledgeStore } from '../knowledge-store/knowledge-store.ts';
 import { loadAssistantConfig } from '../settings/assistant-config.ts';
 import { loadDotEnvFiles } from '../settings/dot-env-files.ts';
@@ -10,6 +10,8 @@ import { startupFailure } from '../settings/startup-failure.ts';
 export interface KnowledgeSetup {
   sources: KnowledgeSource[];
   store: KnowledgeStore;
+  /** The index's budget (`KNOWLEDGE_INDEX_TEXT`): the same as the server's, or the index kept for it is built again. */
+  indexBudget: IndexBudget;
 }
 
 /**
@@ -23,7 +25,11 @@ export function knowledgeSetup(log: (line: string) => void): KnowledgeSetup | un
     const settings = readStoreEnv(process.env, problems);
     if (problems.length > 0) throw new EnvError(problems);
     const assistant = loadAssistantConfig(process.env, process.cwd(), { direct: false });
-    return { sources: assistant.knowledge ?? [], store: openKnowledgeStore(settings, log) };
+    return {
+      sources: assistant.knowledge ?? [],
+      store: openKnowledgeStore(settings, log),
+      indexBudget: settings.indexBudget,
+    };
   } catch (error) {
     console.error(startupFailure(error).replace(/^\[server\]/, '[knowledge]'));
     return undefined;

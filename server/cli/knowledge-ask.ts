@@ -78,7 +78,8 @@ export async function askCommand(args: string[]): Promise<number> {
     console.error(`No knowledge: sources in ${assistant.file ?? 'the configuration (there is no file)'}.`);
     return 1;
   }
-  const knowledge = startKnowledge(setup.sources, { store: setup.store, log: (line) => console.error(line) });
+  const { store, indexBudget } = setup;
+  const knowledge = startKnowledge(setup.sources, { store, ...indexBudget, log: (line) => console.error(line) });
   await knowledge.ready;
   knowledge.stop();
   await setup.store.close();

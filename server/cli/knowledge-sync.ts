@@ -15,7 +15,7 @@ export async function syncCommand(): Promise<number> {
   const log = (line: string) => console.log(line);
   const setup = knowledgeSetup(log);
   if (!setup) return 1;
-  const { store, sources } = setup;
+  const { store, sources, indexBudget } = setup;
   try {
     if (sources.length === 0) {
       console.error('[knowledge] the site has no `knowledge:` sources to sync (see assistant.config.yaml)');
@@ -24,6 +24,7 @@ export async function syncCommand(): Promise<number> {
     log(`[knowledge] syncing ${sources.length} sources into ${store.home}`);
     const outcome = await syncOnce(store, sources, {
       ...CRAWL_DEFAULTS,
+      ...indexBudget,
       language: 'en',
       log,
       progress: progressLines(log, PROGRESS_MS),

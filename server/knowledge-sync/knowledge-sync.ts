@@ -223,11 +223,12 @@ export function startKnowledge(
 /** The site's library as the server runs it: its store opened from the settings, closed when the library stops. */
 export function startSiteKnowledge(
   sources: readonly KnowledgeSource[],
-  settings: StoreSettings & { refreshHours: number },
+  settings: StoreSettings & { refreshHours: number; indexBudget?: IndexBudget },
   log: (line: string) => void,
 ): Knowledge {
   const store = openKnowledgeStore(settings, log);
-  const knowledge = startKnowledge(sources, { store, refreshMs: settings.refreshHours * 3_600_000, log });
+  const refreshMs = settings.refreshHours * 3_600_000;
+  const knowledge = startKnowledge(sources, { store, refreshMs, ...settings.indexBudget, log });
   return {
     ...knowledge,
     stop: () => {

@@ -4,6 +4,7 @@ import {
   chunkPage,
   type FileOutcome,
   INDEX_BUDGET,
+  type IndexBudget,
   type KnowledgeSource,
   type Page,
   type PageOutcome,
@@ -221,7 +222,7 @@ export function sourcesToSync(
 export async function syncOnce(
   store: KnowledgeStore,
   sources: readonly KnowledgeSource[],
-  options: SyncOptions & { all?: boolean; refreshMs?: number },
+  options: SyncOptions & Partial<IndexBudget> & { all?: boolean; refreshMs?: number },
 ) {
   // No log line carries an address's credentials, whichever part of the library writes it.
   const log = (line: string) => options.log(withoutCredentials(line));

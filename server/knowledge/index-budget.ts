@@ -28,6 +28,23 @@ export const INDEX_BUDGET: IndexBudget = {
   maxPageTerms: 25_000,
 };
 
+/** The default budget's text, in millions of characters: what `KNOWLEDGE_INDEX_TEXT` sets. */
+export const DEFAULT_INDEX_TEXT_MILLIONS = INDEX_BUDGET.maxTextChars / 1e6;
+
+/**
+ * The budget of an index of `millions` of characters of text, its passages and distinct terms in the default's
+ * proportion (one page's terms stay capped as they are). The index holds about 6 bytes of heap a character.
+ */
+export function indexBudgetFor(millions: number): IndexBudget {
+  const scale = millions / DEFAULT_INDEX_TEXT_MILLIONS;
+  return {
+    maxTextChars: millions * 1e6,
+    maxPassages: Math.round(INDEX_BUDGET.maxPassages * scale),
+    maxTerms: Math.round(INDEX_BUDGET.maxTerms * scale),
+    maxPageTerms: INDEX_BUDGET.maxPageTerms,
+  };
+}
+
 /** The passages in runs of one page each: they follow each other, in the order of their pages. */
 export function pagesOf(passages: readonly Passage[]): Passage[][] {
   const pages: Passage[][] = [];

@@ -10,7 +10,12 @@ export type { Passage } from './chunk.ts';
 export { chunkPage } from './chunk.ts';
 export { withoutCredentials } from './crawl-fetch.ts';
 export { bytesHash, type FileOutcome, filePage, type KnownFile, readFolder } from './folder-source.ts';
-export { INDEX_BUDGET, type IndexBudget } from './index-budget.ts';
+export {
+  DEFAULT_INDEX_TEXT_MILLIONS,
+  INDEX_BUDGET,
+  type IndexBudget,
+  indexBudgetFor,
+} from './index-budget.ts';
 export { keptInWorker } from './index-in-worker.ts';
 export { formatMaterial, MATERIAL_PREAMBLE, type Material } from './material.ts';
 export type { Page } from './page.ts';
