@@ -8,7 +8,7 @@ import { openKnowledgeStore, type StoreSettings } from '../server/knowledge-stor
 import { startKnowledge, syncOnce } from '../server/knowledge-sync/knowledge-sync.ts';
 import { chatBody, listenBenchApp, modelUpstream } from './bench-app.ts';
 import { cannon, spawnScript } from './cannon-run.ts';
-import { topicWord } from './knowledge-sync-site.ts';
+import { siteBudget, topicWord } from './knowledge-sync-site.ts';
 
 const CONNECTIONS = 20;
 /** The cannon's run without a sync, after its settling time; during the sync it fires until the sync is done. */
@@ -23,9 +23,10 @@ export async function chatDuringSync(settings: StoreSettings, pages: number) {
   const upstream = await modelUpstream();
   const sources = [{ sitemap: `${site.output}/sitemap.xml`, maxPages: pages }];
   const store = openKnowledgeStore(settings, () => {});
-  const options = { ...CRAWL_DEFAULTS, maxPages: pages, concurrency: 8, language: 'en', log: () => {} };
+  const { budget } = siteBudget(pages);
+  const options = { ...CRAWL_DEFAULTS, ...budget, maxPages: pages, concurrency: 8, language: 'en', log: () => {} };
   await syncOnce(store, sources, options);
-  const knowledge = startKnowledge(sources, { store, log: () => {}, maxPages: pages, concurrency: 8 });
+  const knowledge = startKnowledge(sources, { store, ...budget, log: () => {}, maxPages: pages, concurrency: 8 });
   await knowledge.ready;
   const server = await listenBenchApp(upstream.output, { knowledge });
   const url = server.url + CHAT_COMPLETIONS_PATH;

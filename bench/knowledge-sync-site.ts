@@ -6,6 +6,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setPriority } from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { DEFAULT_INDEX_TEXT_MILLIONS, indexBudgetFor } from '../server/knowledge/knowledge.ts';
 
 const SYLLABLES = 'ba ko mi ne ru sa te lo vi da fe gu hi ja pe'.split(' ');
 /** The site's vocabulary: 3,375 invented words of three syllables, so that retrieval meets a large site's rarities. */
@@ -15,6 +16,18 @@ const COMMON = 60;
 
 /** The `i`-th topic word of page `n`: pages near each other share some, as the pages of one section do. */
 export const topicWord = (n: number, i: number) => WORDS[COMMON + ((n * 11 + i * 7) % (WORDS.length - COMMON))];
+
+/** A page's text is about 2,100 characters; the budget counts 2,400, so that every page fits. */
+const PAGE_TEXT_CHARS = 2_400;
+
+/**
+ * The index budget that holds the whole site of `pages` pages, as `KNOWLEDGE_INDEX_TEXT` would set it: the default
+ * (60 million characters) up to 25,000 pages, 120 at 50,000.
+ */
+export function siteBudget(pages: number) {
+  const millions = Math.max(DEFAULT_INDEX_TEXT_MILLIONS, Math.ceil((pages * PAGE_TEXT_CHARS) / 1e6));
+  return { millions, budget: indexBudgetFor(millions) };
+}
 
 /** A page of the synthetic site: its own title and 300 words, a third of them common, the rest of its topic. */
 function pageHtml(n: number, edition: number): string {

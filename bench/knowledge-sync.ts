@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import MiniSearch from 'minisearch';
 import pg from 'pg';
-import { CRAWL_DEFAULTS, INDEX_BUDGET, indexFromKept, indexToKeep, sourceKey } from '../server/knowledge/knowledge.ts';
+import { CRAWL_DEFAULTS, indexFromKept, indexToKeep, sourceKey } from '../server/knowledge/knowledge.ts';
 import {
   type KnowledgeStore,
   openKnowledgeStore,
@@ -15,7 +15,7 @@ import {
 import { snapshotPassages, startKnowledge, syncOnce } from '../server/knowledge-sync/knowledge-sync.ts';
 import { startPostgresServer } from '../testing/postgres-server.ts';
 import { chatDuringSync } from './knowledge-sync-load.ts';
-import { startSite, topicWord } from './knowledge-sync-site.ts';
+import { siteBudget, startSite, topicWord } from './knowledge-sync-site.ts';
 import { markdownTable, met, ms, quantile } from './table.ts';
 
 const rssMb = () => process.memoryUsage().rss / 1e6;
@@ -24,7 +24,8 @@ const rssMb = () => process.memoryUsage().rss / 1e6;
 async function measureHome(settings: StoreSettings, size: () => Promise<number>, pages: number) {
   const site = await startSite(pages);
   const sources = [{ sitemap: `${site.origin}/sitemap.xml`, maxPages: pages }];
-  const options = { ...CRAWL_DEFAULTS, maxPages: pages, concurrency: 8, language: 'en', log: () => {} };
+  const { budget } = siteBudget(pages);
+  const options = { ...CRAWL_DEFAULTS, ...budget, maxPages: pages, concurrency: 8, language: 'en', log: () => {} };
   const open = (): KnowledgeStore => openKnowledgeStore(settings, () => {});
   let store = open();
   let started = performance.now();
@@ -38,7 +39,7 @@ async function measureHome(settings: StoreSettings, size: () => Promise<number>,
   const requestsBefore = site.counts.pageRequests;
   store = open();
   started = performance.now();
-  const knowledge = startKnowledge(sources, { store, log: () => {} });
+  const knowledge = startKnowledge(sources, { store, ...budget, log: () => {} });
   await knowledge.ready;
   const restart = (performance.now() - started) / 1000;
   const fetchedAtRestart = site.counts.pageRequests - requestsBefore;
@@ -61,7 +62,7 @@ async function measureHome(settings: StoreSettings, size: () => Promise<number>,
     : 0;
   const passages = await snapshotPassages(snapshot, new Set(sources.map(sourceKey)));
   started = performance.now();
-  const { index, kept } = await indexToKeep(passages, INDEX_BUDGET, () => {});
+  const { index, kept } = await indexToKeep(passages, budget, () => {});
   const rebuild = performance.now() - started;
   started = performance.now();
   await indexFromKept(kept, passages);
@@ -103,7 +104,14 @@ async function twoReplicas(databaseUrl: string, pages: number): Promise<number> 
   const sources = [{ sitemap: `${site.origin}/sitemap.xml`, maxPages: pages }];
   const stores = [0, 1].map(() => openKnowledgeStore({ dataDir: '', databaseUrl }, () => {}));
   const replicas = stores.map((store) =>
-    startKnowledge(sources, { store, log: () => {}, maxPages: pages, concurrency: 8, pollMs: 1000 }),
+    startKnowledge(sources, {
+      store,
+      ...siteBudget(pages).budget,
+      log: () => {},
+      maxPages: pages,
+      concurrency: 8,
+      pollMs: 1000,
+    }),
   );
   await Promise.all(replicas.map((replica) => replica.ready));
   for (const replica of replicas) replica.stop();
@@ -211,7 +219,7 @@ export async function syncBench(pages: number): Promise<{ text: string; data: un
       `without a sync: p99 ${added >= 0 ? '+' : ''}${ms(added)} (target ≤ +20 ms: ${met(added <= 20)}).`,
     ].join(' ');
     return {
-      text: `## Sync, ${pages.toLocaleString('en-US')} pages with ETags\n\n${table}\n\n${replicas}\n\n${during}`,
+      text: `## Sync, ${pages.toLocaleString('en-US')} pages with ETags (KNOWLEDGE_INDEX_TEXT=${siteBudget(pages).millions})\n\n${table}\n\n${replicas}\n\n${during}`,
       data: { pages, files, postgres: postgresFigures, replicaFetches, chat },
     };
   } finally {
