@@ -14,8 +14,8 @@ import type { KnowledgeSnapshot, KnowledgeStore } from '../knowledge-store/knowl
 const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /**
- * The passages of the configured sources in the snapshot, in the order {@link buildIndex} gives them. Its 10,000 pages
- * are sorted at once (a few ms), their passages copied in slices.
+ * The passages of the configured sources in the snapshot, in the order {@link buildIndex} gives them. The pages are
+ * sorted at once (a few ms at 10,000), their passages copied in slices.
  */
 export async function snapshotPassages(snapshot: KnowledgeSnapshot, sources: ReadonlySet<string>) {
   const pages = snapshot.pages
@@ -54,7 +54,7 @@ type IndexSettings = IndexBudget & { log: (line: string) => void };
  * The index of `passages`, built in a worker thread and saved as the store's kept index. The index itself comes with
  * the answer only when the worker could not run and it was built on this thread; else it is read from the kept text.
  */
-async function keepTerms(store: KnowledgeStore, fingerprint: string, passages: Passage[], settings: IndexSettings) {
+async function buildAndKeep(store: KnowledgeStore, fingerprint: string, passages: Passage[], settings: IndexSettings) {
   let built: { kept: string; index?: KnowledgeIndex };
   try {
     built = { kept: await keptInWorker(passages, settings, settings.log) };
@@ -78,7 +78,7 @@ export async function keepIndex(
 ) {
   const fingerprint = await indexFingerprint(snapshot, sources, settings);
   if ((await store.loadIndex())?.fingerprint !== fingerprint)
-    await keepTerms(store, fingerprint, await snapshotPassages(snapshot, sources), settings);
+    await buildAndKeep(store, fingerprint, await snapshotPassages(snapshot, sources), settings);
 }
 
 /**
@@ -102,6 +102,6 @@ export async function storeIndex(
     }
   }
   // The index is built in a worker thread and read here from its text, as a start loads a kept one.
-  const built = await keepTerms(store, fingerprint, passages, settings);
+  const built = await buildAndKeep(store, fingerprint, passages, settings);
   return { index: built.index ?? (await indexFromKept(built.kept, passages)), kept: false };
 }
