@@ -2,10 +2,10 @@
 // for binary bytes, parsing and Readability take whole seconds on a hostile page, and here they take none of the thread
 // that serves chat.
 import { parentPort, workerData } from 'node:worker_threads';
+import { runBehindChat } from './behind-chat.ts';
 import { pageText } from './crawl-fetch.ts';
 import { htmlPage } from './html-page.ts';
 import type { PageDraft } from './page.ts';
-import { runBehindChat } from './start-worker.ts';
 import { tokenize } from './tokenize.ts';
 
 /** One page to read; the answer carries the same `id`. */

@@ -1,5 +1,4 @@
 import { createRequire } from 'node:module';
-import { setPriority } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker, type WorkerOptions } from 'node:worker_threads';
@@ -8,7 +7,8 @@ import { Worker, type WorkerOptions } from 'node:worker_threads';
  * One of the library's worker threads, by the name of its entry beside this module: the TypeScript source under Vitest
  * and the dev server (loaded through tsx's loader, a development dependency), `<name>.js` beside the bundle that
  * `npm run build` writes (see build/server-worker.ts). A path, not `new URL(…, import.meta.url)`, so that the bundler
- * leaves it alone.
+ * leaves it alone. Only the server's side imports this module, so that the bundle keeps it in main.js, beside the
+ * workers: a worker importing it would move it into a chunk of its own under assets/, where no worker is.
  */
 export function startWorker(name: 'html-worker' | 'index-worker', options: WorkerOptions): Worker {
   const here = fileURLToPath(import.meta.url);
@@ -22,21 +22,4 @@ export function startWorker(name: 'html-worker' | 'index-worker', options: Worke
       .replace(/\.cjs$/, '.mjs'),
   );
   return new Worker(`import(${tsx}).then(({ tsImport }) => tsImport(${entry}, ${entry}))`, { ...options, eval: true });
-}
-
-/** The lowest priority a thread can have: 19, nice's. */
-const LOWEST_PRIORITY = 19;
-
-/**
- * Gives the calling worker thread the lowest priority, so that the thread serving chat runs first whenever the CPU is
- * short: a sync's extraction and indexing then take only the time chat leaves. On Linux a thread's nice value is its
- * own (`setpriority` on 0 names the calling thread); elsewhere it is the whole process's, so there it stays as it is.
- */
-export function runBehindChat() {
-  if (process.platform !== 'linux') return;
-  try {
-    setPriority(LOWEST_PRIORITY);
-  } catch {
-    // A system that refuses (a container's seccomp policy) keeps the thread at its priority: slower chat, not a fault.
-  }
 }
