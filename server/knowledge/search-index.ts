@@ -135,8 +135,8 @@ async function budgetedIndex(
   const skipped = new Map<string, number>();
   for (const page of pagesOf(passages)) {
     const prepared = await preparePage(page, totals, budget, slice);
-    if ('over' in prepared) {
-      const over = String(prepared.over);
+    const { over } = prepared;
+    if (over !== undefined) {
       const count = (skipped.get(over) ?? 0) + 1;
       skipped.set(over, count);
       if (count <= NAMED_SKIPS) log(`[knowledge] skipped ${page[0].page}: the index would hold more than ${over}`);
