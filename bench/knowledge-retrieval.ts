@@ -138,6 +138,8 @@ async function shopCorpus(): Promise<Corpus> {
 
 /** A passage address as a question's page path: under the base, without its fragment. */
 const pathOf = (base: string, url: string) => url.split('#')[0].slice(base.length);
+/** A page path as a miss names it: the home page's is empty. */
+const shown = (path: string) => path || '/';
 
 type Words = (latest: string, previous?: string, language?: string) => Promise<string | undefined>;
 
@@ -165,7 +167,7 @@ export async function score(corpus: Corpus, limits?: RetrievalLimits, words?: Wo
     const { paths, urls } = await pagesFor(question);
     const rank = paths.findIndex((path) => pages.includes(path)) + 1;
     if (rank === 0) {
-      misses.push(`${question} (${pages.join(' or ') || '/'}; got ${paths.join(', ') || 'nothing'})`);
+      misses.push(`${question} (${pages.map(shown).join(' or ')}; got ${paths.map(shown).join(', ') || 'nothing'})`);
       continue;
     }
     hits++;
@@ -176,7 +178,7 @@ export async function score(corpus: Corpus, limits?: RetrievalLimits, words?: Wo
   let refused = 0;
   for (const question of questions.offTopic) {
     const { paths } = await pagesFor(question);
-    if (paths.length > 0) misses.push(`off-topic: ${question} (got ${paths.join(', ')})`);
+    if (paths.length > 0) misses.push(`off-topic: ${question} (got ${paths.map(shown).join(', ')})`);
     else refused++;
   }
   let followed = 0;
