@@ -54,6 +54,21 @@ const CARE_PAGE = sitePage({
     'so that their leaves stay dry.</p><h2 id="light">Light</h2><p>Seedlings want twelve hours of light a day.</p>',
 });
 
+type GardenFixture = (
+  fixtures: { provider: FakeProvider; site: KnowledgeSite },
+  use: (server: { url: string }) => Promise<void>,
+) => Promise<void>;
+
+/** A worker's server on the garden's pages, with `config` added to its site's file. */
+const gardenWith = (config: string): [GardenFixture, { scope: 'worker' }] => [
+  async ({ provider, site }, use) => {
+    const server = await startGarden(provider, site, config);
+    await use(server);
+    await server.close();
+  },
+  { scope: 'worker' },
+];
+
 const test = base.extend<object, { site: KnowledgeSite; garden: { url: string }; unasked: { url: string } }>({
   site: [
     // biome-ignore lint/correctness/noEmptyPattern: Playwright reads which fixtures a fixture needs from its pattern.
@@ -65,22 +80,8 @@ const test = base.extend<object, { site: KnowledgeSite; garden: { url: string };
     },
     { scope: 'worker' },
   ],
-  garden: [
-    async ({ provider, site }, use) => {
-      const server = await startGarden(provider, site, 'history: 1\n');
-      await use(server);
-      await server.close();
-    },
-    { scope: 'worker' },
-  ],
-  unasked: [
-    async ({ provider, site }, use) => {
-      const server = await startGarden(provider, site, 'rewrite_questions: false\n');
-      await use(server);
-      await server.close();
-    },
-    { scope: 'worker' },
-  ],
+  garden: gardenWith('history: 1\n'),
+  unasked: gardenWith('rewrite_questions: false\n'),
 });
 
 test.skip(({ mode }) => mode !== 'proxy', 'knowledge is proxy mode only');
