@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import MiniSearch from 'minisearch';
 import pg from 'pg';
-import { CRAWL_DEFAULTS, indexFromKept, indexToKeep, sourceKey } from '../server/knowledge/knowledge.ts';
+import { CRAWL_DEFAULTS, indexFromKept, indexToKeep, leftOutOf, sourceKey } from '../server/knowledge/knowledge.ts';
 import {
   type KnowledgeStore,
   openKnowledgeStore,
@@ -57,9 +57,7 @@ async function measureHome(settings: StoreSettings, size: () => Promise<number>,
   const snapshot = await store.load();
   // The kept index's first line names the pages its budget left out (a 50,000-page site passes its text budget).
   const keptIndex = await store.loadIndex();
-  const leftOut = keptIndex
-    ? (JSON.parse(keptIndex.data.slice(0, keptIndex.data.indexOf('\n'))) as string[]).length
-    : 0;
+  const leftOut = keptIndex ? leftOutOf(keptIndex.data).length : 0;
   const passages = await snapshotPassages(snapshot, new Set(sources.map(sourceKey)));
   started = performance.now();
   const { index, kept } = await indexToKeep(passages, budget, () => {});

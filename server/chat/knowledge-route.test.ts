@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SOURCES_OBJECT } from '../../contract/llm.ts';
 import { type KnowledgeSite, startKnowledgeSite } from '../../testing/knowledge-site.ts';
 import { chatBody, postChat, proxyHarness } from '../../testing/proxy-app.ts';
-import { MATERIAL_PREAMBLE } from '../knowledge/knowledge.ts';
+import { INDEX_BUDGET, MATERIAL_PREAMBLE } from '../knowledge/knowledge.ts';
 import { type Knowledge, startSiteKnowledge } from '../knowledge-sync/knowledge-sync.ts';
 import { createMetrics } from '../metrics.ts';
 import { DEFAULT_ASSISTANT_CONFIG } from '../settings/assistant-config.ts';
@@ -44,7 +44,7 @@ beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'knowledge-route-data-'));
   knowledge = startSiteKnowledge(
     [{ path: dir, url: 'https://www.example.com/docs/' }, { sitemap: `${site.origin}/sitemap.xml` }],
-    { dataDir, refreshHours: 24 },
+    { dataDir, refreshHours: 24, indexBudget: INDEX_BUDGET },
     silent,
   );
   await knowledge.ready;
@@ -167,7 +167,7 @@ describe("the site's pages, per question", () => {
     const release = site.hold();
     const late = startSiteKnowledge(
       [{ sitemap: `${site.origin}/sitemap.xml` }],
-      { dataDir: join(dataDir, 'late'), refreshHours: 24 },
+      { dataDir: join(dataDir, 'late'), refreshHours: 24, indexBudget: INDEX_BUDGET },
       silent,
     );
     const { url } = await start({ knowledge: late });

@@ -1,6 +1,6 @@
 import type { IndexBudget, KnowledgeSource } from '../knowledge/knowledge.ts';
 import { type KnowledgeStore, openKnowledgeStore } from '../knowledge-store/knowledge-store.ts';
-import { loadAssistantConfig } from '../settings/assistant-config.ts';
+import { type AssistantConfig, loadAssistantConfig } from '../settings/assistant-config.ts';
 import { loadDotEnvFiles } from '../settings/dot-env-files.ts';
 import { EnvError } from '../settings/env.ts';
 import { readStoreEnv } from '../settings/env-store.ts';
@@ -8,6 +8,8 @@ import { startupFailure } from '../settings/startup-failure.ts';
 
 /** What the knowledge commands work on: the site's sources and the store, as the server would find them. */
 export interface KnowledgeSetup {
+  /** The site's file as the server reads it. */
+  assistant: AssistantConfig;
   sources: KnowledgeSource[];
   store: KnowledgeStore;
   /** The index's budget (`KNOWLEDGE_INDEX_TEXT`): the same as the server's, or the index kept for it is built again. */
@@ -26,6 +28,7 @@ export function knowledgeSetup(log: (line: string) => void): KnowledgeSetup | un
     if (problems.length > 0) throw new EnvError(problems);
     const assistant = loadAssistantConfig(process.env, process.cwd(), { direct: false });
     return {
+      assistant,
       sources: assistant.knowledge ?? [],
       store: openKnowledgeStore(settings, log),
       indexBudget: settings.indexBudget,

@@ -5,7 +5,6 @@
 import { parseArgs } from 'node:util';
 import { RETRIEVAL_LIMITS } from '../knowledge/knowledge.ts';
 import { type Knowledge, startKnowledge } from '../knowledge-sync/knowledge-sync.ts';
-import { loadAssistantConfig } from '../settings/assistant-config.ts';
 import { knowledgeSetup } from './cli-setup.ts';
 
 /** How many candidates are listed: the given ones are among the first, and the rest only show where the cut fell. */
@@ -72,17 +71,17 @@ export async function askCommand(args: string[]): Promise<number> {
   // The pages of the server's own store (synced first when they are missing or old, as the server would).
   const setup = knowledgeSetup((line) => console.error(line));
   if (!setup) return 1;
-  const assistant = loadAssistantConfig(process.env, process.cwd(), { direct: false });
+  const { assistant } = setup;
   if (setup.sources.length === 0) {
     await setup.store.close();
     console.error(`No knowledge: sources in ${assistant.file ?? 'the configuration (there is no file)'}.`);
     return 1;
   }
-  const { store, indexBudget } = setup;
-  const knowledge = startKnowledge(setup.sources, { store, ...indexBudget, log: (line) => console.error(line) });
+  const { sources, store, indexBudget } = setup;
+  const knowledge = startKnowledge(sources, { store, ...indexBudget, log: (line) => console.error(line) });
   await knowledge.ready;
   knowledge.stop();
-  await setup.store.close();
+  await store.close();
   const language = values.language ?? assistant.language;
   console.log(
     askReport(knowledge, { latest, previous: values.previous, language }, assistant.rewriteQuestions !== false),

@@ -223,7 +223,7 @@ export function startKnowledge(
 /** The site's library as the server runs it: its store opened from the settings, closed when the library stops. */
 export function startSiteKnowledge(
   sources: readonly KnowledgeSource[],
-  settings: StoreSettings & { refreshHours: number; indexBudget?: IndexBudget },
+  settings: StoreSettings & { refreshHours: number; indexBudget: IndexBudget },
   log: (line: string) => void,
 ): Knowledge {
   const store = openKnowledgeStore(settings, log);

@@ -35,6 +35,7 @@ export {
   indexPassages,
   indexToKeep,
   type KnowledgeIndex,
+  leftOutOf,
 } from './search-index.ts';
 export {
   type CrawlLimits,

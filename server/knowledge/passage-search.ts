@@ -1,7 +1,7 @@
 // The full-text index of the passages: MiniSearch, with its index written and read back term by term. MiniSearch's own
 // JSON is one object per term keyed by passage number, parsed and loaded in one piece (0.8 s holding the thread at
 // 10,000 pages, more than a chat may wait); adding the passages again makes a lookup in its tree for every word of
-// every passage (5.9 s). A kept index here is read a line at a time, in slices: 0.49 s at 10,000 pages.
+// every passage (5.9 s). A kept index here is read a line at a time, in slices: 0.3 to 0.5 s at 10,000 pages.
 import MiniSearch, { type Options } from 'minisearch';
 import { ruleLanguage } from './tokenize.ts';
 

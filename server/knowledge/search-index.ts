@@ -56,13 +56,19 @@ function indexBuilder() {
   };
 }
 
+/** The pages a kept index's budget left out: its first line. */
+export function leftOutOf(kept: string): string[] {
+  const end = kept.indexOf('\n');
+  return JSON.parse(end === -1 ? kept : kept.slice(0, end));
+}
+
 /**
  * The index that {@link indexToKeep} kept, over the same passages in the same order: no word is cut again, and it
  * yields as building does. It throws when the text does not match the passages (the caller builds anew).
  */
 export async function indexFromKept(text: string, passages: readonly Passage[]): Promise<KnowledgeIndex> {
   const lines = text.split('\n');
-  const left = new Set(JSON.parse(lines[0]) as string[]);
+  const left = new Set(leftOutOf(lines[0]));
   const kept = passages.filter((passage) => !left.has(passage.page));
   const documentFrequency = new Map<string, number>();
   const search = await PassageSearch.fromLines(lines, 1, kept, documentFrequency, slicer());

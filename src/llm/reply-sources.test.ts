@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ReplySource } from '../../contract/llm';
+import { INDEX_BUDGET } from '../../server/knowledge/knowledge';
 import { type Knowledge, startSiteKnowledge } from '../../server/knowledge-sync/knowledge-sync';
 import { proxyHarness } from '../../testing/proxy-app';
 import { readLlmConfig } from './llm-config';
@@ -24,7 +25,7 @@ beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'reply-sources-data-'));
   knowledge = startSiteKnowledge(
     [{ path: dir, url: 'https://www.example.com/help/' }],
-    { dataDir, refreshHours: 24 },
+    { dataDir, refreshHours: 24, indexBudget: INDEX_BUDGET },
     () => undefined,
   );
   await knowledge.ready;
