@@ -7,7 +7,8 @@ import { SOURCES_OBJECT } from '../../contract/llm.ts';
 import { type KnowledgeSite, startKnowledgeSite } from '../../testing/knowledge-site.ts';
 import { chatBody, postChat, proxyHarness } from '../../testing/proxy-app.ts';
 import { INDEX_BUDGET, MATERIAL_PREAMBLE } from '../knowledge/knowledge.ts';
-import { type Knowledge, startSiteKnowledge } from '../knowledge-sync/knowledge-sync.ts';
+import { openKnowledgeStore } from '../knowledge-store/knowledge-store.ts';
+import { type Knowledge, startKnowledge, startSiteKnowledge } from '../knowledge-sync/knowledge-sync.ts';
 import { createMetrics } from '../metrics.ts';
 import { DEFAULT_ASSISTANT_CONFIG } from '../settings/assistant-config.ts';
 import { demoReplyText } from './demo-responder.ts';
@@ -165,11 +166,14 @@ describe("the site's pages, per question", () => {
 
   it('answers /readyz 503 until the first index is built', async () => {
     const release = site.hold();
-    const late = startSiteKnowledge(
-      [{ sitemap: `${site.origin}/sitemap.xml` }],
-      { dataDir: join(dataDir, 'late'), refreshHours: 24, indexBudget: INDEX_BUDGET },
-      silent,
-    );
+    // The site answers only once released, so the crawl's own time limit per request is out of reach: a busy machine
+    // may take seconds to start the app and ask /readyz.
+    const store = openKnowledgeStore({ dataDir: join(dataDir, 'late') }, silent);
+    const late = startKnowledge([{ sitemap: `${site.origin}/sitemap.xml` }], {
+      store,
+      requestTimeoutMs: 120_000,
+      log: silent,
+    });
     const { url } = await start({ knowledge: late });
 
     const before = await fetch(`${url}/readyz`);
@@ -185,6 +189,7 @@ describe("the site's pages, per question", () => {
       sources: [{ source: `${site.origin}/sitemap.xml`, state: 'ok' }],
     });
     late.stop();
+    await store.close();
   });
 });
 
@@ -200,5 +205,20 @@ describe('the demo responder with knowledge', () => {
     expect(found.sources).toHaveLength(1);
     expect(demoReplyText('Sourdough?', [])).toContain('hold no passage that covers this question');
     expect(demoReplyText('Sourdough?')).not.toContain("site's pages");
+  });
+
+  it('says when a model would have been asked for search words, and why', async () => {
+    const { url } = await start({ upstream: { kind: 'demo' }, knowledge });
+    const reply = async (latest: string, language?: string) =>
+      (
+        (await (await postChat(url, chatBody(latest, { language }))).json()) as {
+          choices: { message: { content: string } }[];
+        }
+      ).choices[0].message.content;
+
+    expect(await reply('Kann ich ein Gartenwerkzeug zurückgeben?', 'de')).toContain(
+      'A model would have been asked for search words first: the question is in another language than the pages.',
+    );
+    expect(await reply('Can I return a garden tool?')).not.toContain('search words');
   });
 });
