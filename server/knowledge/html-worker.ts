@@ -6,6 +6,7 @@ import { runBehindChat } from './behind-chat.ts';
 import { pageText } from './crawl-fetch.ts';
 import { htmlPage } from './html-page.ts';
 import type { PageDraft } from './page.ts';
+import { ownThreadId } from './thread-cpu.ts';
 import { tokenize } from './tokenize.ts';
 
 /** One page to read; the answer carries the same `id`. */
@@ -19,7 +20,11 @@ export interface ExtractJob {
   language: string;
 }
 
-export type ExtractAnswer = { id: number; draft: PageDraft } | { id: number; refused: string } | { ready: true };
+/** Once ready, the worker says which thread it is (on Linux), so that its CPU time can be read from outside. */
+export type ExtractAnswer =
+  | { id: number; draft: PageDraft }
+  | { id: number; refused: string }
+  | { ready: true; thread?: number };
 
 /** How many elements `html` opens, counted in one pass: a page's size in nodes, known before any parsing. */
 export function countElements(html: string): number {
@@ -69,5 +74,5 @@ if (port) {
   port.on('message', (job: ExtractJob) => {
     port.postMessage({ id: job.id, ...extract(job, maxNodes, maxTerms) } satisfies ExtractAnswer);
   });
-  port.postMessage({ ready: true } satisfies ExtractAnswer);
+  port.postMessage({ ready: true, thread: ownThreadId() } satisfies ExtractAnswer);
 }
