@@ -7,12 +7,13 @@ const onLinux = process.platform === 'linux';
 
 describe.runIf(onLinux)("a thread's CPU time", () => {
   it("counts a worker's own work, read from another thread, and not the time it waits", async () => {
-    // The worker says which thread it is, waits 300 ms without working, then works until its own count passes 300 ms.
+    // The worker says which thread it is, waits 300 ms without working, then works until its own count passes 300 ms;
+    // its listener keeps it alive until it is terminated, so that its count can still be read.
     const worker = new Worker(
       `const { parentPort } = require('node:worker_threads');
        const { readFileSync } = require('node:fs');
        parentPort.postMessage(Number.parseInt(readFileSync('/proc/thread-self/stat', 'utf8'), 10));
-       parentPort.once('message', () => {
+       parentPort.on('message', () => {
          const started = process.cpuUsage();
          let x = 0;
          while (process.cpuUsage(started).user < 300_000) x += Math.sqrt(x + 1);
