@@ -35,6 +35,38 @@ export async function hydrated(page: Page) {
   });
 }
 
+/**
+ * Resolves once a send from the page's message box is taken: its form has a submit listener (the served card's own
+ * script, public/served-card.js, or the app's watch of the served card, src/served-card.ts), or the box is the app's
+ * (it holds a React fiber; in dev no card is served and the app draws the box). The served box is in the page a
+ * request before that script, which is loaded async at low priority: Enter pressed in between leaves the text in the
+ * box and sends nothing (static-host.spec.ts), so a test that means to send early waits for this, not for the box.
+ * Read through Chromium's DevTools protocol, which lists an element's listeners; the page is not asked to say so.
+ */
+export async function sendsAreTaken(page: Page) {
+  const cdp = await page.context().newCDPSession(page);
+  const objectGroup = 'sends-are-taken';
+  const taken = async () => {
+    const { result } = await cdp.send('Runtime.evaluate', {
+      objectGroup,
+      expression: `(() => {
+        const input = document.querySelector('input[name="message"]');
+        if (!input) return false;
+        if (Object.keys(input).some((key) => key.startsWith('__reactFiber'))) return true;
+        return input.form ?? false;
+      })()`,
+    });
+    if (result.type === 'boolean') return result.value as boolean;
+    if (!result.objectId) return false;
+    const { listeners } = await cdp.send('DOMDebugger.getEventListeners', { objectId: result.objectId });
+    await cdp.send('Runtime.releaseObjectGroup', { objectGroup });
+    return listeners.some((listener) => listener.type === 'submit');
+  };
+  // A navigation still under way destroys the context an evaluation runs in: that is "not yet".
+  await expect.poll(() => taken().catch(() => false), { message: 'a send from the box is taken' }).toBe(true);
+  await cdp.detach();
+}
+
 /** Where a located element is drawn; throws when it is not laid out. */
 export async function box(locator: Locator) {
   const found = await locator.boundingBox();

@@ -80,9 +80,12 @@ test('the owner page: a wrong token is a plain 401, then the charts and figures,
 
   // Dark: the page's colours and the charts drawn again in them.
   const chart = page.locator('figure canvas').first();
+  const lightCanvas = await chart.elementHandle();
   const lightChart = await chart.screenshot();
   await page.emulateMedia({ colorScheme: 'dark' });
   await expect.poll(() => background(page)).not.toBe(light);
+  // The charts are drawn again in new canvases once the page hears of the change: the light one leaves the page first.
+  await expect.poll(() => lightCanvas.evaluate((canvas) => canvas.isConnected)).toBe(false);
   await expect(page.locator('figure canvas')).toHaveCount(2);
   expect((await chart.screenshot()).equals(lightChart)).toBe(false);
   await expectNoAxeViolations(page, 'on the owner page with its charts, dark');

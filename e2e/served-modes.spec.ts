@@ -1,20 +1,20 @@
 import { fileURLToPath } from 'node:url';
 import type { Page } from '@playwright/test';
-import { ERROR, expect, test } from './fixtures';
+import { ERROR, expect, sendsAreTaken, test } from './fixtures';
 import { startVite } from './vite-server';
 
 // `npm run dev` (Vite's dev server) and `vite preview`, started here as those commands start them (the project's own
 // vite.config.ts), each in English and German, with and without a site configuration: no hydration error in any
-// (the suite's watcher, e2e/fixtures.ts), and a message typed and sent as soon as the box appears is shown once and
-// sent once. Both answer chat with the demo responder (no provider configured), which is enough here.
+// (the suite's watcher, e2e/fixtures.ts), and a message typed as soon as the box appears, and sent as soon as a send
+// is taken, is shown once and sent once. Both answer chat with the demo responder (no provider configured), which is enough here.
 
 test.skip(({ mode }) => mode !== 'proxy', 'dev and preview are checked once, in proxy mode');
 
 const SITE_CONFIG = fileURLToPath(new URL('./site-config.yaml', import.meta.url));
 
 /**
- * Opens `url`, types and sends `text` as soon as the box is there (served, or rendered by the app in dev), and checks
- * that it is shown once, sent once, and answered.
+ * Opens `url`, types `text` as soon as the box is there (served, or rendered by the app in dev), sends it as soon as a
+ * send is taken (`sendsAreTaken`), and checks that it is shown once, sent once, and answered.
  */
 async function sendAsSoonAsTheBoxAppears(page: Page, url: string, text: string) {
   const chatRequests: string[] = [];
@@ -28,6 +28,7 @@ async function sendAsSoonAsTheBoxAppears(page: Page, url: string, text: string) 
   await page.goto(url, { waitUntil: 'commit' });
   const box = page.locator('input[name="message"]');
   await box.fill(text);
+  await sendsAreTaken(page);
   await box.press('Enter');
   const users = page.locator('[data-sender="user"]');
   await expect(users).toHaveText([text], { timeout: 30_000 });

@@ -15,6 +15,7 @@ import {
   holdRoute,
   hydrated,
   PLACEHOLDER,
+  sendsAreTaken,
   watchHydration,
 } from './fixtures';
 
@@ -179,7 +180,7 @@ async function throttleCpu(page: Page, rate: number) {
   await cdp.send('Emulation.setCPUThrottlingRate', { rate });
 }
 
-test('at 4x CPU, a message typed and sent as soon as the box appears is shown once and sent once', async ({
+test('at 4x CPU, a message typed as soon as the box appears, and sent as soon as a send is taken, is shown once and sent once', async ({
   page,
   fake,
 }) => {
@@ -191,6 +192,7 @@ test('at 4x CPU, a message typed and sent as soon as the box appears is shown on
     await page.goto('/', { waitUntil: 'commit' });
     // The served card, before the app has taken it over (or while it does).
     await chat.input.fill(text);
+    await sendsAreTaken(page);
     await chat.input.press('Enter');
     await chat.expectTranscript(
       [
@@ -213,6 +215,7 @@ test("a message sent before the app's bundle has even arrived is shown once and 
   const chat = new ChatPage(page);
   await page.goto('/', { waitUntil: 'commit' });
   await chat.input.fill('Sent early');
+  await sendsAreTaken(page);
   await chat.input.press('Enter');
   // The served card does nothing with it yet: it stays in the box, and no request goes out.
   await expect(chat.input).toHaveValue('Sent early');
@@ -224,6 +227,34 @@ test("a message sent before the app's bundle has even arrived is shown once and 
   ]);
   await chat.expectReadyAfterReply();
   expect(fake.requests.map((request) => request.body)).toEqual([expectedPayload('Sent early', 'direct')]);
+  expect(chat.consoleErrors).toEqual([]);
+  expect(chat.pageErrors).toEqual([]);
+});
+
+test('Enter pressed before the served card has its script keeps the text in the box, sends nothing, and the next Enter sends it once', async ({
+  page,
+  fake,
+}) => {
+  const releaseScript = await holdRoute(page, '**/served-card.js');
+  const releaseBundle = await holdRoute(page, '**/assets/index-*.js');
+  const chat = new ChatPage(page);
+  await page.goto('/', { waitUntil: 'commit' });
+  await chat.input.fill('Sent too early');
+  await chat.input.press('Enter');
+  releaseScript();
+  releaseBundle();
+  await hydrated(page);
+  // Nothing heard that Enter: the app takes the card over with the text still in the box, and sends nothing.
+  await expect(chat.input).toHaveValue('Sent too early');
+  await expect(page.locator('[data-sender]')).toHaveCount(0);
+  expect(fake.requests).toHaveLength(0);
+  await chat.input.press('Enter');
+  await chat.expectTranscript([
+    { sender: 'user', text: 'Sent too early' },
+    { sender: 'bot', text: FAKE_REPLY },
+  ]);
+  await chat.expectReadyAfterReply();
+  expect(fake.requests.map((request) => request.body)).toEqual([expectedPayload('Sent too early', 'direct')]);
   expect(chat.consoleErrors).toEqual([]);
   expect(chat.pageErrors).toEqual([]);
 });
