@@ -176,6 +176,60 @@ describe.each(storeHomes(() => postgres))('the knowledge library on %s', (_home,
     expect(urls(knowledge.retrieve({ latest: 'Are the gloves washable?' }))).toEqual([`${origin}/broken`]);
   });
 
+  it('reads again, whole, every page stored by an older reading, though a 304, <lastmod> or its file would keep it', async () => {
+    site = await startKnowledgeSite({ '/robots.txt': { type: 'text/plain', body: '' } });
+    const { origin } = site;
+    const listed = [`${origin}/tagged`, `${origin}/dated`];
+    site.set('/sitemap.xml', {
+      type: 'application/xml',
+      body: sitemapXml(listed, false, { [listed[1]]: '2020-01-01' }),
+    });
+    site.set('/tagged', { body: sitePage({ title: 'Tagged', body: article('Tagged', 'Spades.') }), etag: '"t1"' });
+    site.set('/dated', { body: sitePage({ title: 'Dated', body: article('Dated', 'Hoes come in two widths.') }) });
+    folder = await mkdtemp(join(tmpdir(), 'knowledge-'));
+    await writeFile(join(folder, 'returns.md'), '# Returns policy\nReturn any spade within thirty days.\n');
+    const sources = [{ sitemap: `${origin}/sitemap.xml` }, { path: folder, url: 'https://shop.example.com/help/' }];
+    const settings = await makeSettings();
+    const first = start(settings, sources);
+    await first.ready;
+    first.stop();
+    const read = (await stores[0].load()).pages;
+    // As a version that read pages otherwise stored them: its hashes carry no version, its passages are other ones.
+    const older = read.map((page) => ({
+      ...page,
+      textHash: 'hash-of-an-older-reading',
+      passages: [{ headings: [], text: 'An older reading of the page.', tokens: 6 }],
+    }));
+    await stores[0].commit({ sources: [], put: older, touch: [], remove: [], skipped: [], dropSources: [] });
+
+    const asked = site.requests.length;
+    const log: string[] = [];
+    const upgraded = start(settings, sources, { log: (line) => log.push(line) });
+    await upgraded.ready;
+    await upgraded.refresh();
+    const again = site.requests.slice(asked).filter((request) => request.path !== '/sitemap.xml');
+    expect(again.map((request) => request.path).sort()).toEqual(['/dated', '/robots.txt', '/tagged']);
+    expect(again.find((request) => request.path === '/tagged')?.ifNoneMatch).toBeUndefined();
+    expect(log).toContainEqual(`[knowledge] ${origin}/sitemap.xml: 2 pages stored by an older reading are read again`);
+    expect(log).toContainEqual(`[knowledge] ${folder}: 1 pages stored by an older reading are read again`);
+    expect(log).toContainEqual(expect.stringMatching(/sync done: 0 new, 3 changed, 0 unchanged/));
+    const reread = (await stores[1].load()).pages;
+    const kept = (pages: typeof read) =>
+      pages
+        .map(({ address, textHash, passages }) => ({ address, textHash, passages }))
+        .sort((a, b) => a.address.localeCompare(b.address));
+    expect(kept(reread)).toEqual(kept(read));
+    expect(urls(upgraded.retrieve({ latest: 'Can I return a spade?' }))).toEqual([
+      'https://shop.example.com/help/returns#returns-policy',
+    ]);
+    // Read this way now: the next sync asks with the validators again, and <lastmod> skips.
+    const before = site.requests.length;
+    await upgraded.refresh();
+    const next = site.requests.slice(before);
+    expect(next.find((request) => request.path === '/tagged')).toMatchObject({ ifNoneMatch: '"t1"' });
+    expect(next.map((request) => request.path)).not.toContain('/dated');
+  });
+
   it('keeps a source’s pages when it fails, and syncs again when its last sync is older than the interval', async () => {
     site = await siteWith('The shop opens at nine on weekdays.');
     const settings = await makeSettings();

@@ -9,7 +9,9 @@ import {
   type Page,
   type PageOutcome,
   readFolder,
+  readingHash,
   readSitemap,
+  readThisWay,
   slicer,
   sourceKey,
   withoutCredentials,
@@ -49,9 +51,11 @@ export interface SyncSummary {
 
 /** A page's extracted text as a hash: a `200` with the same hash changes nothing downstream (no chunking, no index). */
 export const pageHash = (page: Page) =>
-  createHash('sha256')
-    .update(JSON.stringify([page.url, page.title, page.language, page.sections, page.keywords ?? '']))
-    .digest('base64url');
+  readingHash(
+    createHash('sha256')
+      .update(JSON.stringify([page.url, page.title, page.language, page.sections, page.keywords ?? '']))
+      .digest('base64url'),
+  );
 
 /** The summary's names for why an address was not taken. */
 function reasonKind(reason: string): string {
@@ -113,6 +117,10 @@ export async function syncSources(
   for (const source of sources) {
     const key = sourceKey(source);
     const stored = new Map(snapshot.pages.filter((page) => page.source === key).map((page) => [page.address, page]));
+    // A page stored under another reading (page.ts) is read again whole: no validators, no <lastmod>, no file's time.
+    const known = new Map([...stored].filter(([, page]) => readThisWay(page.textHash)));
+    if (known.size < stored.size)
+      options.log(`[knowledge] ${key}: ${stored.size - known.size} pages stored by an older reading are read again`);
     const language = source.language ?? options.language;
     const now = Date.now();
     let outcomes: (PageOutcome | FileOutcome)[];
@@ -120,14 +128,14 @@ export async function syncSources(
       if ('sitemap' in source) {
         const limits = { ...options, maxPages: source.maxPages ?? options.maxPages };
         const read = await readSitemap(source.sitemap, language, limits, options.log, {
-          known: stored,
+          known,
           now,
           progress: options.progress,
           found: options.found,
         });
         outcomes = [...read.outcomes, ...read.skipped.map((skip) => ({ ...skip, kind: 'skipped' as const }))];
       } else {
-        outcomes = await readFolder(source.path, source.url, language, options.log, stored);
+        outcomes = await readFolder(source.path, source.url, language, options.log, known);
       }
     } catch (error) {
       const state: SourceState = { source: key, state: `failed: ${(error as Error).message}`, syncedAt: now };

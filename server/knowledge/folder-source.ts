@@ -4,7 +4,7 @@ import { basename, extname, join, relative, sep } from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { htmlPage } from './html-page.ts';
 import { markdownPage } from './markdown-page.ts';
-import { isWebAddress, type Page, type PageDraft, SectionWriter } from './page.ts';
+import { isWebAddress, type Page, type PageDraft, readingHash, SectionWriter } from './page.ts';
 
 /** The kinds of file a folder source reads; any other file is skipped with a log line. */
 const READERS: Record<string, (text: string, address: string) => PageDraft> = {
@@ -75,7 +75,7 @@ export type FileOutcome =
   | { address: string; kind: 'skipped'; reason: string };
 
 /** A file's bytes as a hash: the same bytes make the same page, so they change nothing downstream. */
-export const bytesHash = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('base64url');
+export const bytesHash = (bytes: Uint8Array) => readingHash(createHash('sha256').update(bytes).digest('base64url'));
 
 /**
  * Every `.md`, `.html` and `.txt` file under `folder`, read recursively, as pages published under `url`. A file in

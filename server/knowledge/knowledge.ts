@@ -18,7 +18,7 @@ export {
 } from './index-budget.ts';
 export { keptInWorker } from './index-in-worker.ts';
 export { formatMaterial, MATERIAL_PREAMBLE, type Material } from './material.ts';
-export type { Page } from './page.ts';
+export { type Page, readingHash, readThisWay } from './page.ts';
 export { RETRIEVAL_LIMITS, type RetrievalLimits } from './retrieval-limits.ts';
 export {
   explain,

@@ -28,6 +28,20 @@ export interface PageDraft {
   keywords?: string;
 }
 
+/**
+ * The version of how pages are read and cut into passages (html-extractor.ts, markdown-page.ts, chunk.ts): raise it
+ * with a change to what a stored page would hold. Every stored page's hash carries it (`readingHash`), and a sync
+ * reads again, whole, each page stored under another version, even one that a `304`, a `<lastmod>` or an unchanged
+ * file would keep (server/knowledge-sync/sync.ts): an upgrade's better reading reaches every page, once.
+ */
+export const PAGE_READING = 1;
+
+/** A page's hash (of its text, or of its file's bytes) as the store keeps it: with the reading it was made under. */
+export const readingHash = (digest: string) => `${PAGE_READING}.${digest}`;
+
+/** Whether a stored hash was made under this version's reading (hashes from before versions have no dot). */
+export const readThisWay = (textHash: string) => textHash.startsWith(`${PAGE_READING}.`);
+
 /** Whether `address` is one the assistant may show as a link: `http:` or `https:` only. */
 export function isWebAddress(address: string): boolean {
   try {

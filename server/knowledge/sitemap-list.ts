@@ -46,12 +46,15 @@ export async function readSitemapFile(
   const scanner = new LocationScanner();
   const decoder = new TextDecoder();
   let count = 0;
+  /** Whether the reading goes on after `entries`. */
+  const taken = (entries: SitemapEntry[]) =>
+    entries.every((entry) => ++count <= SITEMAP_MAX_ADDRESSES && take(entry, url, scanner.index === true));
   try {
     for await (const chunk of cappedBody(await unzipped(fetched.response), SITEMAP_MAX_BYTES)) {
-      for (const entry of scanner.push(decoder.decode(chunk, { stream: true }))) {
-        if (++count > SITEMAP_MAX_ADDRESSES || !take(entry, url, scanner.index === true)) return undefined;
-      }
+      if (!taken(scanner.push(decoder.decode(chunk, { stream: true })))) return undefined;
     }
+    // The last entry's `<lastmod>` comes after it, at the end of the file.
+    taken(scanner.end(decoder.decode()));
   } catch (error) {
     return `it was cut off after ${count} addresses (${(error as Error).message})`;
   }

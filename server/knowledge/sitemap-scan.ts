@@ -108,4 +108,12 @@ export class LocationScanner {
     this.buffer = buffer.slice(at);
     return found;
   }
+
+  /** The entries that the last piece `text` completes; then what follows the last entry, for its `<lastmod>`. */
+  end(text: string): SitemapEntry[] {
+    const found = this.push(text);
+    this.gap(this.buffer);
+    this.buffer = '';
+    return found;
+  }
 }

@@ -208,10 +208,13 @@ describe('sitemap XML', () => {
     const entries = scanner.push('c><lastmod>2026-11-0');
     expect(entries).toEqual([{ location: 'https://a.example/one' }]);
     // The `<lastmod>` that follows an entry, cut in two, is set on it when its end arrives.
-    expect(scanner.push('1</lastmod></url><loc>https://a.example/two</loc>')).toEqual([
-      { location: 'https://a.example/two' },
-    ]);
+    const two = scanner.push('1</lastmod></url><loc>https://a.example/two</loc>');
+    expect(two).toEqual([{ location: 'https://a.example/two' }]);
     expect(entries[0].lastmod).toBe(Date.parse('2026-11-01'));
+    // The last entry's `<lastmod>` follows it at the end of the file: read when the file ends (it never was before).
+    expect(scanner.push('<lastmod>2026-10-0')).toEqual([]);
+    expect(scanner.end('2</lastmod></url></urlset>')).toEqual([]);
+    expect(two[0].lastmod).toBe(Date.parse('2026-10-02'));
     // 2 MB of unclosed <loc> (a backtracking pattern took minutes on 1.9 MB), then one good entry.
     const hostile = `<urlset>${'<loc>'.repeat(400_000)}<loc>https://a.example/good</loc></urlset>`;
     const pieces = hostile.match(/[\s\S]{1,65536}/g) ?? [];
