@@ -84,6 +84,7 @@ describe.each(storeHomes(() => postgres))('npm run knowledge on %s', (_home, mak
       passages: 1,
       fetchedAt: expect.stringMatching(/^\d{4}-/),
       changedAt: expect.stringMatching(/^\d{4}-/),
+      indexed: true,
     });
     expect(source.notTaken).toEqual([{ url: `${site.origin}/missing`, reason: 'it answered 404' }]);
     const text = await knowledge(['report'], settings).done;

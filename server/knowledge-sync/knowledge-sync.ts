@@ -30,7 +30,7 @@ import { progressLines, SERVER_PROGRESS_MS } from './progress.ts';
 import { storeIndex } from './store-index.ts';
 import { type SyncOptions, sourcesToSync, syncOnce } from './sync.ts';
 
-export { snapshotPassages } from './store-index.ts';
+export { leftOutOfKeptIndex, snapshotPassages } from './store-index.ts';
 export { syncOnce } from './sync.ts';
 
 export interface KnowledgeOptions extends SyncOptions, IndexBudget {

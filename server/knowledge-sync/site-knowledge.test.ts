@@ -3,7 +3,9 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { INDEX_BUDGET } from '../knowledge/knowledge.ts';
+import { reportText, storeReport } from '../cli/knowledge-report.ts';
+import { INDEX_BUDGET, type IndexBudget } from '../knowledge/knowledge.ts';
+import { openKnowledgeStore } from '../knowledge-store/knowledge-store.ts';
 import { startSiteKnowledge } from './knowledge-sync.ts';
 
 let dir: string;
@@ -27,5 +29,31 @@ describe('startSiteKnowledge', () => {
     expect(log).toContain(
       '[knowledge] skipped https://shop.example/returns: the index would hold more than 1 passages',
     );
+    // `npm run knowledge -- report` says so too, from the kept index, not only the log.
+    const store = openKnowledgeStore({ dataDir: settings.dataDir }, () => {});
+    try {
+      const indexed = async (budget: IndexBudget) =>
+        (await storeReport(store, [dir], budget))[0].pages.map(({ url, indexed }) => [url, indexed]);
+      expect(await indexed(settings.indexBudget)).toEqual([
+        ['https://shop.example/hours', true],
+        ['https://shop.example/returns', false],
+      ]);
+      const text = reportText(await storeReport(store, [dir], settings.indexBudget)).split('\n');
+      // (The addresses not taken are the store's own files: its folder is inside the site's here.)
+      expect(text).toContainEqual(
+        expect.stringMatching(/^ {2}2 pages, \d addresses not taken, 1 left out of the index by its budget$/),
+      );
+      expect(text.find((line) => line.startsWith('  https://shop.example/returns '))).toMatch(
+        /, left out of the index: it would take the index past its budget \(KNOWLEDGE_INDEX_TEXT\)$/,
+      );
+      expect(text.find((line) => line.startsWith('  https://shop.example/hours '))).not.toMatch(/left out/);
+      // With another budget the kept index is not the one these pages would get: the report does not guess.
+      expect(await indexed(INDEX_BUDGET)).toEqual([
+        ['https://shop.example/hours', null],
+        ['https://shop.example/returns', null],
+      ]);
+    } finally {
+      await store.close();
+    }
   });
 });

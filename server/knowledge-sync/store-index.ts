@@ -6,6 +6,7 @@ import {
   indexToKeep,
   type KnowledgeIndex,
   keptInWorker,
+  leftOutOf,
   type Passage,
   slicer,
 } from '../knowledge/knowledge.ts';
@@ -46,6 +47,21 @@ async function indexFingerprint(snapshot: KnowledgeSnapshot, sources: ReadonlySe
     await slice();
   }
   return hash.digest('base64url');
+}
+
+/**
+ * The pages that the index's budget left out of the store's kept index, when it was built from the snapshot's pages
+ * under `budget`; `undefined` when the store keeps no index of them (none yet, or one of other pages or budget).
+ */
+export async function leftOutOfKeptIndex(
+  store: KnowledgeStore,
+  snapshot: KnowledgeSnapshot,
+  sources: ReadonlySet<string>,
+  budget: IndexBudget,
+): Promise<string[] | undefined> {
+  const kept = await store.loadIndex();
+  if (kept?.fingerprint !== (await indexFingerprint(snapshot, sources, budget))) return undefined;
+  return leftOutOf(kept.data);
 }
 
 type IndexSettings = IndexBudget & { log: (line: string) => void };
