@@ -3,12 +3,11 @@
 // site's pages, first with no sync, then all through a sync that finds every page changed (fetched, extracted,
 // chunked, stored and indexed again), its index built at the end included.
 import { CHAT_COMPLETIONS_PATH } from '../contract/llm.ts';
-import { CRAWL_DEFAULTS } from '../server/knowledge/knowledge.ts';
 import { openKnowledgeStore, type StoreSettings } from '../server/knowledge-store/knowledge-store.ts';
 import { startKnowledge, syncOnce } from '../server/knowledge-sync/knowledge-sync.ts';
 import { chatBody, listenBenchApp, modelUpstream } from './bench-app.ts';
 import { cannon, spawnScript } from './cannon-run.ts';
-import { siteBudget, topicWord } from './knowledge-sync-site.ts';
+import { siteBudget, syncOptions, topicWord } from './knowledge-sync-site.ts';
 
 const CONNECTIONS = 20;
 /** The cannon's run without a sync, after its settling time; during the sync it fires until the sync is done. */
@@ -24,8 +23,7 @@ export async function chatDuringSync(settings: StoreSettings, pages: number) {
   const sources = [{ sitemap: `${site.output}/sitemap.xml`, maxPages: pages }];
   const store = openKnowledgeStore(settings, () => {});
   const { budget } = siteBudget(pages);
-  const options = { ...CRAWL_DEFAULTS, ...budget, maxPages: pages, concurrency: 8, language: 'en', log: () => {} };
-  await syncOnce(store, sources, options);
+  await syncOnce(store, sources, syncOptions(pages));
   const knowledge = startKnowledge(sources, { store, ...budget, log: () => {}, maxPages: pages, concurrency: 8 });
   await knowledge.ready;
   const server = await listenBenchApp(upstream.output, { knowledge });

@@ -6,7 +6,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setPriority } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { DEFAULT_INDEX_TEXT_MILLIONS, indexBudgetFor } from '../server/knowledge/knowledge.ts';
+import { CRAWL_DEFAULTS, DEFAULT_INDEX_TEXT_MILLIONS, indexBudgetFor } from '../server/knowledge/knowledge.ts';
 
 const SYLLABLES = 'ba ko mi ne ru sa te lo vi da fe gu hi ja pe'.split(' ');
 /** The site's vocabulary: 3,375 invented words of three syllables, so that retrieval meets a large site's rarities. */
@@ -27,6 +27,18 @@ const PAGE_TEXT_CHARS = 2_400;
 export function siteBudget(pages: number) {
   const millions = Math.max(DEFAULT_INDEX_TEXT_MILLIONS, Math.ceil((pages * PAGE_TEXT_CHARS) / 1e6));
   return { millions, budget: indexBudgetFor(millions) };
+}
+
+/** The sync's settings for a site of `pages` pages: the crawl's defaults, 8 requests at once, the whole site's budget. */
+export function syncOptions(pages: number) {
+  return {
+    ...CRAWL_DEFAULTS,
+    ...siteBudget(pages).budget,
+    maxPages: pages,
+    concurrency: 8,
+    language: 'en',
+    log: () => {},
+  };
 }
 
 /** A page of the synthetic site: its own title and 300 words, a third of them common, the rest of its topic. */

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import MiniSearch from 'minisearch';
 import pg from 'pg';
-import { CRAWL_DEFAULTS, indexFromKept, indexToKeep, leftOutOf, sourceKey } from '../server/knowledge/knowledge.ts';
+import { indexFromKept, indexToKeep, leftOutOf, sourceKey } from '../server/knowledge/knowledge.ts';
 import {
   type KnowledgeStore,
   openKnowledgeStore,
@@ -14,31 +14,30 @@ import {
 } from '../server/knowledge-store/knowledge-store.ts';
 import { snapshotPassages, startKnowledge, syncOnce } from '../server/knowledge-sync/knowledge-sync.ts';
 import { startPostgresServer } from '../testing/postgres-server.ts';
+import { spawnScript } from './cannon-run.ts';
+import type { FirstSync } from './knowledge-sync-first.ts';
 import { chatDuringSync } from './knowledge-sync-load.ts';
-import { siteBudget, startSite, topicWord } from './knowledge-sync-site.ts';
+import { siteBudget, startSite, syncOptions, topicWord } from './knowledge-sync-site.ts';
 import { markdownTable, met, ms, quantile } from './table.ts';
 
-const rssMb = () => process.memoryUsage().rss / 1e6;
+/** The first sync, run by bench/knowledge-sync-first.ts in a process of its own: its time and memory. */
+async function firstSyncApart(settings: StoreSettings, sitemap: string, pages: number): Promise<FirstSync> {
+  const args = [JSON.stringify({ settings, sitemap, pages })];
+  return JSON.parse((await spawnScript('bench/knowledge-sync-first.ts', args, true)).output);
+}
 
 /** One home's figures: first sync, store size, restart to ready, index rebuild against its kept forms, re-sync. */
 async function measureHome(settings: StoreSettings, size: () => Promise<number>, pages: number) {
   const site = await startSite(pages);
   const sources = [{ sitemap: `${site.origin}/sitemap.xml`, maxPages: pages }];
   const { budget } = siteBudget(pages);
-  const options = { ...CRAWL_DEFAULTS, ...budget, maxPages: pages, concurrency: 8, language: 'en', log: () => {} };
   const open = (): KnowledgeStore => openKnowledgeStore(settings, () => {});
-  let store = open();
-  let started = performance.now();
-  // As `npm run knowledge -- sync` does before the servers start: the sync, then its index kept beside it.
-  await syncOnce(store, sources, options);
-  const firstSync = (performance.now() - started) / 1000;
+  const first = await firstSyncApart(settings, sources[0].sitemap, pages);
   const firstBytes = site.counts.bytes;
-  const rssAfterSync = rssMb();
-  await store.close();
 
   const requestsBefore = site.counts.pageRequests;
-  store = open();
-  started = performance.now();
+  const store = open();
+  let started = performance.now();
   const knowledge = startKnowledge(sources, { store, ...budget, log: () => {} });
   await knowledge.ready;
   const restart = (performance.now() - started) / 1000;
@@ -71,16 +70,17 @@ async function measureHome(settings: StoreSettings, size: () => Promise<number>,
   const fromJson = performance.now() - started;
 
   site.counts.bytes = 0;
-  const summary = await syncOnce(store, sources, options);
+  const summary = await syncOnce(store, sources, syncOptions(pages));
   const resyncBytes = site.counts.bytes;
   const rechunked = summary.ran && summary.result ? summary.result.new + summary.result.changed : Number.NaN;
   const storeBytes = await size();
   await store.close();
   site.close();
   return {
-    firstSync,
+    firstSync: first.seconds,
     firstBytes,
-    rssAfterSync,
+    rssPeak: first.rssPeakMb,
+    rssAfterSync: first.rssAfterMb,
     restart,
     fetchedAtRestart,
     leftOut,
@@ -158,8 +158,8 @@ export async function syncBench(pages: number): Promise<{ text: string; data: un
           () => true,
         ),
         row(
-          'RSS after the first sync',
-          (f) => `${f.rssAfterSync.toFixed(0)} MB`,
+          "the first sync's process (as `npm run knowledge -- sync`): RSS at its peak / after",
+          (f) => `${f.rssPeak.toFixed(0)} / ${f.rssAfterSync.toFixed(0)} MB`,
           '',
           () => true,
         ),
