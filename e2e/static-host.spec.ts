@@ -2,7 +2,7 @@ import { cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from '@playwright/test';
-import { FAKE_REPLY } from '../testing/fake-provider';
+import { FAKE_REPLY, type FakeProvider } from '../testing/fake-provider';
 import { type StaticHost, startStaticHost } from '../testing/static-host';
 import { clientDir } from './e2e-env';
 import {
@@ -210,6 +210,18 @@ test('at 4x CPU, a message typed as soon as the box appears, and sent as soon as
   expect(chat.pageErrors).toEqual([]);
 });
 
+/** `text` shown once with the fake's reply and sent once, as the specification's payload; the card ready, no error. */
+async function expectAnsweredOnce(chat: ChatPage, fake: FakeProvider, text: string) {
+  await chat.expectTranscript([
+    { sender: 'user', text },
+    { sender: 'bot', text: FAKE_REPLY },
+  ]);
+  await chat.expectReadyAfterReply();
+  expect(fake.requests.map((request) => request.body)).toEqual([expectedPayload(text, 'direct')]);
+  expect(chat.consoleErrors).toEqual([]);
+  expect(chat.pageErrors).toEqual([]);
+}
+
 test("a message sent before the app's bundle has even arrived is shown once and sent once", async ({ page, fake }) => {
   const release = await holdRoute(page, '**/assets/index-*.js');
   const chat = new ChatPage(page);
@@ -221,14 +233,7 @@ test("a message sent before the app's bundle has even arrived is shown once and 
   await expect(chat.input).toHaveValue('Sent early');
   expect(fake.requests).toHaveLength(0);
   release();
-  await chat.expectTranscript([
-    { sender: 'user', text: 'Sent early' },
-    { sender: 'bot', text: FAKE_REPLY },
-  ]);
-  await chat.expectReadyAfterReply();
-  expect(fake.requests.map((request) => request.body)).toEqual([expectedPayload('Sent early', 'direct')]);
-  expect(chat.consoleErrors).toEqual([]);
-  expect(chat.pageErrors).toEqual([]);
+  await expectAnsweredOnce(chat, fake, 'Sent early');
 });
 
 test('Enter pressed before the served card has its script keeps the text in the box, sends nothing, and the next Enter sends it once', async ({
@@ -249,14 +254,7 @@ test('Enter pressed before the served card has its script keeps the text in the 
   await expect(page.locator('[data-sender]')).toHaveCount(0);
   expect(fake.requests).toHaveLength(0);
   await chat.input.press('Enter');
-  await chat.expectTranscript([
-    { sender: 'user', text: 'Sent too early' },
-    { sender: 'bot', text: FAKE_REPLY },
-  ]);
-  await chat.expectReadyAfterReply();
-  expect(fake.requests.map((request) => request.body)).toEqual([expectedPayload('Sent too early', 'direct')]);
-  expect(chat.consoleErrors).toEqual([]);
-  expect(chat.pageErrors).toEqual([]);
+  await expectAnsweredOnce(chat, fake, 'Sent too early');
 });
 
 test('the hydration watcher catches a mismatch (a page whose served heading differs from the app)', async ({
