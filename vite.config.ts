@@ -89,7 +89,8 @@ export default defineConfig({
   },
   test: {
     // The card's tests run in jsdom with the card's setup (its catalogue, its lazy parts, jest-dom); the server's, the
-    // build's and the packages' in Node without it: loading React and Chakra for each of their files took 2 s apiece.
+    // build's and the packages' in Node without it (their files need no `@vitest-environment` line): loading React and
+    // Chakra for each of their files took 2 s apiece.
     projects: [
       {
         extends: true,

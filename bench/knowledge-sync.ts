@@ -7,11 +7,7 @@ import { join } from 'node:path';
 import MiniSearch from 'minisearch';
 import pg from 'pg';
 import { indexFromKept, indexToKeep, leftOutOf, sourceKey } from '../server/knowledge/knowledge.ts';
-import {
-  type KnowledgeStore,
-  openKnowledgeStore,
-  type StoreSettings,
-} from '../server/knowledge-store/knowledge-store.ts';
+import { openKnowledgeStore, type StoreSettings } from '../server/knowledge-store/knowledge-store.ts';
 import { snapshotPassages, startKnowledge, syncOnce } from '../server/knowledge-sync/knowledge-sync.ts';
 import { startPostgresServer } from '../testing/postgres-server.ts';
 import { spawnScript } from './cannon-run.ts';
@@ -31,12 +27,11 @@ async function measureHome(settings: StoreSettings, size: () => Promise<number>,
   const site = await startSite(pages);
   const sources = [{ sitemap: `${site.origin}/sitemap.xml`, maxPages: pages }];
   const { budget } = siteBudget(pages);
-  const open = (): KnowledgeStore => openKnowledgeStore(settings, () => {});
   const first = await firstSyncApart(settings, sources[0].sitemap, pages);
   const firstBytes = site.counts.bytes;
 
   const requestsBefore = site.counts.pageRequests;
-  const store = open();
+  const store = openKnowledgeStore(settings, () => {});
   let started = performance.now();
   const knowledge = startKnowledge(sources, { store, ...budget, log: () => {} });
   await knowledge.ready;

@@ -1,4 +1,3 @@
-// @vitest-environment node
 import { describe, expect, it } from 'vitest';
 import { APP_STAGE_NAME, appChunkGroup, staticGraph } from './app-chunk';
 

@@ -1,4 +1,3 @@
-// @vitest-environment node
 import { describe, expect, it } from 'vitest';
 import { EMBED_ACCENT_SENTINEL } from '../contract/embed.ts';
 import { en } from '../locales/en.ts';

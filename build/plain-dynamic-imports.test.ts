@@ -1,4 +1,3 @@
-// @vitest-environment node
 import { describe, expect, it } from 'vitest';
 import { PRELOAD_HELPER_ID, plainDynamicImports } from './plain-dynamic-imports';
 

@@ -1,4 +1,3 @@
-// @vitest-environment node
 import { describe, expect, it } from 'vitest';
 import { CATALOGUES } from '../locales/catalogues.ts';
 import { localizePage } from './prerender-card.ts';

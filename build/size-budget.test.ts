@@ -1,4 +1,3 @@
-// @vitest-environment node
 import { describe, expect, it } from 'vitest';
 import { checkBudget, namedChunks, pageChunks, publicScriptNames, readSizeReport, startUpChunks } from './size-budget';
 

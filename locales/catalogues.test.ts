@@ -1,4 +1,3 @@
-// @vitest-environment node
 import { describe, expect, it } from 'vitest';
 import { CATALOGUES } from './catalogues.ts';
 import { en } from './en.ts';

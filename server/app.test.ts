@@ -1,4 +1,3 @@
-// @vitest-environment node
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { EMBED_HOST_PARAM } from '../contract/embed.ts';
 import { CHAT_COMPLETIONS_PATH, PROXY_BASE_PATH } from '../contract/llm.ts';

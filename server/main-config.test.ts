@@ -1,4 +1,3 @@
-// @vitest-environment node
 // `npm start` with a site configuration: it starts with a good one, and refuses a bad one, naming the key.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

@@ -1,4 +1,3 @@
-// @vitest-environment node
 // The production server as `npm start` runs it, in a process of its own: signals, client addresses, health and a
 // direct-mode build. Each test starts what it needs on 127.0.0.1 and stops it.
 

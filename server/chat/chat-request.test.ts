@@ -1,4 +1,3 @@
-// @vitest-environment node
 import { describe, expect, it } from 'vitest';
 import { parseChatRequest } from './chat-request.ts';
 import { breakControlSequences, CONTROL_SEQUENCES } from './control-sequences.ts';

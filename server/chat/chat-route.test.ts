@@ -1,4 +1,3 @@
-// @vitest-environment node
 import { describe, expect, it } from 'vitest';
 import { CHAT_COMPLETIONS_PATH } from '../../contract/llm.ts';
 import { FAKE_REPLY } from '../../testing/fake-provider.ts';

@@ -1,4 +1,3 @@
-// @vitest-environment node
 import { describe, expect, it } from 'vitest';
 import { chatBody, PINNED_MODEL, postChat, proxyHarness } from '../../testing/proxy-app.ts';
 import { reservationFor } from '../limits/spend-cap.ts';

@@ -1,4 +1,3 @@
-// @vitest-environment node
 import { describe, expect, it } from 'vitest';
 import { MAX_TOKENS } from '../../contract/llm.ts';
 import { PROVIDER_SECRET } from '../../testing/fake-provider.ts';

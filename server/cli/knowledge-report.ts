@@ -41,12 +41,11 @@ export function knowledgeReport(
 /** The report of what `store` holds for the `configured` sources, with what its kept index left out. */
 export async function storeReport(store: KnowledgeStore, configured: string[], budget: IndexBudget) {
   const snapshot = await store.load();
-  const leftOut = await leftOutOfKeptIndex(store, snapshot, new Set(configured), budget);
-  return knowledgeReport(snapshot, configured, leftOut && new Set(leftOut));
+  return knowledgeReport(snapshot, configured, await leftOutOfKeptIndex(store, snapshot, new Set(configured), budget));
 }
 
 /** The report as the command prints it without `--json`: per source, its state, then a line per page and per address. */
-export function reportText(report: Awaited<ReturnType<typeof storeReport>>): string {
+export function reportText(report: ReturnType<typeof knowledgeReport>): string {
   const lines: string[] = [];
   for (const source of report) {
     const note = source.configured ? '' : ' (no longer configured: the next sync removes it)';

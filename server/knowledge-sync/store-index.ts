@@ -58,10 +58,10 @@ export async function leftOutOfKeptIndex(
   snapshot: KnowledgeSnapshot,
   sources: ReadonlySet<string>,
   budget: IndexBudget,
-): Promise<string[] | undefined> {
+): Promise<ReadonlySet<string> | undefined> {
   const kept = await store.loadIndex();
   if (kept?.fingerprint !== (await indexFingerprint(snapshot, sources, budget))) return undefined;
-  return leftOutOf(kept.data);
+  return new Set(leftOutOf(kept.data));
 }
 
 type IndexSettings = IndexBudget & { log: (line: string) => void };

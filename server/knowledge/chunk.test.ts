@@ -1,4 +1,3 @@
-// @vitest-environment node
 import { describe, expect, it } from 'vitest';
 import { chunkPage, estimateTokens, MAX_PASSAGE_TOKENS } from './chunk.ts';
 import { htmlPage } from './html-page.ts';

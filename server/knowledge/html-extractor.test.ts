@@ -1,4 +1,3 @@
-// @vitest-environment node
 import { readdirSync, readFileSync } from 'node:fs';
 import { getPriority } from 'node:os';
 import { afterEach, describe, expect, it } from 'vitest';

@@ -1,4 +1,3 @@
-// @vitest-environment node
 import { describe, expect, it } from 'vitest';
 import { breakControlSequences } from '../chat/control-sequences.ts';
 import type { Passage } from './chunk.ts';

@@ -1,4 +1,3 @@
-// @vitest-environment node
 import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type KnowledgeSite, pagesOf, sitemapXml, sitePage, startKnowledgeSite } from '../../testing/knowledge-site.ts';

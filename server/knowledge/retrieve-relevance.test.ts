@@ -1,4 +1,3 @@
-// @vitest-environment node
 import { describe, expect, it } from 'vitest';
 import { RETRIEVAL_LIMITS } from './retrieval-limits.ts';
 import { explain, retrieve } from './retrieve.ts';

@@ -1,4 +1,3 @@
-// @vitest-environment node
 import { describe, expect, it } from 'vitest';
 import type { Page } from './page.ts';
 import { RETRIEVAL_LIMITS } from './retrieval-limits.ts';

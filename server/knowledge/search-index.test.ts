@@ -1,4 +1,3 @@
-// @vitest-environment node
 import { describe, expect, it } from 'vitest';
 import { chunkPage } from './chunk.ts';
 import { INDEX_BUDGET } from './index-budget.ts';

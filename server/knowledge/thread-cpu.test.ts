@@ -1,4 +1,3 @@
-// @vitest-environment node
 import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
 import { ownThreadId, threadCpuMs } from './thread-cpu.ts';

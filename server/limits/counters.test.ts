@@ -1,4 +1,3 @@
-// @vitest-environment node
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { MemoryCounters } from './counters.ts';
 import { nextUtcMidnight, readUsage } from './spend-cap.ts';

@@ -1,4 +1,3 @@
-// @vitest-environment node
 // The production server's limits against a visitor who tries, in a process of its own as `npm start` runs it:
 // forwarded addresses that mean one visitor, slow clients cut off, a connection cap, settings that refuse to be wrong.
 import { connect, type Socket } from 'node:net';

@@ -1,4 +1,3 @@
-// @vitest-environment node
 // The counts shared through a real `redis-server`, in this process: atomic reservations, and a Redis that stalls.
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';

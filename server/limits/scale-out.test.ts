@@ -1,4 +1,3 @@
-// @vitest-environment node
 // Replicas of the production server as operators run them, sharing a real Redis: each test starts what it needs on
 // 127.0.0.1 and stops it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,4 +1,3 @@
-// @vitest-environment node
 import { describe, expect, it } from 'vitest';
 import { MAX_TOKENS } from '../../contract/llm.ts';
 import { chatBody, parallelBurst, postChat, proxyHarness, until } from '../../testing/proxy-app.ts';

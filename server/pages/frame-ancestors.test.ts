@@ -1,4 +1,3 @@
-// @vitest-environment node
 import { describe, expect, it } from 'vitest';
 import { frameAncestorAllows, REFUSED_FRAME_LOG_INTERVAL_MS, refusedFrameNotice } from './frame-ancestors.ts';
 

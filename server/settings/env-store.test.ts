@@ -1,4 +1,3 @@
-// @vitest-environment node
 import { describe, expect, it } from 'vitest';
 import { INDEX_BUDGET } from '../knowledge/knowledge.ts';
 import { readStoreEnv } from './env-store.ts';

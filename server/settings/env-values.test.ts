@@ -1,4 +1,3 @@
-// @vitest-environment node
 import { describe, expect, it } from 'vitest';
 import { isLoopback, isLoopbackHost, readFlag, readHost, readInteger, readSourceList } from './env-values.ts';
 

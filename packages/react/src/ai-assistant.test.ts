@@ -1,4 +1,3 @@
-// @vitest-environment node
 // On a server: no `window`, no `document`. Importing the component must not touch them, and rendering it (in
 // StrictMode, with every prop) outputs nothing: the launcher is drawn by the loader in the browser, after hydration.
 import { createElement, StrictMode } from 'react';
