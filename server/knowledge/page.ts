@@ -34,7 +34,7 @@ export interface PageDraft {
  * reads again, whole, each page stored under another version, even one that a `304`, a `<lastmod>` or an unchanged
  * file would keep (server/knowledge-sync/sync.ts): an upgrade's better reading reaches every page, once.
  */
-export const PAGE_READING = 1;
+export const PAGE_READING = 2;
 
 /** A page's hash (of its text, or of its file's bytes) as the store keeps it: with the reading it was made under. */
 export const readingHash = (digest: string) => `${PAGE_READING}.${digest}`;
