@@ -65,8 +65,6 @@ const CONTACT_FORMS = 'must be an https: address or a mailto: address, such as h
 export const configSchema = v.strictObject(
   {
     title: v.optional(text(MAX_TITLE_LENGTH)),
-    // What the site is about, for the search-word call (it tells the model which questions the site cannot cover).
-    description: v.optional(text(MAX_DESCRIPTION_LENGTH)),
     welcome: v.optional(text(MAX_WELCOME_LENGTH)),
     starters: v.optional(
       v.pipe(
@@ -105,6 +103,8 @@ export const configSchema = v.strictObject(
       ),
     ),
     rewrite_questions: v.optional(v.boolean('must be true or false')),
+    // What the site is about, for the search-word call (it tells the model which questions the site cannot cover).
+    description: v.optional(text(MAX_DESCRIPTION_LENGTH)),
   },
   'is not a known key',
 );
