@@ -1,3 +1,5 @@
+import { type Dispatcher, fetch } from 'undici';
+
 // One request of a crawl: redirects followed only within the origin and only where robots.txt allows, the body read
 // up to a cap, and the text checked. Used for robots.txt, sitemaps and pages alike.
 
@@ -9,6 +11,11 @@ export interface FetchLimits {
   requestTimeoutMs: number;
   /** Redirects followed for one address, each within the sitemap's origin. */
   maxRedirects: number;
+}
+
+/** The connections a request goes through: a crawl's agent (site-address.ts), which checks the address it connects to. */
+export interface Route {
+  dispatcher: Dispatcher;
 }
 
 export type Allowed = (address: string) => boolean;
@@ -27,7 +34,7 @@ export async function fetchWithin(
   address: string,
   origin: string,
   allowed: Allowed,
-  limits: FetchLimits,
+  limits: FetchLimits & Route,
   conditional: Record<string, string> = {},
 ): Promise<Fetched> {
   const signal = AbortSignal.timeout(limits.requestTimeoutMs);
@@ -37,7 +44,9 @@ export async function fetchWithin(
       if (new URL(url).origin !== origin) return { ok: false, reason: `it leads to another origin (${url})` };
       if (!allowed(url)) return { ok: false, reason: `robots.txt disallows ${url}` };
       const headers = { 'user-agent': limits.userAgent, ...(url === address ? conditional : {}) };
-      const response = await fetch(url, { redirect: 'manual', signal, headers });
+      const { dispatcher } = limits;
+      // undici's own fetch: the runtime's may be another undici version, which takes no dispatcher of this one.
+      const response = (await fetch(url, { redirect: 'manual', signal, headers, dispatcher })) as unknown as Response;
       const location = response.headers.get('location');
       if (!REDIRECTS.has(response.status) || location === null) return { ok: true, response, url };
       await response.body?.cancel();
@@ -55,6 +64,7 @@ function describe(error: Error): string {
   if (error.name === 'TimeoutError') return 'it timed out';
   if (cause?.code === 'ENOTFOUND' || cause?.code === 'EAI_AGAIN') return 'the name did not resolve';
   if (cause?.code === 'ECONNREFUSED') return 'the connection was refused';
+  if (cause?.code === 'EINTERNAL') return cause.message ?? error.message;
   return cause?.message ? `${error.message}: ${cause.message}` : error.message;
 }
 

@@ -1,0 +1,71 @@
+import type { LookupAddress } from 'node:dns';
+import { lookup } from 'node:dns/promises';
+import { BlockList, isIP, type LookupFunction } from 'node:net';
+import { Agent } from 'undici';
+
+// Where a crawl's connections go. Fetch would resolve the site's name at each connection and go wherever it points:
+// a name that resolves first to the site, then to an address inside the server's network (DNS rebinding), would have
+// the crawler read internal pages and index them. The crawler resolves the name itself, checks the address, and
+// connects to exactly that address.
+
+/** Resolves a name to its addresses (the system's resolver; a test gives its own). */
+export type Resolve = (host: string) => Promise<readonly LookupAddress[]>;
+
+const systemResolve: Resolve = (host) => lookup(host, { all: true, verbatim: true });
+
+/** Addresses of the machine itself or of a private network: unspecified, loopback, private, link-local, unique-local. */
+const INTERNAL = new BlockList();
+for (const [prefix, bits] of [
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.168.0.0', 16],
+] as const)
+  INTERNAL.addSubnet(prefix, bits, 'ipv4');
+for (const [prefix, bits] of [
+  ['::', 128],
+  ['::1', 128],
+  ['fc00::', 7],
+  ['fe80::', 10],
+] as const)
+  INTERNAL.addSubnet(prefix, bits, 'ipv6');
+
+/** Whether `address` is internal; an IPv4 address mapped into IPv6 (`::ffff:127.0.0.1`) is checked as IPv4. */
+export function isInternal(address: string): boolean {
+  const family = isIP(address);
+  return family !== 0 && INTERNAL.check(address, family === 4 ? 'ipv4' : 'ipv6');
+}
+
+/**
+ * The connections of one crawl of `origin`: every one resolves the name again and connects to the address it checked.
+ * An internal address is refused, unless it is the site's own (its host, or what its name resolved to at the crawl's
+ * first connection: an intranet site, or a test on 127.0.0.1), and then only that one: a public site's name that turns internal, or an internal one that turns to another, reaches nothing.
+ * Close the agent when the crawl ends.
+ */
+export function siteAgent(origin: string, resolve: Resolve = systemResolve): Agent {
+  // An address as host is the site's own, and is never looked up; a name's is the first address it resolves to.
+  let own: string | undefined = new URL(origin).hostname.replace(/^\[|\]$/g, '');
+  if (isIP(own) === 0) own = undefined;
+  const allowed = (address: string) => !isInternal(address) || address === own;
+  const pinned: LookupFunction = (host, options, callback) => {
+    resolve(host).then(
+      (found) => {
+        own ??= found[0]?.address;
+        const usable = found.filter(({ address }) => allowed(address));
+        if (usable.length === 0) {
+          const refused = found.map(({ address }) => address).join(', ') || 'nothing';
+          const error = Object.assign(new Error(`${host} resolves to ${refused}, an internal address it may not reach`), {
+            code: 'EINTERNAL',
+          });
+          callback(error, '', 0);
+        } else if (options.all) callback(null, usable);
+        else callback(null, usable[0].address, usable[0].family);
+      },
+      (error: NodeJS.ErrnoException) => callback(error, '', 0),
+    );
+  };
+  return new Agent({ connect: { lookup: pinned } });
+}
