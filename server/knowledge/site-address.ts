@@ -57,10 +57,8 @@ export function siteAgent(origin: string, resolve: Resolve = systemResolve): Age
         const usable = found.filter(({ address }) => allowed(address));
         if (usable.length === 0) {
           const refused = found.map(({ address }) => address).join(', ') || 'nothing';
-          const error = Object.assign(new Error(`${host} resolves to ${refused}, an internal address it may not reach`), {
-            code: 'EINTERNAL',
-          });
-          callback(error, '', 0);
+          const reason = `${host} resolves to ${refused}, an internal address it may not reach`;
+          callback(Object.assign(new Error(reason), { code: 'EINTERNAL' }), '', 0);
         } else if (options.all) callback(null, usable);
         else callback(null, usable[0].address, usable[0].family);
       },
