@@ -83,3 +83,28 @@ describe('chunking', () => {
     expect(estimateTokens('返品')).toBe(2);
   });
 });
+
+describe('titles and headings', () => {
+  // C1 controls (U+0080 to U+009F) are valid text, so they pass the page check; a terminal obeys them (U+009B starts a
+  // control sequence) when the report prints a title. ESC, a C0 control, passes a folder's check (only NUL fails it).
+  const controls = 'Opening\u0085\u009b2J\u0090 hours\u001b[31m\u0080';
+  const clean = (text: string) => expect(text).not.toMatch(/[\u0000-\u001f\u007f-\u009f]/);
+
+  it('hold no control character, C0 or C1, from a Markdown file', () => {
+    const fronted = markdownPage(`---\ntitle: ${controls}\n---\n# ${controls}\n\nText.\n`);
+    const headed = markdownPage(`# ${controls}\n\n## Days\u009d\u0081 off\n\nText.\n`);
+    expect(fronted.title).toBe('Opening 2J hours [31m');
+    expect(headed.title).toBe('Opening 2J hours [31m');
+    for (const draft of [fronted, headed]) for (const section of draft.sections) section.headings.forEach(clean);
+    expect(headed.sections[0].headings).toEqual(['Opening 2J hours [31m', 'Days off']);
+  });
+
+  it('hold no control character, C0 or C1, from an HTML page', () => {
+    const filler = 'The shop opens at nine and closes at six, every day but Sunday, the holidays included. ';
+    const html = `<html><head><title>${controls}</title></head><body><main><h1>Hours</h1><p>${filler.repeat(6)}</p>
+      <h2>${controls}</h2><p>${filler.repeat(4)}</p></main></body></html>`;
+    const draft = htmlPage(html, 'https://www.example.com/hours');
+    expect(draft.title).toBe('Opening 2J hours [31m');
+    expect(draft.sections.flatMap((section) => section.headings)).toContain('Opening 2J hours [31m');
+  });
+});
