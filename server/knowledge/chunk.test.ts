@@ -88,14 +88,13 @@ describe('titles and headings', () => {
   // C1 controls (U+0080 to U+009F) are valid text, so they pass the page check; a terminal obeys them (U+009B starts a
   // control sequence) when the report prints a title. ESC, a C0 control, passes a folder's check (only NUL fails it).
   const controls = 'Opening\u0085\u009b2J\u0090 hours\u001b[31m\u0080';
-  const clean = (text: string) => expect(text).not.toMatch(/[\u0000-\u001f\u007f-\u009f]/);
 
   it('hold no control character, C0 or C1, from a Markdown file', () => {
     const fronted = markdownPage(`---\ntitle: ${controls}\n---\n# ${controls}\n\nText.\n`);
     const headed = markdownPage(`# ${controls}\n\n## Days\u009d\u0081 off\n\nText.\n`);
     expect(fronted.title).toBe('Opening 2J hours [31m');
     expect(headed.title).toBe('Opening 2J hours [31m');
-    for (const draft of [fronted, headed]) for (const section of draft.sections) section.headings.forEach(clean);
+    expect(fronted.sections[0].headings).toEqual(['Opening 2J hours [31m']);
     expect(headed.sections[0].headings).toEqual(['Opening 2J hours [31m', 'Days off']);
   });
 
