@@ -118,6 +118,30 @@ describe('the configuration file', () => {
     ]);
   });
 
+  it("names every unknown key at once, each at its own line, a knowledge source's too", () => {
+    const source = [
+      'title: Acme',
+      '',
+      'knowlege:',
+      '  - sitemap: https://www.example.com/sitemap.xml',
+      'contacts: https://www.example.com/contact',
+      'welcom: |',
+      '  Hello!',
+    ];
+    expect(problems(source.join('\n'))).toEqual([
+      expect.stringMatching(/^knowlege \(line 3\): is not a known key \(did you mean knowledge\? the keys are title, /),
+      expect.stringMatching(/^contacts \(line 5\): is not a known key \(did you mean contact\? /),
+      expect.stringMatching(/^welcom \(line 6\): is not a known key \(did you mean welcome\? /),
+    ]);
+    const entry = ['knowledge:', '  - sitemap: https://a.example/sitemap.xml', '    max_page: 20', '    lenguage: de'];
+    expect(problems(entry.join('\n'))).toEqual([
+      expect.stringMatching(
+        /^knowledge\.0\.max_page \(line 3\): is not a key of a knowledge source \(did you mean max_pages\? /,
+      ),
+      expect.stringMatching(/^knowledge\.0\.lenguage \(line 4\): is not a key of a knowledge source \(the keys are /),
+    ]);
+  });
+
   it("gives a value's own line deep in the file, and a too-long text's length and the limit", () => {
     const source = ['title: Acme', 'starters:', '  - ok', `  - ${'q'.repeat(81)}`, `limit_message: ${'m'.repeat(201)}`];
     expect(problems(source.join('\n'))).toEqual([
