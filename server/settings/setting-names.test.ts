@@ -12,6 +12,34 @@ describe('the names in the environment', () => {
     ]);
   });
 
+  it('names a misspelt setting whatever it starts with, every setting but PORT and HOST', () => {
+    expect(settingNotices({ BASE_PAHT: '/assistant', MAX_CONECTIONS: '100' })).toEqual([
+      'BASE_PAHT is not a setting of AI Assistant and is ignored: did you mean BASE_PATH?',
+      'MAX_CONECTIONS is not a setting of AI Assistant and is ignored: did you mean MAX_CONNECTIONS?',
+    ]);
+    // Two letters of each setting swapped (past its first four, which a prefix would catch).
+    for (const name of SETTING_NAMES.filter((setting) => setting !== 'PORT' && setting !== 'HOST')) {
+      const at = Math.max(4, name.length - 3);
+      const typo = name.slice(0, at) + name[at + 1] + name[at] + name.slice(at + 2);
+      if (typo !== name)
+        expect(settingNotices({ [typo]: '1' }), typo).toEqual([
+          `${typo} is not a setting of AI Assistant and is ignored: did you mean ${name}?`,
+        ]);
+    }
+    // Another program's variables that are near a setting only as short words are (HOME, HOST).
+    const env = {
+      HOME: '/root',
+      PATH: '/bin',
+      POST: '1',
+      PWD: '/',
+      TERM: 'xterm',
+      LANG: 'C',
+      HOSTNAME: 'a',
+      SHELL: 'sh',
+    };
+    expect(settingNotices(env)).toEqual([]);
+  });
+
   it('names a variable with one of its prefixes that is like no setting, and leaves every other variable alone', () => {
     expect(
       settingNotices({ LLM_PROVIDER_REGION: 'eu', PATH: '/bin', NODE_ENV: 'production', npm_lifecycle_event: 'start' }),
