@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -37,9 +38,15 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-/** `npm run knowledge -- <args>` as a process of its own, with the store's settings in its environment. */
-function knowledge(args: string[], { dataDir, databaseUrl }: Partial<StoreSettings>) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server/cli/knowledge.ts', ...args], {
+/**
+ * `npm run knowledge -- <args>` as a process of its own, with the store's settings in its environment: the command
+ * itself, or (`npm`) through `npm run -s` as the docs write it for `--json`.
+ */
+function knowledge(args: string[], { dataDir, databaseUrl }: Partial<StoreSettings>, { npm = false } = {}) {
+  const [command, ...prefix] = npm
+    ? ['npm', 'run', '-s', 'knowledge', '--']
+    : [process.execPath, '--import', 'tsx', 'server/cli/knowledge.ts'];
+  const child = spawn(command, [...prefix, ...args], {
     env: {
       ...process.env,
       ASSISTANT_CONFIG: join(dir, 'assistant.config.yaml'),
@@ -167,6 +174,16 @@ describe.each(storeHomes(() => postgres))('a running library on %s', (_home, mak
 });
 
 describe('npm run knowledge', () => {
+  it('prints only JSON for --json through `npm run -s`, as the docs write it, so that it can be piped', async () => {
+    const docs = readFileSync(new URL('../../docs/knowledge.md', import.meta.url), 'utf8');
+    expect(docs).toContain('npm run -s knowledge -- report --json | jq');
+    const report = await knowledge(['report', '--json'], { dataDir: join(dir, 'empty') }, { npm: true }).done;
+    expect(report.code).toBe(0);
+    expect(JSON.parse(report.stdout).sources).toEqual([
+      expect.objectContaining({ source: `${site.origin}/sitemap.xml`, state: 'not synced yet' }),
+    ]);
+  }, 60_000);
+
   it('exits 1 with one clear line when the store cannot be reached or a setting is wrong', async () => {
     const unreachable = await knowledge(['sync'], { databaseUrl: 'postgres://owner:fake-secret-pw@127.0.0.1:1/x' })
       .done;
