@@ -137,7 +137,7 @@ describe('a vote', () => {
       { n: 1, title: 'Returns', url: 'https://shop.example/returns#returns-policy' },
       { n: 2, title: 'Returns', url: 'https://shop.example/returns#refunds' },
     ];
-    const { reply } = await feedback.issue(sources, true);
+    const reply = (await feedback.issue(sources, true))?.reply;
     expect(await feedback.issue([], true)).toMatchObject({ uncovered: true });
     expect(await feedback.issue([], false)).not.toHaveProperty('uncovered');
     await vote(url, { reply, rating: 'down', reason: 'wrong' });

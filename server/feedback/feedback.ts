@@ -21,7 +21,8 @@ export type VoteOutcome = { ok: true } | { ok: false; code: TokenProblem | 'inva
  * route reads `stats`. Prometheus gets the same counters as they happen.
  */
 export interface Feedback {
-  issue(sources: readonly ReplySource[], hasKnowledge: boolean): Promise<ReplyTokenFields>;
+  /** The reply's token; none while the secret cannot be read (Redis down): a vote is lost, never a reply. */
+  issue(sources: readonly ReplySource[], hasKnowledge: boolean): Promise<ReplyTokenFields | undefined>;
   count(event: ChatCount): void;
   vote(body: unknown): Promise<VoteOutcome>;
   stats(days: number): Promise<Stats>;
@@ -39,6 +40,8 @@ export interface FeedbackOptions {
 
 export function createFeedback({ store, secret, metrics, log, now = Date.now }: FeedbackOptions): Feedback {
   let tokens: Promise<ReplyTokens> | undefined;
+  /** Whether replies go without a token, said once when it starts and once when it ends. */
+  let tokenless = false;
   const tokensNow = () => {
     tokens ??= (secret ? Promise.resolve(secret) : store.secret()).then(replyTokens);
     // A store that failed to give its secret is asked again next time.
@@ -54,7 +57,19 @@ export function createFeedback({ store, secret, metrics, log, now = Date.now }: 
     async issue(sources, hasKnowledge) {
       // A Not helpful counts against each page once, whichever of its sections the reply was given.
       const pages = [...new Set(sources.map(({ url }) => url.replace(/#.*$/s, '')))];
-      const reply = (await tokensNow()).issue(pages, now());
+      let signer: ReplyTokens;
+      try {
+        signer = await tokensNow();
+      } catch (error) {
+        // The reply was paid for: it goes out, with nothing to vote on until the secret can be read again.
+        if (!tokenless)
+          log(`[feedback] replies carry no vote token until the secret can be read: ${(error as Error).message}`);
+        tokenless = true;
+        return undefined;
+      }
+      if (tokenless) log('[feedback] replies carry vote tokens again');
+      tokenless = false;
+      const reply = signer.issue(pages, now());
       return hasKnowledge && sources.length === 0 ? { reply, uncovered: true } : { reply };
     },
     count(event) {

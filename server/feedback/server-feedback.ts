@@ -16,7 +16,7 @@ export function serverFeedback(
 ): Feedback | undefined {
   if (config.proxy.upstream.kind === 'none') return undefined;
   return createFeedback({
-    store: config.redisUrl ? new RedisCountStore(config.redisUrl) : new FileCountStore(config.dataDir),
+    store: config.redisUrl ? new RedisCountStore(config.redisUrl) : new FileCountStore(config.dataDir, log),
     secret: config.feedbackSecret,
     metrics,
     log,

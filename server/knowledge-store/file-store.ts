@@ -1,9 +1,9 @@
-import { randomUUID } from 'node:crypto';
-import { type FileHandle, mkdir, open, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { type FileHandle, mkdir, open, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import * as v from 'valibot';
+import { moveAside, writeWhole } from '../data-files.ts';
 import { slicer } from '../knowledge/knowledge.ts';
 import {
   applyChanges,
@@ -178,22 +178,10 @@ export class FileStore implements KnowledgeStore {
     });
   }
 
-  /**
-   * Writes `file` whole beside it, in the pieces `content` gives, then renames it over: a reader or a crash sees the
-   * old file or the new one.
-   */
+  /** Writes `file` whole (see `writeWhole`): a failed write (a full disk) leaves the old file and no other behind. */
   private async replace(file: string, content: (write: (text: string) => Promise<unknown>) => Promise<void>) {
     await mkdir(this.folder, { recursive: true });
-    // Its own name per write: two stores on one folder in one process (or two processes) never write the same file.
-    const temporary = `${file}.${process.pid}.${randomUUID()}.tmp`;
-    const handle = await open(temporary, 'w');
-    try {
-      await content((text) => handle.write(text));
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await rename(temporary, file);
+    await writeWhole(file, content);
   }
 
   async withSyncLock<T>(work: () => Promise<T>): Promise<{ ran: true; result: T } | { ran: false }> {
@@ -228,9 +216,7 @@ export class FileStore implements KnowledgeStore {
 
   /** A store that cannot be trusted: kept for the owner to look at, and the pages read again. */
   private async moveAside(why: string): Promise<KnowledgeSnapshot> {
-    const aside = `${this.file}.unreadable-${new Date().toISOString().replace(/[:.]/g, '-')}`;
-    await rename(this.file, aside);
-    this.log(`[knowledge] the store ${this.file} was moved aside to ${aside}: ${why}; the pages are read again`);
+    await moveAside(this.file, { label: '[knowledge] the store', why, next: 'the pages are read again' }, this.log);
     return EMPTY_SNAPSHOT;
   }
 }
