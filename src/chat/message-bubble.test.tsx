@@ -75,12 +75,15 @@ describe('MessageBubble', () => {
       expect(reply?.textContent).toContain('the form (https://evil.example/steal)');
     });
 
-    it('copies a reply with its sources after it', async () => {
+    it('copies a reply with the sources it cites after it', async () => {
       const user = userEvent.setup();
       renderBubble({
         text: 'Thirty days [1].',
         sender: 'bot',
-        sources: [{ n: 1, title: 'Returns', url: 'https://www.example.com/help/returns' }],
+        sources: [
+          { n: 1, title: 'Returns', url: 'https://www.example.com/help/returns' },
+          { n: 2, title: 'Hours', url: 'https://www.example.com/help/hours' },
+        ],
       });
       await user.click(screen.getByRole('button', { name: 'Copy reply' }));
       expect(await navigator.clipboard.readText()).toBe(
