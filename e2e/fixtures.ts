@@ -67,6 +67,19 @@ export async function sendsAreTaken(page: Page) {
   await cdp.detach();
 }
 
+/** WCAG 2's contrast of two colours as computed styles give them (`rgb(r, g, b)`). */
+export function contrast(a: string, b: string): number {
+  const luminance = (rgb: string) => {
+    const [r, g, bl] = (rgb.match(/\d+(\.\d+)?/g) ?? []).slice(0, 3).map((channel) => {
+      const c = Number(channel) / 255;
+      return c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+    });
+    return 0.2126 * r + 0.7152 * g + 0.0722 * bl;
+  };
+  const [light, dark] = [luminance(a), luminance(b)].sort((x, y) => y - x);
+  return (light + 0.05) / (dark + 0.05);
+}
+
 /** Where a located element is drawn; throws when it is not laid out. */
 export async function box(locator: Locator) {
   const found = await locator.boundingBox();

@@ -123,6 +123,27 @@ describe('the vote on a reply', () => {
     ]);
   });
 
+  it("keeps the server's answer to the current vote only: an answer to a vote since replaced says nothing", async () => {
+    const { actor, fake } = startChat();
+    submit(actor, 'Can I return it?');
+    fake.latest().sources(SOURCES, { token: 't-1' });
+    fake.latest().resolve('Within thirty days [1].');
+    await backToIdle(actor);
+    const feedback = () => actor.getSnapshot().context.messages[1].feedback;
+
+    actor.send({ type: 'reply.vote', token: 't-1', rating: 'up' });
+    actor.send({ type: 'reply.vote', token: 't-1', rating: 'down' });
+    actor.send({ type: 'reply.voteSettled', token: 't-1', rating: 'up', outcome: 'counted' });
+    expect(feedback()).toEqual({ token: 't-1', rating: 'down' });
+    actor.send({ type: 'reply.voteSettled', token: 't-1', rating: 'down', outcome: 'refused' });
+    expect(feedback()).toEqual({ token: 't-1', rating: 'down', outcome: 'refused' });
+    // A new vote is on its way: nothing is said of it until its answer.
+    actor.send({ type: 'reply.vote', token: 't-1', rating: 'down', reason: 'wrong' });
+    expect(feedback()).toEqual({ token: 't-1', rating: 'down', reason: 'wrong' });
+    actor.send({ type: 'reply.voteSettled', token: 't-1', rating: 'down', reason: 'wrong', outcome: 'counted' });
+    expect(feedback()).toEqual({ token: 't-1', rating: 'down', reason: 'wrong', outcome: 'counted' });
+  });
+
   it('is taken on a stopped reply, and while the next reply is pending; a reply without a token takes none', async () => {
     vi.spyOn(console, 'error').mockImplementation(() => undefined);
     const { actor, fake } = startChat();

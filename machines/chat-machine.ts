@@ -18,7 +18,7 @@ export interface ChatMessage {
 }
 
 /**
- * What the server said of a reply it gave: the token a vote names (its random id, day and source addresses, signed),
+ * What the server said of a reply it gave: the token a vote names (its random id, day and pages' digests, signed),
  * and whether the site's pages covered the question (`uncovered`: the site has pages and none was given).
  */
 export interface ReplyToken {
@@ -31,7 +31,12 @@ export interface ReplyFeedback extends ReplyToken {
   rating?: FeedbackRating;
   /** Why it did not help (only with `down`), when the visitor says. */
   reason?: FeedbackReason;
+  /** What the server said of the current vote: counted, or refused (the visitor is told either); unset while it is sent. */
+  outcome?: VoteOutcome;
 }
+
+/** Whether the server counted a vote. */
+export type VoteOutcome = 'counted' | 'refused';
 
 /** The bot message shown when the provider answers without content. */
 export const NO_CONTENT_MESSAGE = 'No response received';
@@ -144,6 +149,8 @@ export type ChatEvent =
   | { type: 'conversation.clear' }
   /** Helpful or Not helpful (with a reason or none) on the reply with this token; a later vote replaces it. */
   | ({ type: 'reply.vote' } & ReplyVote)
+  /** The server's answer to a vote (sent by the app, which sends the vote): said beside the reply if still its vote. */
+  | ({ type: 'reply.voteSettled'; outcome: VoteOutcome } & ReplyVote)
   | ReplyDeltaEvent
   | ReplySourcesEvent;
 
@@ -238,6 +245,12 @@ export const chatMachine = setup({
       if (!feedback) return false;
       return event.rating !== feedback.rating || event.reason !== feedback.reason;
     },
+    // An answer to a vote since replaced says nothing: the newer one's answer is on its way.
+    settlesVote: ({ context, event }) => {
+      if (event.type !== 'reply.voteSettled') return false;
+      const feedback = context.messages.find((message) => message.feedback?.token === event.token)?.feedback;
+      return feedback !== undefined && event.rating === feedback.rating && event.reason === feedback.reason;
+    },
   },
   actions: {
     updateDraft: assign({
@@ -262,6 +275,16 @@ export const chatMachine = setup({
           ? context.messages.map((message) =>
               message.feedback?.token === event.token
                 ? { ...message, feedback: votedOn(message.feedback, event) }
+                : message,
+            )
+          : context.messages,
+    }),
+    recordVoteOutcome: assign({
+      messages: ({ context, event }) =>
+        event.type === 'reply.voteSettled'
+          ? context.messages.map((message) =>
+              message.feedback?.token === event.token
+                ? { ...message, feedback: { ...message.feedback, outcome: event.outcome } }
                 : message,
             )
           : context.messages,
@@ -326,6 +349,7 @@ export const chatMachine = setup({
     'conversation.clear': { guard: 'hasConversation', target: '.idle.fresh', actions: 'clearConversation' },
     // A vote belongs to its reply, whatever the chat is doing meanwhile (the next reply may be on its way).
     'reply.vote': { guard: 'changesVote', actions: ['recordVote', 'announceVote'] },
+    'reply.voteSettled': { guard: 'settlesVote', actions: 'recordVoteOutcome' },
   },
   states: {
     idle: {

@@ -91,7 +91,7 @@ function mountProxy(
     knowledge,
     clientDir: applyToPages ? resolve(config.root, config.build.outDir) : undefined,
     // Votes and the owner's counts, as `npm start` keeps them.
-    feedback: serverFeedback(settings, log),
+    feedback: serverFeedback(settings, log, undefined, knowledge || undefined),
     log,
   };
   const app = createApp(options);

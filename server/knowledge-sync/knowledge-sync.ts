@@ -78,6 +78,8 @@ export interface Knowledge {
   searchWordsReason(question: Question): SearchWordsReason | undefined;
   /** The pages' most common language, once the index is built. */
   language(): string | undefined;
+  /** The addresses of the indexed pages (without a section's `#id`): the same list until the next index. */
+  pages(): readonly string[];
   /** {@link explain} on the current index (for `npm run knowledge -- ask`); none before it is built. */
   explain(question: Question): ReturnType<typeof explain> | undefined;
   /** Syncs every source now (whatever their age), then indexes the store again. */
@@ -208,6 +210,7 @@ export function startKnowledge(
     retrieve: (question, limits) => (index ? retrieve(index, question, limits) : []),
     searchWordsReason: (question) => (index ? searchWordsReason(index, question) : undefined),
     language: () => index?.language,
+    pages: () => (index ? pagesOf(index) : []),
     explain: (question) => (index ? explain(index, question) : undefined),
     refresh: async () => {
       await running;
@@ -218,6 +221,17 @@ export function startKnowledge(
       clearTimeout(timer);
     },
   };
+}
+
+/** Each index's page addresses, worked out when first asked for (a vote's pages are looked up among them). */
+const pageLists = new WeakMap<KnowledgeIndex, readonly string[]>();
+function pagesOf(index: KnowledgeIndex): readonly string[] {
+  let pages = pageLists.get(index);
+  if (!pages) {
+    pages = [...new Set(index.passages.map(({ url }) => url.replace(/#.*$/s, '')))];
+    pageLists.set(index, pages);
+  }
+  return pages;
 }
 
 /** The site's library as the server runs it: its store opened from the settings, closed when the library stops. */

@@ -49,7 +49,7 @@ describe('MessageBubble', () => {
         { n: 2, title: 'Hours', url: 'https://shop.example.com:8443/hours' },
       ];
       const { container } = renderBubble({
-        text: 'See [1] and [3], or [the form](https://evil.example/steal) and <https://www.example.com/help/returns>.',
+        text: 'See [1] and [3], or [the form](https://evil.example/steal) and <https://www.example.com/help/returns>. [2]',
         sender: 'bot',
         sources,
       });
@@ -69,17 +69,21 @@ describe('MessageBubble', () => {
       expect(replyLinks).toEqual([
         ['[1]', sources[0].url],
         ['https://www.example.com/help/returns', sources[0].url],
+        ['[2]', sources[1].url],
       ]);
       expect(reply?.textContent).toContain('[3]');
       expect(reply?.textContent).toContain('the form (https://evil.example/steal)');
     });
 
-    it('copies a reply with its sources after it', async () => {
+    it('copies a reply with the sources it cites after it', async () => {
       const user = userEvent.setup();
       renderBubble({
         text: 'Thirty days [1].',
         sender: 'bot',
-        sources: [{ n: 1, title: 'Returns', url: 'https://www.example.com/help/returns' }],
+        sources: [
+          { n: 1, title: 'Returns', url: 'https://www.example.com/help/returns' },
+          { n: 2, title: 'Hours', url: 'https://www.example.com/help/hours' },
+        ],
       });
       await user.click(screen.getByRole('button', { name: 'Copy reply' }));
       expect(await navigator.clipboard.readText()).toBe(
