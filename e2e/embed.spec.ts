@@ -182,14 +182,18 @@ test('keyboard only: open, chat through the proxy, Escape, reopen with the conve
   // So does the close button in the card's header.
   await page.keyboard.press('Enter');
   await expect(messageBox(page)).toBeFocused();
-  // Backwards from the box: the conversation's controls, the reply's (its votes, its Copy button), the conversation,
-  // then the close button in the header.
-  for (const name of ['Download conversation', 'New conversation', 'Not helpful', 'Helpful', 'Copy reply']) {
-    await page.keyboard.press('Shift+Tab');
-    await expect(chatFrame(page).getByRole('button', { name, exact: true })).toBeFocused();
-  }
+  // Backwards from the box: the reply's controls (its votes, its Copy button), the conversation, then the header's:
+  // the conversation's controls and the close button.
+  const walkBack = async (names: string[]) => {
+    for (const name of names) {
+      await page.keyboard.press('Shift+Tab');
+      await expect(chatFrame(page).getByRole('button', { name, exact: true })).toBeFocused();
+    }
+  };
+  await walkBack(['Not helpful', 'Helpful', 'Copy reply']);
   await page.keyboard.press('Shift+Tab');
   await expect(log).toBeFocused();
+  await walkBack(['Download conversation', 'New conversation']);
   await page.keyboard.press('Shift+Tab');
   const close = chatFrame(page).getByRole('button', { name: 'Close chat' });
   await expect(close).toBeFocused();
