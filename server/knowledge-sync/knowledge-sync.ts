@@ -27,7 +27,7 @@ import {
   type StoreSettings,
 } from '../knowledge-store/knowledge-store.ts';
 import { progressLines, SERVER_PROGRESS_MS } from './progress.ts';
-import { storeIndex } from './store-index.ts';
+import { pagesOf, storeIndex } from './store-index.ts';
 import { type SyncOptions, sourcesToSync, syncOnce } from './sync.ts';
 
 export { leftOutOfKeptIndex, snapshotPassages } from './store-index.ts';
@@ -221,17 +221,6 @@ export function startKnowledge(
       clearTimeout(timer);
     },
   };
-}
-
-/** Each index's page addresses, worked out when first asked for (a vote's pages are looked up among them). */
-const pageLists = new WeakMap<KnowledgeIndex, readonly string[]>();
-function pagesOf(index: KnowledgeIndex): readonly string[] {
-  let pages = pageLists.get(index);
-  if (!pages) {
-    pages = [...new Set(index.passages.map(({ url }) => url.replace(/#.*$/s, '')))];
-    pageLists.set(index, pages);
-  }
-  return pages;
 }
 
 /** The site's library as the server runs it: its store opened from the settings, closed when the library stops. */

@@ -121,3 +121,14 @@ export async function storeIndex(
   const built = await buildAndKeep(store, fingerprint, passages, settings);
   return { index: built.index ?? (await indexFromKept(built.kept, passages)), kept: false };
 }
+
+/** Each index's page addresses, worked out when first asked for (a vote's pages are looked up among them). */
+const pageLists = new WeakMap<KnowledgeIndex, readonly string[]>();
+export function pagesOf(index: KnowledgeIndex): readonly string[] {
+  let pages = pageLists.get(index);
+  if (!pages) {
+    pages = [...new Set(index.passages.map(({ url }) => url.replace(/#.*$/s, '')))];
+    pageLists.set(index, pages);
+  }
+  return pages;
+}
