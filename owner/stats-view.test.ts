@@ -22,6 +22,7 @@ describe('the owner page’s figures', () => {
       from: '2026-11-24',
       to: '2026-11-25',
       totals: counts({
+        conversations: 2,
         messages: 5,
         with_sources: 3,
         without_sources: 1,
@@ -38,6 +39,7 @@ describe('the owner page’s figures', () => {
     const view = statsView(stats);
     expect(view.times).toEqual([Date.UTC(2026, 10, 24) / 1000, Date.UTC(2026, 10, 25) / 1000]);
     expect(view.messages).toEqual([0, 5]);
+    expect(view.conversations).toBe(2);
     expect(view.uncovered).toEqual([null, 25]);
     expect(percentText(view.answeredFromPages)).toBe('75%');
     expect(view.reasons).toContainEqual({ name: 'Out of date', count: 1 });
