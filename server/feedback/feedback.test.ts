@@ -12,6 +12,13 @@ import { createFeedback, type Feedback } from './feedback.ts';
 import { RedisCountStore } from './redis-count-store.ts';
 import { replyTokens, TOKEN_LIFETIME_MS } from './reply-token.ts';
 
+/** The fields of a reply that carries a token (every reply here: the secret can be read). */
+async function issued(feedback: Feedback, ...args: Parameters<Feedback['issue']>) {
+  const fields = await feedback.issue(...args);
+  if (!fields) throw new Error('the reply carries no token');
+  return fields;
+}
+
 const { start } = await proxyHarness();
 // Obviously fake: tests only.
 const OWNER_TOKEN = 'test-owner-token-0123456789abcdef';
@@ -166,7 +173,7 @@ describe('a vote', () => {
   it('never counts a page the reply was not given: a number beyond its sources is refused', async () => {
     const pages = ['https://shop.example/returns', 'https://shop.example/secret'];
     const { url, feedback } = await serverWith(new FileCountStore(dataDir()), { pages });
-    const { reply } = await feedback.issue([{ n: 1, title: 'Returns', url: pages[0] }], true);
+    const { reply } = await issued(feedback, [{ n: 1, title: 'Returns', url: pages[0] }], true);
     for (const cited of [[2], [0], [1.5], ['1'], 'all', Array.from({ length: 40 }, () => 1)]) {
       const response = await vote(url, { reply, rating: 'down', cited });
       expect(response.status, JSON.stringify(cited)).toBe(400);
@@ -182,7 +189,7 @@ describe('a vote', () => {
     const pages = [1, 2, 3, 4, 5].map((n) => `https://магазин.example/${slug}-${n}/${slug}`);
     const { url, feedback } = await serverWith(new FileCountStore(dataDir()), { pages });
     const sources = pages.map((address, index) => ({ n: index + 1, title: `Page ${index + 1}`, url: address }));
-    const { reply } = await feedback.issue(sources, true);
+    const { reply } = await issued(feedback, sources, true);
     const body = JSON.stringify({ reply, rating: 'down', reason: 'outdated', cited: [1, 2, 3, 4, 5] });
     expect(pages.join('').length).toBeGreaterThan(2000);
     expect(Buffer.byteLength(body)).toBeLessThan(400);
@@ -200,7 +207,8 @@ describe('a vote', () => {
     const feedback = createFeedback({ store, log: (line) => log.push(line), pages: () => now.slice() });
     feedbacks.push(feedback);
     const { url } = await start({ feedback, ownerToken: OWNER_TOKEN });
-    const { reply } = await feedback.issue(
+    const { reply } = await issued(
+      feedback,
       pages.map((address, index) => ({ n: index + 1, title: 'Page', url: address })),
       true,
     );
