@@ -42,18 +42,19 @@ export function isInternal(address: string): boolean {
 /**
  * The connections of one crawl of `origin`: every one resolves the name again and connects to the address it checked.
  * An internal address is refused, unless it is the site's own (its host, or what its name resolved to at the crawl's
- * first connection: an intranet site, or a test on 127.0.0.1), and then only that one: a public site's name that turns internal, or an internal one that turns to another, reaches nothing.
+ * first connection: an intranet site, or a test on 127.0.0.1), and then only those: a public site's name that turns internal, or an internal one that turns to another, reaches nothing.
  * Close the agent when the crawl ends.
  */
 export function siteAgent(origin: string, resolve: Resolve = systemResolve): Agent {
-  // An address as host is the site's own, and is never looked up; a name's is the first address it resolves to.
-  let own: string | undefined = new URL(origin).hostname.replace(/^\[|\]$/g, '');
-  if (isIP(own) === 0) own = undefined;
-  const allowed = (address: string) => !isInternal(address) || address === own;
+  // An address as host is the site's own, and is never looked up; a name's are those it first resolves to (both of
+  // `localhost`'s, ::1 and 127.0.0.1).
+  const literal = new URL(origin).hostname.replace(/^\[|\]$/g, '');
+  let own: Set<string> | undefined = isIP(literal) === 0 ? undefined : new Set([literal]);
+  const allowed = (address: string) => !isInternal(address) || own?.has(address) === true;
   const pinned: LookupFunction = (host, options, callback) => {
     resolve(host).then(
       (found) => {
-        own ??= found[0]?.address;
+        own ??= new Set(found.map(({ address }) => address));
         const usable = found.filter(({ address }) => allowed(address));
         if (usable.length === 0) {
           const refused = found.map(({ address }) => address).join(', ') || 'nothing';
