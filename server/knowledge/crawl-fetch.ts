@@ -1,5 +1,3 @@
-import { type Dispatcher, fetch } from 'undici';
-
 // One request of a crawl: redirects followed only within the origin and only where robots.txt allows, the body read
 // up to a cap, and the text checked. Used for robots.txt, sitemaps and pages alike.
 
@@ -13,9 +11,12 @@ export interface FetchLimits {
   maxRedirects: number;
 }
 
-/** The connections a request goes through: a crawl's agent (site-address.ts), which checks the address it connects to. */
+/**
+ * How a request goes out: a crawl's fetch (site-address.ts), which checks the address it connects to. Given rather
+ * than imported, so that the extractor's worker, which reads `pageText` here, loads no HTTP client.
+ */
 export interface Route {
-  dispatcher: Dispatcher;
+  fetch(url: string, init: RequestInit): Promise<Response>;
 }
 
 export type Allowed = (address: string) => boolean;
@@ -44,9 +45,7 @@ export async function fetchWithin(
       if (new URL(url).origin !== origin) return { ok: false, reason: `it leads to another origin (${url})` };
       if (!allowed(url)) return { ok: false, reason: `robots.txt disallows ${url}` };
       const headers = { 'user-agent': limits.userAgent, ...(url === address ? conditional : {}) };
-      const { dispatcher } = limits;
-      // undici's own fetch: the runtime's may be another undici version, which takes no dispatcher of this one.
-      const response = (await fetch(url, { redirect: 'manual', signal, headers, dispatcher })) as unknown as Response;
+      const response = await limits.fetch(url, { redirect: 'manual', signal, headers });
       const location = response.headers.get('location');
       if (!REDIRECTS.has(response.status) || location === null) return { ok: true, response, url };
       await response.body?.cancel();

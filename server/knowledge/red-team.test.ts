@@ -152,6 +152,21 @@ describe('what a red team tried, and what holds', () => {
     expect(site.requests.map(({ path }) => path)).toEqual(['/robots.txt', '/sitemap.xml']);
   });
 
+  it('reads a site at every address its name first resolved to, as localhost resolves to ::1 and 127.0.0.1', async () => {
+    site = await startKnowledgeSite();
+    const origin = `http://shop.test:${new URL(site.origin).port}`;
+    site.set('/robots.txt', { type: 'text/plain', body: '' });
+    site.set('/sitemap.xml', { type: 'application/xml', body: sitemapXml([`${origin}/hours`]) });
+    site.set('/hours', { body: good });
+    // The site listens on 127.0.0.1 only: the connection goes on to it when ::1 refuses.
+    const resolve: Resolve = async () => [
+      { address: '::1', family: 6 },
+      { address: '127.0.0.1', family: 4 },
+    ];
+    const read = await readSitemap(`${origin}/sitemap.xml`, 'en', LIMITS, () => {}, { resolve });
+    expect(pagesOf(read).map(({ url }) => url)).toEqual([`${origin}/hours`]);
+  });
+
   it('tells internal addresses from public ones, IPv4 mapped into IPv6 included', () => {
     const internal = ['127.0.0.2', '10.1.2.3', '172.31.0.1', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0'];
     const internal6 = ['::1', '::', 'fd12:3456::1', 'fc00::1', 'fe80::1', '::ffff:127.0.0.1', '::ffff:a9fe:a9fe'];

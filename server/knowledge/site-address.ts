@@ -1,7 +1,7 @@
 import type { LookupAddress } from 'node:dns';
 import { lookup } from 'node:dns/promises';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
-import { Agent } from 'undici';
+import { Agent, fetch, type RequestInit as UndiciInit } from 'undici';
 
 // Where a crawl's connections go. Fetch would resolve the site's name at each connection and go wherever it points:
 // a name that resolves first to the site, then to an address inside the server's network (DNS rebinding), would have
@@ -39,21 +39,28 @@ export function isInternal(address: string): boolean {
   return family !== 0 && INTERNAL.check(address, family === 4 ? 'ipv4' : 'ipv6');
 }
 
+/** A crawl's fetch, and the end of its connections. */
+export interface SiteFetch {
+  fetch(url: string, init: RequestInit): Promise<Response>;
+  close(): Promise<void>;
+}
+
 /**
  * The connections of one crawl of `origin`: every one resolves the name again and connects to the address it checked.
  * An internal address is refused, unless it is the site's own (its host, or what its name resolved to at the crawl's
- * first connection: an intranet site, or a test on 127.0.0.1), and then only that one: a public site's name that turns internal, or an internal one that turns to another, reaches nothing.
- * Close the agent when the crawl ends.
+ * first connection: an intranet site, or a test on 127.0.0.1), and then only those: a public site's name that turns internal, or an internal one that turns to another, reaches nothing.
+ * Close them when the crawl ends.
  */
-export function siteAgent(origin: string, resolve: Resolve = systemResolve): Agent {
-  // An address as host is the site's own, and is never looked up; a name's is the first address it resolves to.
-  let own: string | undefined = new URL(origin).hostname.replace(/^\[|\]$/g, '');
-  if (isIP(own) === 0) own = undefined;
-  const allowed = (address: string) => !isInternal(address) || address === own;
+export function siteFetch(origin: string, resolve: Resolve = systemResolve): SiteFetch {
+  // An address as host is the site's own, and is never looked up; a name's are those it first resolves to (both of
+  // `localhost`'s, ::1 and 127.0.0.1).
+  const literal = new URL(origin).hostname.replace(/^\[|\]$/g, '');
+  let own: Set<string> | undefined = isIP(literal) === 0 ? undefined : new Set([literal]);
+  const allowed = (address: string) => !isInternal(address) || own?.has(address) === true;
   const pinned: LookupFunction = (host, options, callback) => {
     resolve(host).then(
       (found) => {
-        own ??= found[0]?.address;
+        own ??= new Set(found.map(({ address }) => address));
         const usable = found.filter(({ address }) => allowed(address));
         if (usable.length === 0) {
           const refused = found.map(({ address }) => address).join(', ') || 'nothing';
@@ -65,5 +72,10 @@ export function siteAgent(origin: string, resolve: Resolve = systemResolve): Age
       (error: NodeJS.ErrnoException) => callback(error, '', 0),
     );
   };
-  return new Agent({ connect: { lookup: pinned } });
+  const dispatcher = new Agent({ connect: { lookup: pinned } });
+  return {
+    // undici's own fetch: the runtime's may be another undici version, which takes no dispatcher of this one.
+    fetch: async (url, init) => (await fetch(url, { ...init, dispatcher } as UndiciInit)) as unknown as Response,
+    close: () => dispatcher.close(),
+  };
 }

@@ -3,7 +3,7 @@ import { type Allowed, cappedBytes, fetchWithin, type Route, withoutCredentials 
 import { type ExtractLimits, type HtmlExtractor, htmlExtractor } from './html-extractor.ts';
 import type { Page } from './page.ts';
 import { readRobots } from './robots-rules.ts';
-import { type Resolve, siteAgent } from './site-address.ts';
+import { type Resolve, siteFetch } from './site-address.ts';
 import { type ListLimits, listPages } from './sitemap-list.ts';
 
 /** What a sitemap source may fetch and spend; every one has a default in `CRAWL_DEFAULTS`. */
@@ -129,8 +129,8 @@ export async function readSitemap(
 ): Promise<SitemapRead> {
   const say = (line: string) => log(withoutCredentials(line));
   const { origin } = new URL(sitemap);
-  const dispatcher = siteAgent(origin, resolve);
-  const route = { ...limits, dispatcher };
+  const connections = siteFetch(origin, resolve);
+  const route = { ...limits, fetch: connections.fetch };
   let extractor: HtmlExtractor | undefined;
   const outcomes: PageOutcome[] = [];
   const taken = new Set<string>();
@@ -169,7 +169,7 @@ export async function readSitemap(
     return { outcomes, skipped };
   } finally {
     await extractor?.close();
-    await dispatcher.close();
+    await connections.close();
   }
 }
 
