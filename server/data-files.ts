@@ -17,7 +17,8 @@ export async function writeWhole(
   const handle = await open(temporary, 'wx', 0o600);
   try {
     try {
-      await content((text) => handle.write(text));
+      // `writeFile` on a handle writes all of `text` from where the last ended (`write` may write only part of it).
+      await content((text) => handle.writeFile(text));
       await handle.sync();
     } finally {
       await handle.close();

@@ -222,6 +222,11 @@ export function sourcesToSync(
   return { due, drop: [...synced.keys()].filter((key) => !keys.has(key)) };
 }
 
+/** A sync that read its sources and could not commit what it read (a full disk): the store holds the last one. */
+export class SyncWriteError extends Error {
+  override name = 'SyncWriteError';
+}
+
 /**
  * One sync of what is due (every source with `all`, the default) into `store`, under its lock: `{ ran: false }` when
  * another process holds it. What is due is decided on the store as it is once the lock is held, since another
@@ -243,7 +248,11 @@ export async function syncOnce(
     // after `npm run knowledge -- sync`) loads it instead of building its own.
     const keys = new Set(sources.map(sourceKey));
     await keepIndex(store, applyChanges(fresh, changes, ''), keys, { ...INDEX_BUDGET, ...options, log });
-    await store.commit(changes, fresh);
+    try {
+      await store.commit(changes, fresh);
+    } catch (error) {
+      throw new SyncWriteError(`the sync's pages could not be written to ${store.home}: ${(error as Error).message}`);
+    }
     log(`[knowledge] sync done: ${summaryLine(summary)}`);
     return summary;
   });
