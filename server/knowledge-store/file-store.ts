@@ -47,7 +47,9 @@ const StorePage = v.object({
 });
 const StoreHead = v.object({
   schema: v.number(),
-  sources: v.array(v.object({ source: v.string(), state: v.string(), syncedAt: v.number() })),
+  sources: v.array(
+    v.object({ source: v.string(), state: v.string(), syncedAt: v.number(), succeededAt: v.optional(v.number()) }),
+  ),
   skipped: v.array(v.object({ source: v.string(), url: v.string(), reason: v.string() })),
 });
 /** Schema 1: the head and every page in one value. */

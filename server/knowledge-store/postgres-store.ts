@@ -58,7 +58,9 @@ export class PostgresStore implements KnowledgeStore {
     await this.ready();
     return this.transaction('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', async (client) => {
       const generation = await client.query('SELECT coalesce(max(generation), 0)::text AS g FROM knowledge_syncs');
-      const sources = await client.query('SELECT source, state, synced_at FROM knowledge_sources ORDER BY source');
+      const sources = await client.query(
+        'SELECT source, state, synced_at, succeeded_at FROM knowledge_sources ORDER BY source',
+      );
       const pages = await client.query(
         `SELECT source, address, url, title, language, etag, last_modified, text_hash, mtime_ms, fetched_at,
            changed_at, passages
@@ -71,6 +73,7 @@ export class PostgresStore implements KnowledgeStore {
           source: row.source,
           state: row.state,
           syncedAt: (row.synced_at as Date).getTime(),
+          ...(row.succeeded_at === null ? {} : { succeededAt: (row.succeeded_at as Date).getTime() }),
         })),
         pages: pages.rows.map(
           (row): StoredPage => ({
@@ -141,10 +144,12 @@ export class PostgresStore implements KnowledgeStore {
         );
       }
       await client.query(
-        `INSERT INTO knowledge_sources (source, state, synced_at)
-         SELECT source, state, to_timestamp("syncedAt" / 1000.0)
-         FROM jsonb_to_recordset($1::jsonb) AS r(source text, state text, "syncedAt" double precision)
-         ON CONFLICT (source) DO UPDATE SET state = excluded.state, synced_at = excluded.synced_at`,
+        `INSERT INTO knowledge_sources (source, state, synced_at, succeeded_at)
+         SELECT source, state, to_timestamp("syncedAt" / 1000.0), to_timestamp("succeededAt" / 1000.0)
+         FROM jsonb_to_recordset($1::jsonb)
+           AS r(source text, state text, "syncedAt" double precision, "succeededAt" double precision)
+         ON CONFLICT (source) DO UPDATE SET state = excluded.state, synced_at = excluded.synced_at,
+           succeeded_at = excluded.succeeded_at`,
         [JSON.stringify(changes.sources)],
       );
       await client.query('INSERT INTO knowledge_syncs DEFAULT VALUES');

@@ -47,6 +47,8 @@ export interface SyncSummary {
   skipped: Record<string, number>;
   bytes: number;
   ms: number;
+  /** The sources that could not be read at all, and why. */
+  failed: { source: string; reason: string }[];
 }
 
 /** A page's extracted text as a hash: a `200` with the same hash changes nothing downstream (no chunking, no index). */
@@ -113,6 +115,7 @@ export async function syncSources(
     skipped: {},
     bytes: 0,
     ms: 0,
+    failed: [],
   };
   for (const source of sources) {
     const key = sourceKey(source);
@@ -138,9 +141,14 @@ export async function syncSources(
         outcomes = await readFolder(source.path, source.url, language, options.log, known);
       }
     } catch (error) {
-      const state: SourceState = { source: key, state: `failed: ${(error as Error).message}`, syncedAt: now };
-      changes.sources.push(state);
-      options.log(`[knowledge] ${key} was not read (its pages are kept): ${(error as Error).message}`);
+      const reason = (error as Error).message;
+      const before = snapshot.sources.find((state) => state.source === key);
+      // A store written before `succeededAt` has one time: its last sync's, which succeeded unless it failed.
+      const succeededAt = before?.state.startsWith('failed: ') ? before.succeededAt : before?.syncedAt;
+      const state: SourceState = { source: key, state: `failed: ${reason}`, syncedAt: now };
+      changes.sources.push(succeededAt === undefined ? state : { ...state, succeededAt });
+      summary.failed.push({ source: key, reason });
+      options.log(`[knowledge] ${key} was not read${stored.size > 0 ? ' (its pages are kept)' : ''}: ${reason}`);
       continue;
     }
     const kept = new Set<string>();
@@ -186,7 +194,7 @@ export async function syncSources(
       changes.remove.push({ source: key, address });
       summary.removed++;
     }
-    changes.sources.push({ source: key, state: kept.size > 0 ? 'ok' : 'empty', syncedAt: now });
+    changes.sources.push({ source: key, state: kept.size > 0 ? 'ok' : 'empty', syncedAt: now, succeededAt: now });
   }
   summary.ms = Date.now() - started;
   return { changes, summary };
