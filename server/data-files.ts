@@ -1,31 +1,43 @@
 // The files the server keeps under DATA_DIR (the owner's counts, the knowledge store, its index and sync lock) are
 // written and set aside in one way, here, whichever room keeps them.
 import { randomUUID } from 'node:crypto';
-import { open, rename, rm } from 'node:fs/promises';
+import { link, open, rename, rm } from 'node:fs/promises';
 
 /**
  * Writes `file` whole, in the pieces `content` gives, then renames it over the old: a reader or a crash sees the old
  * file or the new one. The new file is created exclusively under a name of its own (`O_EXCL`: a link planted there is
  * never followed, and two writers never share one) and readable by the server's user only (mode 600). A write that
- * fails (a full disk, a read-only folder) removes what it wrote, and throws.
+ * fails (a full disk, a read-only folder) removes what it wrote, and throws. With `exclusive`, an existing `file` is
+ * kept and the answer is `false` (a lock: the whole file appears at once, or not at all).
  */
 export async function writeWhole(
   file: string,
   content: (write: (text: string) => Promise<unknown>) => Promise<void>,
-): Promise<void> {
+  { exclusive = false } = {},
+): Promise<boolean> {
   const temporary = `${file}.${process.pid}.${randomUUID()}.tmp`;
   const handle = await open(temporary, 'wx', 0o600);
   try {
     try {
-      await content((text) => handle.write(text));
+      // `writeFile` on a handle writes all of `text` from where the last ended (`write` may write only part of it).
+      await content((text) => handle.writeFile(text));
       await handle.sync();
     } finally {
       await handle.close();
     }
-    await rename(temporary, file);
-  } catch (error) {
+    if (!exclusive) {
+      await rename(temporary, file);
+      return true;
+    }
+    try {
+      await link(temporary, file);
+      return true;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+      throw error;
+    }
+  } finally {
     await rm(temporary, { force: true }).catch(() => {});
-    throw error;
   }
 }
 

@@ -1,13 +1,13 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 export interface SmallDisk {
   /** The mounted folder: a DATA_DIR whose disk can be filled, freed and made read-only. */
   path: string;
-  /** Fills every free byte (with `filler`), so that the next write fails with ENOSPC. */
-  fill(): void;
+  /** Fills every free byte but `leaveKilobytes` (with `filler`): a write larger than what is left fails with ENOSPC. */
+  fill(leaveKilobytes?: number): void;
   /** Removes the filler: there is room again. */
   free(): void;
   /** Remounts it read-only (writes fail with EROFS), or writable again. */
@@ -32,9 +32,10 @@ export function smallDisk(kilobytes = 512): SmallDisk {
   const remount = (mode: string) => execFileSync('mount', ['-o', `remount,${mode}`, path], { stdio: 'pipe' });
   return {
     path,
-    fill() {
+    fill(leaveKilobytes = 0) {
+      const { bavail, bsize } = statfsSync(path);
       try {
-        writeFileSync(filler, Buffer.alloc(kilobytes * 1024));
+        writeFileSync(filler, Buffer.alloc(Math.max(0, bavail * bsize - leaveKilobytes * 1024)));
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'ENOSPC') throw error;
       }

@@ -28,7 +28,7 @@ import {
 } from '../knowledge-store/knowledge-store.ts';
 import { progressLines, SERVER_PROGRESS_MS } from './progress.ts';
 import { pagesOf, storeIndex } from './store-index.ts';
-import { type SyncOptions, sourcesToSync, syncOnce } from './sync.ts';
+import { type SyncOptions, SyncWriteError, sourcesToSync, syncOnce } from './sync.ts';
 
 export { leftOutOfKeptIndex, snapshotPassages } from './store-index.ts';
 export { syncOnce } from './sync.ts';
@@ -110,6 +110,8 @@ export function startKnowledge(
   let early = false;
   let unavailable = false;
   let failures = 0;
+  /** Syncs in a row whose pages could not be written. */
+  let writeFailures = 0;
   let lastFailure = '';
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
@@ -180,10 +182,19 @@ export function startKnowledge(
         if (unavailable) log(`[knowledge] ${store.home} answers again`);
         unavailable = false;
         failures = 0;
+        writeFailures = 0;
         lastFailure = '';
         schedule(settings.pollMs);
       })
       .catch((error: Error) => {
+        if (error instanceof SyncWriteError) {
+          // Its sources were read, at a cost to them and to us: the next sync waits like a failed one, growing from
+          // the poll to the refresh interval, not like a store that cannot be reached. The last store answers.
+          const wait = Math.min(settings.refreshMs, settings.pollMs * 2 ** writeFailures++);
+          log(`[knowledge] ${error.message}; the last store is kept, and synced again in ${Math.ceil(wait / 1000)} s`);
+          schedule(wait);
+          return;
+        }
         unavailable = true;
         const wait = Math.min(settings.retryCapMs, 1000 * 2 ** failures++);
         // One line per kind of failure, not one per attempt.

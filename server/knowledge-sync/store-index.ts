@@ -78,7 +78,12 @@ async function buildAndKeep(store: KnowledgeStore, fingerprint: string, passages
     settings.log(`[knowledge] the index is built on the server's thread: ${(error as Error).message}`);
     built = await indexToKeep(passages, settings, settings.log);
   }
-  await store.saveIndex(fingerprint, built.kept);
+  // A kept index only saves the next start some work: one that cannot be written (a full disk) is built again then.
+  await store
+    .saveIndex(fingerprint, built.kept)
+    .catch((error: Error) =>
+      settings.log(`[knowledge] the index could not be kept in ${store.home}: ${error.message}`),
+    );
   return built;
 }
 
