@@ -5,12 +5,21 @@ import { DEFAULT_SLOW_MS, DEFAULT_TIMEOUT_MS, type LIMIT_ERROR_CODES, type Reply
 /** Who wrote a message. */
 export type Sender = 'user' | 'bot';
 
-/** One entry of the conversation: the spec's entity, and whether the visitor stopped this reply while it came in. */
+/**
+ * What a bot message can be, set by the machine when it writes it: the model's reply (`answer`), the machine's own text for
+ * a reply without content (`empty`) or for a failed one (`failed`), or a reply the visitor stopped while it came in
+ * (`stopped`: `text` is what had arrived by then, maybe nothing). Everything that needs a message's kind reads this,
+ * never the text, which is in the visitor's language.
+ */
+export const REPLY_STATUSES = ['answer', 'empty', 'failed', 'stopped'] as const;
+export type ReplyStatus = (typeof REPLY_STATUSES)[number];
+
+/** One entry of the conversation: the spec's entity, and what a bot message is. */
 export interface ChatMessage {
   text: string;
   sender: Sender;
-  /** A bot reply the visitor stopped: `text` is what had arrived by then (maybe nothing). */
-  stopped?: true;
+  /** Set on every bot message (a visitor's message has none). */
+  status?: ReplyStatus;
   /** A bot reply's pages of the site, as given to the model: its `[n]` cite them, and the page lists them under it. */
   sources?: ReplySource[];
   /** A reply the page's own server gave (proxy mode): the token a vote on it names, and the visitor's vote. */
@@ -235,7 +244,7 @@ export const chatMachine = setup({
     hasConversation: ({ context }) => context.messages.length > 0,
     lastReplyCut: ({ context }) => {
       const last = context.messages.at(-1);
-      return last?.sender === 'bot' && (last.stopped === true || last.text === context.statusTexts.error);
+      return last?.status === 'stopped' || last?.status === 'failed';
     },
     isLimited: (_, error: unknown) => error instanceof ReplyLimitedError,
     // A vote counts only for a reply the server gave a token with, and only when it changes something.
@@ -295,17 +304,20 @@ export const chatMachine = setup({
         ...context.messages,
         // A reply of only white space would be an empty bubble: to the visitor that is no content either.
         reply?.trim()
-          ? { text: reply, sender: 'bot', ...sourcesOf(context), ...feedbackOf(context) }
-          : { text: context.statusTexts.noContent, sender: 'bot' },
+          ? { text: reply, sender: 'bot', status: 'answer', ...sourcesOf(context), ...feedbackOf(context) }
+          : { text: context.statusTexts.noContent, sender: 'bot', status: 'empty' },
       ],
       ...NO_REPLY,
     }),
-    // What had streamed in stays, as its own message (with the sources it may cite); the error follows it as another.
+    // What had streamed in stays, as its own message (the model's words, with the sources they may cite); the error
+    // follows it as another, so that the exchange is not one answer and never goes to the model as history.
     appendError: assign({
       messages: ({ context }) => [
         ...context.messages,
-        ...(context.reply ? [{ text: context.reply, sender: 'bot' as const, ...sourcesOf(context) }] : []),
-        { text: context.statusTexts.error, sender: 'bot' },
+        ...(context.reply
+          ? [{ text: context.reply, sender: 'bot' as const, status: 'answer' as const, ...sourcesOf(context) }]
+          : []),
+        { text: context.statusTexts.error, sender: 'bot', status: 'failed' },
       ],
       ...NO_REPLY,
     }),
@@ -464,7 +476,7 @@ export function stoppedReply(context: Pick<ChatContext, 'reply' | 'sources' | 't
   return {
     text: context.reply,
     sender: 'bot',
-    stopped: true,
+    status: 'stopped',
     ...(context.reply ? { ...sourcesOf(context), ...feedbackOf(context) } : {}),
   };
 }
@@ -500,12 +512,7 @@ function submitted(context: ChatContext, event: ChatEvent): string {
 
 /** A reply the model gave, as the visitor saw it: not a failure, an empty reply or a stopped one. */
 function isAnswer(message: ChatMessage | undefined): message is ChatMessage {
-  return (
-    message?.sender === 'bot' &&
-    !message.stopped &&
-    message.text !== ERROR_MESSAGE &&
-    message.text !== NO_CONTENT_MESSAGE
-  );
+  return message?.status === 'answer';
 }
 
 /**

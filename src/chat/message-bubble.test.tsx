@@ -2,6 +2,7 @@ import { ChakraProvider } from '@chakra-ui/react';
 import { render, screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { CATALOGUES } from '../../locales/catalogues';
 import { ERROR_MESSAGE, NO_CONTENT_MESSAGE } from '../../machines/chat-machine';
 import { loadMarkdown } from '../markdown/load-markdown';
 import { getSystem } from '../system';
@@ -18,7 +19,7 @@ function renderBubble(props: MessageBubbleProps) {
 describe('MessageBubble', () => {
   it('shows a reply as plain text until the Markdown renderer has loaded', () => {
     // Not loaded in this test file yet: the first render is the fallback.
-    const { container } = renderBubble({ text: 'Some **bold**', sender: 'bot' });
+    const { container } = renderBubble({ text: 'Some **bold**', sender: 'bot', status: 'answer' });
     expect(container.querySelector('[data-sender="bot"]')?.textContent).toBe('Some **bold**');
   });
 
@@ -26,7 +27,7 @@ describe('MessageBubble', () => {
     beforeAll(() => loadMarkdown());
 
     it('renders a bot reply as Markdown, with a Copy button once complete', () => {
-      renderBubble({ text: 'Some **bold**', sender: 'bot' });
+      renderBubble({ text: 'Some **bold**', sender: 'bot', status: 'answer' });
       expect(screen.getByText('bold').tagName).toBe('STRONG');
       expect(screen.getByRole('button', { name: 'Copy reply' })).toBeInTheDocument();
     });
@@ -51,6 +52,7 @@ describe('MessageBubble', () => {
       const { container } = renderBubble({
         text: 'See [1] and [3], or [the form](https://evil.example/steal) and <https://www.example.com/help/returns>. [2]',
         sender: 'bot',
+        status: 'answer',
         sources,
       });
 
@@ -80,6 +82,7 @@ describe('MessageBubble', () => {
       renderBubble({
         text: 'Thirty days [1].',
         sender: 'bot',
+        status: 'answer',
         sources: [
           { n: 1, title: 'Returns', url: 'https://www.example.com/help/returns' },
           { n: 2, title: 'Hours', url: 'https://www.example.com/help/hours' },
@@ -95,6 +98,7 @@ describe('MessageBubble', () => {
       const { container } = renderBubble({
         text: 'Thirty days [1].',
         sender: 'bot',
+        status: 'answer',
         sources: [{ n: 1, title: 'Returns', url: 'https://www.example.com/help/returns' }],
       });
       const order = [
@@ -108,15 +112,26 @@ describe('MessageBubble', () => {
     });
 
     it('shows no Sources list for a reply without sources', () => {
-      renderBubble({ text: 'See [1].', sender: 'bot' });
+      renderBubble({ text: 'See [1].', sender: 'bot', status: 'answer' });
       expect(screen.queryByRole('region', { name: 'Sources' })).toBeNull();
       expect(screen.queryByRole('link')).toBeNull();
     });
 
-    it.each([NO_CONTENT_MESSAGE, ERROR_MESSAGE])('keeps "%s" as plain text, without Copy', (text) => {
-      const { container } = renderBubble({ text, sender: 'bot' });
+    // Known by its status, not its text: in another language the machine's own texts stay plain all the same.
+    it.each([
+      [NO_CONTENT_MESSAGE, 'empty'],
+      [ERROR_MESSAGE, 'failed'],
+      [CATALOGUES.de.noContent, 'empty'],
+      [CATALOGUES.de.error, 'failed'],
+    ] as const)('keeps "%s" (%s) as plain text, without Copy', (text, status) => {
+      const { container } = renderBubble({ text, sender: 'bot', status });
       expect(container.querySelector('[data-sender="bot"]')?.innerHTML).toBe(text);
       expect(screen.queryByRole('button', { name: 'Copy reply' })).toBeNull();
+    });
+
+    it("shows a reply that happens to read like the machine's own text as a reply, with Copy", () => {
+      renderBubble({ text: ERROR_MESSAGE, sender: 'bot', status: 'answer' });
+      expect(screen.getByRole('button', { name: 'Copy reply' })).toBeInTheDocument();
     });
   });
 });

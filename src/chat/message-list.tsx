@@ -190,7 +190,7 @@ const MessageGroup = memo(function MessageGroup({ messages, start, end }: Messag
         <MessageBubble
           text={message.text}
           sender={message.sender}
-          stopped={message.stopped}
+          status={message.status}
           streaming={message.streaming}
           sources={message.sources}
           feedback={message.feedback}
