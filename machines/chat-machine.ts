@@ -11,8 +11,7 @@ export type Sender = 'user' | 'bot';
  * (`stopped`: `text` is what had arrived by then, maybe nothing). Everything that needs a message's kind reads this,
  * never the text, which is in the visitor's language.
  */
-export const REPLY_STATUSES = ['answer', 'empty', 'failed', 'stopped'] as const;
-export type ReplyStatus = (typeof REPLY_STATUSES)[number];
+export type ReplyStatus = 'answer' | 'empty' | 'failed' | 'stopped';
 
 /** One entry of the conversation: the spec's entity, and what a bot message is. */
 export interface ChatMessage {
@@ -254,12 +253,6 @@ export const chatMachine = setup({
       if (!feedback) return false;
       return event.rating !== feedback.rating || event.reason !== feedback.reason;
     },
-    // An answer to a vote since replaced says nothing: the newer one's answer is on its way.
-    settlesVote: ({ context, event }) => {
-      if (event.type !== 'reply.voteSettled') return false;
-      const feedback = context.messages.find((message) => message.feedback?.token === event.token)?.feedback;
-      return feedback !== undefined && event.rating === feedback.rating && event.reason === feedback.reason;
-    },
   },
   actions: {
     updateDraft: assign({
@@ -278,25 +271,19 @@ export const chatMachine = setup({
       ({ event }): Partial<ChatContext> =>
         event.type === 'reply.sources' ? { sources: event.sources, token: event.token } : {},
     ),
+    // A vote, or the server's answer to one, on the reply whose token it names.
     recordVote: assign({
       messages: ({ context, event }) =>
         event.type === 'reply.vote'
-          ? context.messages.map((message) =>
-              message.feedback?.token === event.token
-                ? { ...message, feedback: votedOn(message.feedback, event) }
-                : message,
-            )
-          : context.messages,
-    }),
-    recordVoteOutcome: assign({
-      messages: ({ context, event }) =>
-        event.type === 'reply.voteSettled'
-          ? context.messages.map((message) =>
-              message.feedback?.token === event.token
-                ? { ...message, feedback: { ...message.feedback, outcome: event.outcome } }
-                : message,
-            )
-          : context.messages,
+          ? withFeedback(context.messages, event.token, (feedback) => votedOn(feedback, event))
+          : event.type === 'reply.voteSettled'
+            ? // An answer to a vote since replaced says nothing: the newer one's answer is on its way.
+              withFeedback(context.messages, event.token, (feedback) =>
+                event.rating === feedback.rating && event.reason === feedback.reason
+                  ? { ...feedback, outcome: event.outcome }
+                  : feedback,
+              )
+            : context.messages,
     }),
     announceVote: emit(({ event }) => ({ ...(event as ReplyVote), type: 'reply.voted' as const })),
     appendReply: assign({
@@ -361,7 +348,7 @@ export const chatMachine = setup({
     'conversation.clear': { guard: 'hasConversation', target: '.idle.fresh', actions: 'clearConversation' },
     // A vote belongs to its reply, whatever the chat is doing meanwhile (the next reply may be on its way).
     'reply.vote': { guard: 'changesVote', actions: ['recordVote', 'announceVote'] },
-    'reply.voteSettled': { guard: 'settlesVote', actions: 'recordVoteOutcome' },
+    'reply.voteSettled': { actions: 'recordVote' },
   },
   states: {
     idle: {
@@ -508,6 +495,17 @@ function isFromUser(message: ChatMessage): boolean {
 /** What a submit sends: the starter it carries, or the box's contents. */
 function submitted(context: ChatContext, event: ChatEvent): string {
   return event.type === 'message.submit' && event.text !== undefined ? event.text : context.draft;
+}
+
+/** The messages with the feedback of the reply whose token is `token` changed by `change`. */
+function withFeedback(
+  messages: ChatMessage[],
+  token: string,
+  change: (feedback: ReplyFeedback) => ReplyFeedback,
+): ChatMessage[] {
+  return messages.map((message) =>
+    message.feedback?.token === token ? { ...message, feedback: change(message.feedback) } : message,
+  );
 }
 
 /** A reply the model gave, as the visitor saw it: not a failure, an empty reply or a stopped one. */

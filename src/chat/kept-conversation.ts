@@ -1,6 +1,6 @@
 import type { ActorRefFrom } from 'xstate';
 import { isReplySource } from '../../contract/llm';
-import { type ChatMessage, type chatMachine, REPLY_STATUSES, stoppedReply } from '../../machines/chat-machine';
+import { type ChatMessage, type chatMachine, type ReplyStatus, stoppedReply } from '../../machines/chat-machine';
 
 // The conversation kept for the tab (the site's `persist: tab`): in session storage only, so never shared with another
 // tab nor kept after it closes. What is stored is a versioned shape, checked on every read by the small checker below
@@ -14,6 +14,8 @@ export const KEPT_CONVERSATION_KEY = 'ai-assistant-conversation';
  * wrote it).
  */
 export const KEPT_CONVERSATION_VERSION = 2;
+/** Every status a bot message can have (the machine's `ReplyStatus`), to check what is read back. */
+const REPLY_STATUSES: readonly ReplyStatus[] = ['answer', 'empty', 'failed', 'stopped'];
 /** The most messages kept: the last ones. */
 export const MAX_KEPT_MESSAGES = 50;
 /** The most characters read back: more is not a conversation this page wrote. */
