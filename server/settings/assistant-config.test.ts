@@ -328,7 +328,7 @@ describe('assistant.config.example.yaml', () => {
     const source = readFileSync(new URL('../../assistant.config.example.yaml', import.meta.url), 'utf8');
     const config = parseAssistantConfig(source, 'example', proxy);
 
-    expect(Object.keys(config).sort()).toEqual(['accent', 'description', 'file', 'instructions', 'page']);
+    expect(Object.keys(config).sort()).toEqual(['accent', 'file', 'instructions', 'page']);
     expect(Object.keys(config.page).sort()).toEqual([
       'history',
       'pageContext',

@@ -58,7 +58,7 @@ export function CardHeader({ children }: { children?: ReactNode }) {
 export function ChatCard() {
   useEscapeKey();
   return (
-    <Box py={{ base: 0, sm: 2 }}>
+    <Box py={{ sm: 2 }}>
       <Box
         as="main"
         display="flex"
