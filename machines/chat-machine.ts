@@ -6,10 +6,10 @@ import { DEFAULT_SLOW_MS, DEFAULT_TIMEOUT_MS, type LIMIT_ERROR_CODES, type Reply
 export type Sender = 'user' | 'bot';
 
 /**
- * What a bot message can be, set by the machine when it writes it: the model's reply (`answer`), the machine's own text for
- * a reply without content (`empty`) or for a failed one (`failed`), or a reply the visitor stopped while it came in
- * (`stopped`: `text` is what had arrived by then, maybe nothing). Everything that needs a message's kind reads this,
- * never the text, which is in the visitor's language.
+ * What a bot message can be, set by the machine when it writes it: the model's reply (`answer`), the machine's own
+ * text for a reply without content (`empty`) or for a failed one (`failed`), or a reply the visitor stopped while it
+ * came in (`stopped`: `text` is what had arrived by then, maybe nothing). Everything that needs a message's kind reads
+ * this, never the text, which is in the visitor's language.
  */
 export type ReplyStatus = 'answer' | 'empty' | 'failed' | 'stopped';
 

@@ -26,8 +26,9 @@ export interface MessageBubbleProps extends ChatMessage {
  * streaming in re-renders as it grows).
  * A visitor's message, and any message until the Markdown renderer has loaded, is a React text node: markup in it is
  * shown, never interpreted. A bot reply then renders as safe Markdown, with a Copy button once complete (the welcome
- * has none); the machine's own texts (an empty or failed reply: the spec's two status texts) stay plain. A reply's bidirectional controls are never rendered, and a reply
- * whose rendering fails shows as plain text.
+ * has none); the machine's own texts (an empty or failed reply, known by its status: the spec's two status texts in
+ * English) stay plain. A reply's bidirectional controls are never rendered, and a reply whose rendering fails shows as
+ * plain text.
  */
 export const MessageBubble = memo(function MessageBubble({
   text,
