@@ -1,6 +1,5 @@
-// The running library's one entry: the server's pages kept in a store, synced when they are older than the refresh
-// interval (by one replica at a time), and an index built in memory from the store. The rest of the server imports
-// this file.
+// The running library's one entry: the pages kept in a store, synced when older than the refresh interval (one
+// replica at a time), and an index built in memory from the store. The rest of the server imports this file.
 import {
   buildIndex,
   CRAWL_DEFAULTS,
@@ -35,10 +34,7 @@ export { syncOnce } from './sync.ts';
 
 export interface KnowledgeOptions extends SyncOptions, IndexBudget {
   store: KnowledgeStore;
-  /**
-   * How long the first sync may go on before the pages in so far are indexed and answer (while the store holds none
-   * of a source); the stragglers join when the sync ends.
-   */
+  /** How long a first sync (the store holding none of a source) goes on before the pages in so far answer. */
   firstIndexMs: number;
   /** A source whose last sync is older than this is synced again (`KNOWLEDGE_REFRESH_HOURS`). */
   refreshMs: number;
