@@ -1,6 +1,7 @@
 import type { Locator, Page } from '@playwright/test';
 import type { Stats, StatsCounts } from '../contract/feedback';
 import { OWNER_PAGE_PATH } from '../contract/owner';
+import { statsCounts as counts } from '../testing/stats-counts.ts';
 import { startReturnsSite } from './app-server';
 import { expectNoAxeViolations } from './axe-check';
 import { test as base, box, expect } from './fixtures';
@@ -118,21 +119,6 @@ test('the owner page: a wrong token is a plain 401, then the charts and figures,
   await page.reload();
   await expect(page.locator('figure canvas')).toHaveCount(2);
   expect(await page.evaluate(() => Object.keys(localStorage))).toEqual([]);
-});
-
-/** A day's counts: zeros but for `fields`. */
-const counts = (fields: Partial<StatsCounts> = {}): StatsCounts => ({
-  conversations: 0,
-  messages: 0,
-  with_sources: 0,
-  without_sources: 0,
-  up: 0,
-  down: 0,
-  down_reasons: { wrong: 0, outdated: 0, unclear: 0, off_topic: 0, other: 0 },
-  limited: 0,
-  errors: 0,
-  first_piece_ms: { p50: 0, p95: 0 },
-  ...fields,
 });
 
 /** The last 30 days' stats, with `active` days (0 is today, 1 yesterday…) holding messages and replies. */

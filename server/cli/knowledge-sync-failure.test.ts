@@ -1,10 +1,9 @@
 // `npm run knowledge -- sync` when a source fails: a deploy that runs it before the servers start must see it.
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { knowledgeCommand } from '../../testing/knowledge-command.ts';
 import { type KnowledgeSite, sitemapXml, sitePage, startKnowledgeSite } from '../../testing/knowledge-site.ts';
 import { type PostgresServer, startPostgresServer } from '../../testing/postgres-server.ts';
 import { storeHomes } from '../../testing/store-homes.ts';
@@ -34,28 +33,8 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-/** `npm run knowledge -- <args>` as a process of its own, with the store's settings in its environment. */
-async function knowledge(args: string[], { dataDir, databaseUrl }: StoreSettings) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server/cli/knowledge.ts', ...args], {
-    env: {
-      ...process.env,
-      ASSISTANT_CONFIG: join(dir, 'assistant.config.yaml'),
-      DATA_DIR: dataDir,
-      ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => {
-    stdout += chunk;
-  });
-  child.stderr.on('data', (chunk: Buffer) => {
-    stderr += chunk;
-  });
-  const [code] = await once(child, 'exit');
-  return { code: code as number | null, stdout, stderr };
-}
+/** `npm run knowledge -- <args>` with this test's site file, once it has ended (see testing/knowledge-command.ts). */
+const knowledge = (args: string[], settings: StoreSettings) => knowledgeCommand(dir, args, settings).done;
 
 describe.each(storeHomes(() => postgres))('a sync on %s with a source that fails', (_home, makeSettings) => {
   it('exits 1 naming it, keeps its pages only when it has some, and the report says when it last succeeded', async () => {
