@@ -4,7 +4,7 @@ import { FAKE_REPLY } from '../testing/fake-provider';
 import { type HostSite, hostPageHtml } from '../testing/host-site';
 import { expectNoAxeViolations } from './axe-check';
 import { chatFrame, embedAppFixture, hostSiteFixture, launcher, messageBox, resetProviderFixture } from './embed-site';
-import { test as base, box, expect } from './fixtures';
+import { test as base, box, contrast, expect, luminance } from './fixtures';
 
 // The loader's panel when its frame does not answer, and the host events a vote gives, against the production build
 // and server (proxy mode). The notice waits EMBED_FRAME_TIMEOUT_MS of the page's clock, which the tests drive
@@ -34,18 +34,6 @@ async function showNotice(page: Page, address: string) {
   await launcher(page).click();
   await page.clock.runFor(EMBED_FRAME_TIMEOUT_MS);
   await expect(notice(page)).toBeVisible();
-}
-
-/** The relative luminance of a computed `rgb()` colour (WCAG 2). */
-function luminance(rgb: string): number {
-  const channels = (rgb.match(/[\d.]+/g) ?? []).slice(0, 3).map((value) => Number(value) / 255);
-  const [r, g, b] = channels.map((c) => (c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4));
-  return 0.2126 * r + 0.7152 * g + 0.0722 * b;
-}
-
-function contrast(a: string, b: string): number {
-  const [light, dark] = [luminance(a), luminance(b)].sort((x, y) => y - x);
-  return (light + 0.05) / (dark + 0.05);
 }
 
 const styleOf = (locator: Locator) =>

@@ -1,7 +1,7 @@
 import type { Locator } from '@playwright/test';
 import { FEEDBACK_PATH } from '../contract/feedback';
 import { startReturnsSite } from './app-server';
-import { test as base, contrast, expect } from './fixtures';
+import { test as base, contrast, expect, transitionsEnded } from './fixtures';
 
 // Helpful / Not helpful, the reasons, Contact us and the visitor's own copy, against the production build and server
 // (proxy mode: a direct-mode page has no server to vote to) with a site that has pages and a `contact:`.
@@ -145,6 +145,8 @@ for (const scheme of ['light', 'dark'] as const) {
     await expect(thanks).toHaveCount(1);
     // Measured at rest, not hovered.
     await page.mouse.move(0, 0);
+    // and with the fill's fade ended: half-way through it the colour is neither the old nor the new one.
+    await transitionsEnded(page);
 
     // The pressed thumb and the chosen reason are filled: 3:1 against the card (WCAG 1.4.11), where the thumb not
     // pressed has no fill of its own; the chosen reason keeps an outline at least as strong as the others'.
