@@ -4,8 +4,11 @@ import { EMBED_LOADER_PATH } from '../contract/embed.ts';
 import { launcherColors, lightDark } from '../src/theme.ts';
 import { gzipBytes } from './size-budget.ts';
 
-/** The embed loader's limit: every page of a host site downloads it, whether or not anyone chats. */
-export const EMBED_BUDGET_BYTES = 2048;
+/**
+ * The embed loader's limit: every page of a host site downloads it, whether or not anyone chats. 2,048 B until the
+ * panel's notice took the panel's look (issue 46): what that costs beyond the bytes found in the loader itself.
+ */
+export const EMBED_BUDGET_BYTES = 2072;
 
 const LOADER_ENTRY = fileURLToPath(new URL('../embed/loader.ts', import.meta.url));
 

@@ -9,11 +9,15 @@ export type FeedbackRating = (typeof FEEDBACK_RATINGS)[number];
 export const FEEDBACK_REASONS = ['wrong', 'outdated', 'unclear', 'off_topic', 'other'] as const;
 export type FeedbackReason = (typeof FEEDBACK_REASONS)[number];
 
-/** What the page sends: no message text, only the reply's token and the vote. */
+/**
+ * What the page sends: no message text, only the reply's token, the vote and, with a Not helpful, the numbers of the
+ * sources the reply cites (`[2]` as 2), which it counts against: only among those the token says it was given.
+ */
 export interface FeedbackBody {
   reply: string;
   rating: FeedbackRating;
   reason?: FeedbackReason;
+  cited?: number[];
 }
 
 /** The counts of one UTC day, or of a span of days (`GET /api/stats`): a public interface. */

@@ -1,5 +1,6 @@
 import AxeBuilder from '@axe-core/playwright';
 import { expect, type Page, test } from '@playwright/test';
+import { transitionsEnded } from './fixtures';
 
 const WCAG_21_AA = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'];
 
@@ -8,24 +9,6 @@ const WCAG_21_AA = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'];
  * so a test that runs it gets the time on top of its own rather than racing the test timeout.
  */
 const AXE_ALLOWANCE_MS = 30_000;
-
-/**
- * Waits for every CSS transition running in the page and its frames to end. axe judges colours as they are painted at
- * that moment: half-way through a button's fade from disabled (opacity 0.5) to enabled, white on the accent reads
- * 4.05:1, a contrast no visitor is left with.
- */
-async function transitionsEnded(page: Page) {
-  for (const frame of page.frames()) {
-    await frame.evaluate(() =>
-      Promise.all(
-        document
-          .getAnimations()
-          .filter((animation) => animation instanceof CSSTransition)
-          .map((transition) => transition.finished.catch(() => undefined)),
-      ),
-    );
-  }
-}
 
 /**
  * Runs axe on the whole page at rest (its transitions ended); a violation fails with its rule, its help text and the

@@ -46,6 +46,10 @@ async function ownerPageUnder(page: Page, origin: string) {
   expect(new URL(response.url()).pathname).toBe(`${BASE_PATH}/api/stats`);
   expect(response.status()).toBe(200);
   await expect(page.locator('figure canvas')).toHaveCount(2);
+  // Its icon too: the robot, under the sub-path.
+  const icon = await page.locator('link[rel="icon"]').evaluate((link) => (link as HTMLLinkElement).href);
+  expect(new URL(icon).pathname).toBe(`${BASE_PATH}/robot.svg`);
+  expect((await page.request.get(icon)).status()).toBe(200);
 }
 
 /** The loader and the health checks are under the sub-path; nothing is outside it. */

@@ -1,5 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import type { Frame, Page } from '@playwright/test';
+import { EMBED_LANG_PARAM } from '../contract/embed';
+import { CATALOGUES } from '../locales/catalogues';
 import { FAKE_REPLY } from '../testing/fake-provider';
 import { type HostSite, hostPageHtml } from '../testing/host-site';
 import {
@@ -332,6 +334,30 @@ test("with persist: tab the assistant's own page keeps the conversation through 
   expect(await page.evaluate(() => JSON.stringify([{ ...sessionStorage }, { ...localStorage }]))).not.toContain(
     'Norway',
   );
+});
+
+test('a reply that failed on a German page keeps its Retry when the next page of the tab is English', async ({
+  page,
+  keepingApp,
+  provider,
+}) => {
+  // The server chooses each page's language from its request: here the embed's `lang` (a host page in German), then
+  // the browser's (English). The conversation is named in each page's language: found here by its role alone.
+  const own = page.getByRole('log').locator('[data-sender]');
+  await page.goto(`${keepingApp.url}?${EMBED_LANG_PARAM}=de`);
+  provider.queue({ status: 500 });
+  await page.getByRole('textbox', { name: 'Nachricht' }).fill(QUESTION);
+  await page.getByRole('textbox', { name: 'Nachricht' }).press('Enter');
+  await expect(own).toHaveText([QUESTION, CATALOGUES.de.error]);
+  await expect(page.getByRole('button', { name: CATALOGUES.de.retry })).toBeEnabled();
+
+  await page.goto(keepingApp.url);
+  await hydrated(page);
+  await expect(page.locator('html')).toHaveAttribute('lang', 'en');
+  await expect(own).toHaveText([QUESTION, CATALOGUES.de.error]);
+  await expect(page.getByRole('button', { name: 'Copy reply' })).toHaveCount(0);
+  await page.getByRole('button', { name: 'Retry' }).click();
+  await expect(own).toHaveText([QUESTION, FAKE_REPLY]);
 });
 
 test("on the assistant's own page with persist: tab, the box the visitor types in keeps the focus as the app replaces it", async ({

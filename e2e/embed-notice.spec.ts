@@ -1,9 +1,10 @@
-import type { Page } from '@playwright/test';
+import type { Locator, Page } from '@playwright/test';
 import { EMBED_FRAME_TIMEOUT_MS } from '../contract/embed';
 import { FAKE_REPLY } from '../testing/fake-provider';
 import { type HostSite, hostPageHtml } from '../testing/host-site';
+import { expectNoAxeViolations } from './axe-check';
 import { chatFrame, embedAppFixture, hostSiteFixture, launcher, messageBox, resetProviderFixture } from './embed-site';
-import { test as base, expect } from './fixtures';
+import { test as base, box, contrast, expect, luminance } from './fixtures';
 
 // The loader's panel when its frame does not answer, and the host events a vote gives, against the production build
 // and server (proxy mode). The notice waits EMBED_FRAME_TIMEOUT_MS of the page's clock, which the tests drive
@@ -22,6 +23,32 @@ const test = base.extend<
 test.skip(({ mode }) => mode !== 'proxy', 'the embed is checked against the proxy build');
 
 const notice = (page: Page) => page.getByRole('alert');
+
+/** Opens the panel on `address` (a host site the app refuses to be framed by) and lets the frame's time run out. */
+async function showNotice(page: Page, address: string) {
+  await page.clock.install();
+  await page.goto(address);
+  await expect(launcher(page)).toBeVisible();
+  // From here the page's time moves only when the test says.
+  await page.clock.pauseAt(Date.now() + 60_000);
+  await launcher(page).click();
+  await page.clock.runFor(EMBED_FRAME_TIMEOUT_MS);
+  await expect(notice(page)).toBeVisible();
+}
+
+const styleOf = (locator: Locator) =>
+  locator.evaluate((element) => {
+    const style = getComputedStyle(element);
+    return {
+      color: style.color,
+      background: style.backgroundColor,
+      fontFamily: style.fontFamily,
+      fontSize: style.fontSize,
+      padding: style.padding,
+      borderRadius: style.borderRadius,
+      borderStyle: style.borderTopStyle,
+    };
+  });
 
 test('a refused frame: the panel says so, links to the chat in a new tab, and closes', async ({
   page,
@@ -58,6 +85,59 @@ test('a refused frame: the panel says so, links to the chat in a new tab, and cl
   await expect(launcher(page)).toBeFocused();
   await expect(notice(page)).toBeHidden();
 });
+
+for (const scheme of ['light', 'dark'] as const) {
+  test(`the notice wears the panel's colours, font and spacing, and the accent on its button (${scheme})`, async ({
+    page,
+    foreignSite,
+    embedApp,
+  }) => {
+    await page.emulateMedia({ colorScheme: scheme });
+    await showNotice(page, foreignSite.page('/', hostPageHtml({ appOrigin: embedApp.origin })));
+    const panel = page.locator('dialog');
+    const text = await styleOf(notice(page));
+    const link = await styleOf(page.getByRole('link', { name: 'Open it in a new tab' }));
+    const button = page.getByRole('button', { name: 'Close chat' });
+    const close = await styleOf(button);
+    const { background } = await styleOf(panel);
+
+    // The panel's own background (the card's: white, or near-black in the dark), its text readable on it.
+    expect(luminance(background) > 0.5, `panel ${background} in ${scheme}`).toBe(scheme === 'light');
+    expect(contrast(text.color, background), `text ${text.color} on ${background}`).toBeGreaterThanOrEqual(7);
+    // The link in the theme's blue, not the browser's default blue or purple, and readable (AA) in either scheme.
+    expect(['rgb(0, 0, 238)', 'rgb(85, 26, 139)', 'rgb(158, 158, 255)', 'rgb(208, 173, 240)']).not.toContain(
+      link.color,
+    );
+    expect(contrast(link.color, background), `link ${link.color} on ${background}`).toBeGreaterThanOrEqual(4.5);
+    // The button is the launcher's: the accent behind the accent's text, with no browser border, a padding and corners.
+    const launcherStyle = await styleOf(launcher(page));
+    expect(close.background).toBe(launcherStyle.background);
+    expect(close.color).toBe(launcherStyle.color);
+    expect(close.borderStyle).toBe('none');
+    expect(close.padding).not.toBe('0px');
+    expect(close.borderRadius).not.toBe('0px');
+    // One font for the notice and its button, the panel's sans-serif at the card's size (not the browser's serif, nor
+    // its smaller button font).
+    expect(text.fontFamily).not.toMatch(/Times/);
+    expect(close.fontFamily).toBe(text.fontFamily);
+    expect([text.fontSize, close.fontSize, link.fontSize]).toEqual(['16px', '16px', '16px']);
+    // Spaced like the card: its text and button kept off the panel's edges, and apart from each other.
+    const panelBox = await box(panel);
+    // The notice's first line: its text node's box (the notice itself is as wide as the panel).
+    const textBox = await notice(page).evaluate((element) => {
+      const range = document.createRange();
+      range.selectNode(element.firstChild as Node);
+      return range.getBoundingClientRect().toJSON() as { x: number; y: number; height: number };
+    });
+    const buttonBox = await box(button);
+    expect(textBox.x - panelBox.x, 'space left of the text').toBeGreaterThanOrEqual(12);
+    expect(textBox.y - panelBox.y, 'space above the text').toBeGreaterThanOrEqual(12);
+    expect(buttonBox.y - (textBox.y + textBox.height), 'space above the button').toBeGreaterThanOrEqual(8);
+    // axe waits on the page's timers: the clock runs again.
+    await page.clock.resume();
+    await expectNoAxeViolations(page, `on the host page with the panel's notice, ${scheme}`);
+  });
+}
 
 test('a frame that answers shows no notice, however long the panel stays open', async ({ page, site, embedApp }) => {
   await page.clock.install();

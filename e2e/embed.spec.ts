@@ -182,17 +182,19 @@ test('keyboard only: open, chat through the proxy, Escape, reopen with the conve
   // So does the close button in the card's header.
   await page.keyboard.press('Enter');
   await expect(messageBox(page)).toBeFocused();
-  // Backwards from the box: the conversation's controls, the reply's (its votes, its Copy button), the conversation,
-  // then the close button in the header.
-  for (const name of ['Download conversation', 'New conversation', 'Not helpful', 'Helpful', 'Copy reply']) {
-    await page.keyboard.press('Shift+Tab');
-    await expect(chatFrame(page).getByRole('button', { name, exact: true })).toBeFocused();
-  }
+  // Backwards from the box: the reply's controls (its votes, its Copy button), the conversation, then the header's
+  // from its end: the close button and the conversation's controls; forwards again to the close button.
+  const walk = async (key: string, names: string[]) => {
+    for (const name of names) {
+      await page.keyboard.press(key);
+      await expect(chatFrame(page).getByRole('button', { name, exact: true })).toBeFocused();
+    }
+  };
+  await walk('Shift+Tab', ['Not helpful', 'Helpful', 'Copy reply']);
   await page.keyboard.press('Shift+Tab');
   await expect(log).toBeFocused();
-  await page.keyboard.press('Shift+Tab');
-  const close = chatFrame(page).getByRole('button', { name: 'Close chat' });
-  await expect(close).toBeFocused();
+  await walk('Shift+Tab', ['Close chat', 'Download conversation', 'New conversation']);
+  await walk('Tab', ['Download conversation', 'Close chat']);
   await page.keyboard.press('Enter');
   await expect(page.locator('iframe')).toBeHidden();
   await expect(button).toBeFocused();

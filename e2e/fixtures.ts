@@ -67,6 +67,43 @@ export async function sendsAreTaken(page: Page) {
   await cdp.detach();
 }
 
+/**
+ * WCAG 2's relative luminance of a colour as computed styles give it (`rgb(r, g, b)` or `rgba(...)`). Any other form
+ * (a colour caught half-way through a transition reads `oklab(...)`) is refused rather than misread.
+ */
+export function luminance(rgb: string): number {
+  if (!/^rgba?\(/.test(rgb)) throw new Error(`luminance() reads rgb() colours only, not ${rgb}`);
+  const [r, g, b] = (rgb.match(/\d+(\.\d+)?/g) ?? []).slice(0, 3).map((channel) => {
+    const c = Number(channel) / 255;
+    return c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+  });
+  return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+}
+
+/** WCAG 2's contrast of two computed colours. */
+export function contrast(a: string, b: string): number {
+  const [light, dark] = [luminance(a), luminance(b)].sort((x, y) => y - x);
+  return (light + 0.05) / (dark + 0.05);
+}
+
+/**
+ * Waits for every CSS transition running in the page and its frames to end. axe judges colours as they are painted at
+ * that moment: half-way through a button's fade from disabled (opacity 0.5) to enabled, white on the accent reads
+ * 4.05:1, a contrast no visitor is left with.
+ */
+export async function transitionsEnded(page: Page) {
+  for (const frame of page.frames()) {
+    await frame.evaluate(() =>
+      Promise.all(
+        document
+          .getAnimations()
+          .filter((animation) => animation instanceof CSSTransition)
+          .map((transition) => transition.finished.catch(() => undefined)),
+      ),
+    );
+  }
+}
+
 /** Where a located element is drawn; throws when it is not laid out. */
 export async function box(locator: Locator) {
   const found = await locator.boundingBox();

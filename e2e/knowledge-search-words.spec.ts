@@ -85,6 +85,8 @@ const test = base.extend<object, { site: KnowledgeSite; garden: { url: string };
 });
 
 test.skip(({ mode }) => mode !== 'proxy', 'knowledge is proxy mode only');
+// The reply cites every page it can be given: the Sources list shows what a reply cites, and here shows them all.
+test.beforeEach(({ fake }) => fake.respondWith({ content: `${FAKE_REPLY} [1] [2] [3] [4] [5]` }));
 
 type Sent = { messages: { role: string; content: string }[]; max_tokens: number; temperature: number };
 const sent = (fake: FakeProvider) => fake.requests.map((request) => request.body as Sent);
@@ -97,9 +99,9 @@ async function ask(page: Page, question: string, replies = 1) {
   await expect(page.getByText(FAKE_REPLY)).toHaveCount(replies, { timeout: 15_000 });
 }
 
-/** The addresses of the source links under the replies, in order. */
+/** The addresses of the Sources lists' links under the replies (in any language), in order. */
 const sourceLinks = (page: Page) =>
-  page.locator('a[target="_blank"]:not([role])').evaluateAll((links) => links.map((a) => a.getAttribute('href')));
+  page.locator('[data-sources] a').evaluateAll((links) => links.map((a) => a.getAttribute('href')));
 
 async function open(page: Page, url: string) {
   await page.goto(url);

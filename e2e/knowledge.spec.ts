@@ -1,5 +1,6 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { FEEDBACK_PATH, type Stats } from '../contract/feedback';
 import type { FakeProvider } from '../testing/fake-provider';
 import { type KnowledgeSite, sitemapXml, sitePage, startKnowledgeSite } from '../testing/knowledge-site';
 import { startAppServer } from './app-server';
@@ -12,6 +13,8 @@ import { test as base, type ChatPage, expect } from './fixtures';
 // the sources the visitor sees under the reply.
 
 const DOCS_URL = 'https://docs.acme.example/help/';
+// Obviously fake: tests only.
+const OWNER_TOKEN = 'test-owner-token-knowledge-not-real-5e2a';
 const HOSTILE_TITLE = '<img src=x onerror="window.hostile=1"> Warranty & <b>repairs</b>';
 
 const test = base.extend<
@@ -88,6 +91,7 @@ const test = base.extend<
       const server = await startAppServer('proxy', provider.baseURL, {
         ASSISTANT_CONFIG: config,
         DATA_DIR: join(dir, 'data'),
+        OWNER_TOKEN,
       });
       // The server answers at once; the index follows. /readyz says when.
       await expect.poll(async () => (await fetch(`${server.url}/readyz`)).status, { timeout: 30_000 }).toBe(200);
@@ -144,6 +148,7 @@ test('gives the model the page a question is about, and shows its source under t
 });
 
 test('finds a page of the sitemap, and a Japanese question the Japanese page', async ({ chat, fake }) => {
+  fake.respondWith({ content: 'As the page says [1].' });
   await chat.sendWithEnter('When does the shop open on Saturday?');
   await expect(chat.page.getByRole('region', { name: 'Sources' })).toHaveCount(1);
   expect(lastSent(fake).messages[0].content).toContain('Opening hours');
@@ -166,17 +171,12 @@ test('gives an off-topic question nothing: no passages, no sources, the message 
   await expect(chat.page.getByRole('region', { name: 'Sources' })).toHaveCount(0);
 });
 
-test('lists the pages the reply cites first, in the order it cites them, each once, the host once, the rest under More', async ({
-  chat,
-  fake,
-}) => {
-  const { page } = chat;
-  fake.respondWith({ content: 'Spread it as mulch [3]; green and brown in equal parts [1].' });
+/** The three composting pages given for a question about compost heaps, in their numbers' order: title and address. */
+async function compostPages(chat: ChatPage, fake: FakeProvider, reply: string) {
+  fake.respondWith({ content: reply });
   await chat.sendWithEnter('Which leaves for a compost heap?');
   await chat.markdownLoaded();
-  const reply = chat.bubbles('bot').last();
-  await expect(reply).toContainText('Spread it as mulch');
-
+  await expect(chat.bubbles('bot').last()).toContainText(reply.slice(0, 12));
   // The Composting page's two sections are both given, under one number: three pages, three sources.
   const system = lastSent(fake).messages[0].content;
   expect(system).toContain('> A compost heap wants');
@@ -184,35 +184,74 @@ test('lists the pages the reply cites first, in the order it cites them, each on
   const given = [...system.matchAll(/^\[\d\] (.+) — (\S+)$/gm)].map(([, title, url]) => [title, url]);
   expect(given.map(([title]) => title).sort()).toEqual(['Compost bins', 'Composting', 'Mulch']);
   expect(given.every(([, url]) => url.startsWith(DOCS_URL))).toBe(true);
-  await expect(reply.getByRole('link', { name: '[3]' })).toHaveAttribute('href', given[2][1]);
+  return given;
+}
+
+test('lists only the pages the reply cites, in the order it cites them, each once, the host once', async ({
+  chat,
+  fake,
+}) => {
+  const { page } = chat;
+  const given = await compostPages(chat, fake, 'Spread it as mulch [3]; green and brown in equal parts [1] [3].');
+  const reply = chat.bubbles('bot').last();
+  await expect(reply.getByRole('link', { name: '[3]' })).toHaveCount(2);
   await expect(reply.getByRole('link', { name: '[1]' })).toHaveAttribute('href', given[0][1]);
 
-  // [3] before [1]; the page the reply does not cite waits behind More; the one host is said once, in the heading.
+  // [3] before [1]; the page the reply does not cite is not shown at all, and there is nothing to open.
   const list = page.getByRole('region', { name: 'Sources' }).last();
   await expect(list.locator('p')).toHaveText('Sources from docs.acme.example');
   const shownLinks = () => list.getByRole('link').evaluateAll((links) => links.map((a) => a.getAttribute('href')));
   expect(await shownLinks()).toEqual([given[2][1], given[0][1]]);
+  await expect(list).not.toContainText(given[1][0]);
+  await expect(list.getByRole('button')).toHaveCount(0);
   expect((await list.textContent())?.match(/docs\.acme\.example/g)).toHaveLength(1);
+  await expectNoAxeViolations(page, 'with a Sources list');
 
-  // By keyboard: from the votes beside the bubble, Tab reaches the list, then More, which opens with Enter.
-  const more = list.getByRole('button', { name: 'More' });
-  await expect(more).toHaveAttribute('aria-expanded', 'false');
-  await expectNoAxeViolations(page, 'with a Sources list and its More closed');
+  // By keyboard: from the votes beside the bubble, Tab reaches the list's links, in order.
   await page.getByRole('button', { name: 'Not helpful' }).last().focus();
   for (const href of [given[2][1], given[0][1]]) {
     await page.keyboard.press('Tab');
     await expect(list.locator(`a[href="${href}"]`)).toBeFocused();
   }
-  await page.keyboard.press('Tab');
-  await expect(more).toBeFocused();
-  await page.keyboard.press('Enter');
-  await expect(more).toHaveAttribute('aria-expanded', 'true');
-  expect(await shownLinks()).toEqual([given[2][1], given[0][1], given[1][1]]);
-  await page.keyboard.press('Tab');
-  await expect(list.getByRole('link', { name: given[1][0] })).toBeFocused();
+});
+
+test('a reply that cites one of three pages lists one, and Not helpful on it counts that page alone', async ({
+  chat,
+  fake,
+  knowledgeApp,
+}) => {
+  const stats = async () => {
+    const response = await fetch(`${knowledgeApp.url}/api/stats?days=1`, {
+      headers: { authorization: `Bearer ${OWNER_TOKEN}` },
+    });
+    expect(response.status).toBe(200);
+    return (await response.json()) as Stats;
+  };
+  const before = await stats();
+  const given = await compostPages(chat, fake, 'Turn the heap every week [2].');
+  const list = chat.page.getByRole('region', { name: 'Sources' }).last();
+  await expect(list.getByRole('link')).toHaveCount(1);
+  await expect(list.getByRole('link')).toHaveText(given[1][0]);
+
+  const voted = chat.page.waitForResponse((response) => response.url().endsWith(FEEDBACK_PATH));
+  await chat.page.getByRole('button', { name: 'Not helpful' }).last().click();
+  expect((await voted).status()).toBe(204);
+  await expect(chat.page.getByRole('status').filter({ hasText: 'Thanks' })).toHaveCount(1);
+  const after = await stats();
+  expect(after.totals.down).toBe(before.totals.down + 1);
+  const page = given[1][1].replace(/#.*$/, '');
+  const count = (stats: Stats, address: string) =>
+    stats.down_sources.find((source) => source.address === address)?.down ?? 0;
+  // That page, and neither of the two given and not cited.
+  expect(count(after, page) - count(before, page)).toBe(1);
+  for (const [, address] of [given[0], given[2]]) {
+    const other = address.replace(/#.*$/, '');
+    expect(count(after, other)).toBe(count(before, other));
+  }
 });
 
 test('shows a hostile title as text', async ({ chat, fake }) => {
+  fake.respondWith({ content: 'Five years [1].' });
   await chat.sendWithEnter('How long is the warranty on a lawnmower engine?');
   const { links } = await shownSources(chat);
   expect(links).toEqual([[HOSTILE_TITLE, `${DOCS_URL}warranty#warranty`, '_blank', 'noopener noreferrer']]);

@@ -80,6 +80,42 @@ for (const viewport of [
   });
 }
 
+/** How far the page scrolls down: its content's height past the viewport's. */
+function verticalOverflow(page: Page) {
+  return page.evaluate(() => document.documentElement.scrollHeight - document.documentElement.clientHeight);
+}
+
+// New conversation and Download conversation come with the first reply: they take no height the card did not have.
+for (const viewport of [
+  { width: 1366, height: 768 },
+  { width: 1280, height: 720 },
+  { width: 1280, height: 900 },
+]) {
+  test(`at ${viewport.width}×${viewport.height} the card fits the window, before and after the first reply`, async ({
+    chat,
+    page,
+  }) => {
+    await page.setViewportSize(viewport);
+    await expect.poll(async () => (await box(chat.log)).height).toBeCloseTo(viewport.height * 0.8, 0);
+    const fits = async (when: string) => {
+      expect(await verticalOverflow(page), `the page's scroll down ${when}, in CSS px`).toBeLessThanOrEqual(0);
+      const card = await box(chat.main);
+      expect(card.y + card.height, `the card's bottom edge ${when}`).toBeLessThanOrEqual(viewport.height);
+      await expect(chat.sendButton).toBeInViewport({ ratio: 1 });
+      return card.height;
+    };
+    const before = await fits('before the first message');
+    await exchange(chat, 'Hi');
+    await expect(page.getByRole('button', { name: 'New conversation' })).toBeInViewport({ ratio: 1 });
+    await expect(page.getByRole('button', { name: 'Download conversation' })).toBeInViewport({ ratio: 1 });
+    expect(await fits('after the first reply'), "the card's height after the first reply").toBeCloseTo(before, 0);
+    expect((await box(chat.log)).height, 'the conversation is still 80% of the window').toBeCloseTo(
+      viewport.height * 0.8,
+      0,
+    );
+  });
+}
+
 test('the conversation follows the newest message', async ({ chat, fake }) => {
   const paragraph = 'A reply long enough to take several lines in its bubble, so that the list fills up quickly. ';
   for (let i = 1; i <= 6; i++) {

@@ -120,11 +120,11 @@ test.describe('Copy', () => {
     const copyReply = chat.log.getByRole('button', { name: 'Copy reply' });
     const copyCode = bubble.getByRole('button', { name: 'Copy code' });
 
-    // From the box, Shift+Tab walks back through the conversation's controls, then the reply's (the votes come with a
-    // reply token, which only the proxy gives) to the Copy reply button.
+    // From the box, Shift+Tab walks back through the reply's controls (the votes come with a reply token, which only
+    // the proxy gives) to the Copy reply button; the conversation's are in the card's header, before the conversation.
     const votes = mode === 'proxy' ? ['Not helpful', 'Helpful'] : [];
     await chat.input.focus();
-    for (const name of ['Download conversation', 'New conversation', ...votes]) {
+    for (const name of votes) {
       await page.keyboard.press('Shift+Tab');
       await expect(page.getByRole('button', { name, exact: true })).toBeFocused();
     }

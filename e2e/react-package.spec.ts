@@ -186,3 +186,26 @@ test('a second component says so in the console and draws nothing', async ({ pag
   const box = await launcher(page).boundingBox();
   expect(box?.x).toBeGreaterThan(640);
 });
+
+for (const first of ['', 'assistant/']) {
+  test(`a src of ${JSON.stringify(first)} is warned about and ignored, and the right one then loads`, async ({
+    page,
+    sitePage,
+  }) => {
+    const warnings: string[] = [];
+    page.on('console', (message) => {
+      if (message.type() === 'warning') warnings.push(message.text());
+    });
+    await sitePage(`&first=${encodeURIComponent(first)}`);
+    await expect
+      .poll(() => warnings)
+      .toContain(`AIAssistant: src "${first}" is no https:// address; nothing is drawn.`);
+    await expect(loaders(page)).toHaveCount(0);
+
+    await page.getByRole('button', { name: "Use the assistant's address" }).click();
+    await expect(launcher(page)).toBeVisible();
+    await expect(loaders(page)).toHaveCount(1);
+    await page.getByRole('button', { name: 'Ask the assistant' }).click();
+    await expect(messageBox(page)).toBeFocused();
+  });
+}

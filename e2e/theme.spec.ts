@@ -6,7 +6,7 @@ import { type HostSite, hostPageHtml } from '../testing/host-site';
 import { startAppServer } from './app-server';
 import { expectNoAxeViolations } from './axe-check';
 import { embedAppFixture, hostSiteFixture } from './embed-site';
-import { test as base, expect } from './fixtures';
+import { test as base, contrast, expect } from './fixtures';
 
 // The theme (src/theme.ts) in both colour schemes, on a Markdown reply that shows everything a reply can: AA contrast
 // on the page and in the embed's frame, at a desktop and a phone width. The look does not depend on how the page
@@ -144,19 +144,6 @@ test("the launcher follows data-theme, and not the host page's --ai-accent", asy
   // Its accent is the site's own (assistant.config.yaml, baked into the loader by the server), never the host page's.
   expect(await launcherBackground({}, `:root { --ai-accent: ${brand}; }`)).toBe(forcedDark);
 });
-
-/** WCAG 2's contrast of two colours as computed styles give them (`rgb(r, g, b)`). */
-function contrast(a: string, b: string): number {
-  const luminance = (rgb: string) => {
-    const [r, g, bl] = (rgb.match(/\d+(\.\d+)?/g) ?? []).slice(0, 3).map((channel) => {
-      const c = Number(channel) / 255;
-      return c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
-    });
-    return 0.2126 * r + 0.7152 * g + 0.0722 * bl;
-  };
-  const [light, dark] = [luminance(a), luminance(b)].sort((x, y) => y - x);
-  return (light + 0.05) / (dark + 0.05);
-}
 
 const accentTest = test.extend<object, { accentApp: { url: string } }>({
   accentApp: [

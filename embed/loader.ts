@@ -102,16 +102,23 @@ if (script && !window.AIAssistant) {
   // else it has), which costs the loader fewer bytes than an object of its own.
   const until = new AbortController();
   // A constructed sheet, not a <style>: a host page whose CSP allows only nonce'd styles blocks the latter, not this.
-  // The launcher is `[aria-expanded]`, not `button` (the notice has a button too), and no more specific than
-  // `:focus-visible`, which comes after it so that its ring wins over the launcher's `all:initial`.
+  // Both buttons (the launcher, and the notice's Close chat) and the panel drop every style but the font and colours
+  // the host's `all:initial` leaves them (`all:unset`), and the buttons are the accent, as Send is in the card. The
+  // launcher is `[aria-expanded]`; none of them is more specific than `:focus-visible`, which comes after them so
+  // that its ring wins over their `all:unset`. The notice (`div`) is spaced as the card is; its text is the scheme's
+  // (the browser's own text colour, which follows `color-scheme` as the panel does) and its link the ring's blue,
+  // readable on the panel in both schemes where the accent is not.
   const sheet = new CSSStyleSheet();
   sheet.replaceSync(`
-:host{all:initial!important;position:fixed!important;z-index:2147483647!important;color-scheme:${theme || 'light dark'}!important;${ACCENT_VARIABLE}:${EMBED_ACCENT_SENTINEL}!important}
-iframe:not([hidden])+div{display:none}
-div{padding:24px;font:16px system-ui}
-[aria-expanded]{all:initial;color-scheme:inherit;position:fixed;bottom:${bottom}px;${side}:${inset}px;padding:16px;border-radius:50%;background:${__LAUNCHER_BG__};color:${__LAUNCHER_FG__};cursor:pointer;display:grid;box-shadow:0 2px 8px ${__LAUNCHER_SHADOW__}}
+:host{all:initial!important;position:fixed!important;z-index:2147483647!important;color-scheme:${theme || 'light dark'}!important;font:16px/1.5 system-ui!important;${ACCENT_VARIABLE}:${EMBED_ACCENT_SENTINEL}!important}
+:not([hidden])+div{display:none}
+button,dialog{all:unset}
+button{background:${__LAUNCHER_BG__};color:${__LAUNCHER_FG__};cursor:pointer;padding:8px 16px;border-radius:6px}
+[aria-expanded]{position:fixed;bottom:${bottom}px;${side}:${inset}px;padding:16px;border-radius:50%;display:grid;box-shadow:0 2px 8px ${__LAUNCHER_SHADOW__}}
 :focus-visible{outline:3px solid ${__LAUNCHER_RING__};outline-offset:2px;box-shadow:0 0 0 2px ${__LAUNCHER_HALO__}}
-dialog{all:initial;color-scheme:inherit;position:fixed;bottom:${bottom + 68}px;${side}:${inset}px;width:min(400px,100vw - ${inset + 20}px);height:min(640px,100vh - ${bottom + 88}px);border-radius:12px;overflow:hidden;box-shadow:0 8px 32px ${__LAUNCHER_SHADOW__};background:${__LAUNCHER_PANEL__}}
+dialog{position:fixed;bottom:${bottom + 68}px;${side}:${inset}px;width:min(400px,100vw - ${inset + 20}px);height:min(640px,100vh - ${bottom + 88}px);border-radius:12px;overflow:hidden;box-shadow:0 8px 32px ${__LAUNCHER_SHADOW__};background:${__LAUNCHER_PANEL__}}
+div{padding:12px;display:grid;gap:12px}
+a{color:${__LAUNCHER_RING__}}
 dialog:not([open]){display:none}
 iframe{border:0;width:100%;height:100%}
 dialog:modal{inset:0;width:auto;height:auto;padding:env(safe-area-inset-top) env(safe-area-inset-right) env(safe-area-inset-bottom) env(safe-area-inset-left)}
@@ -120,15 +127,15 @@ dialog:modal{inset:0;width:auto;height:auto;padding:env(safe-area-inset-top) env
   // No `type`: the launcher is in no form, it submits nothing. The icon needs no `aria-hidden`: the button's
   // `aria-label` is its whole name. The icon's 24 units are its 24 px: no `viewBox`.
   // After the frame's place, the panel's notice for a frame that does not answer (hidden while the frame shows: the
-  // style sheet's `iframe:not([hidden])+div`): it says so, links to the chat in a tab of its own and closes the panel
-  // (`method=dialog`). The server puts its texts in the visitor's language, as it does the launcher's name. Attributes
+  // style sheet's `:not([hidden])+div`, the frame being all that comes before it): it says so, links to the chat in a
+  // tab of its own and closes the panel (`method=dialog`). The server puts its texts in the visitor's language, as it does the launcher's name. Attributes
   // go unquoted and the last elements unclosed (the parser closes them): bytes of the loader's budget.
   root.innerHTML = `<button aria-expanded=false><svg width=24 height=24 fill=none stroke=currentColor stroke-width=2><path d="M12 8V4H8M2 14h2M20 14h2M15 13v2M9 13v2"/><rect x=4 y=8 width=16 height=12 rx=2 /></svg></button><dialog><div role=alert>The chat could not load. <a href="${tab}" target=_blank>Open it in a new tab</a><form method=dialog><button>Close chat`;
   const button = root.firstChild as HTMLButtonElement;
   const panel = root.lastChild as HTMLDialogElement;
   button.ariaLabel = label;
   let frame: HTMLIFrameElement | undefined;
-  let ready = false;
+  let ready = 0;
   // With the site's `persist: tab` (the frame says `keep`), whether the panel is open, for the tab's next page: one
   // session-storage key, never written otherwise. A panel reopened so stays `still`: it leaves the focus to the page.
   // Where the browser refuses storage, writing throws: the panel then just opens and closes, and is not remembered.
@@ -187,12 +194,12 @@ dialog:modal{inset:0;width:auto;height:auto;padding:env(safe-area-inset-top) env
   // Hidden, not removed: the conversation lives in the frame for the rest of the page view. Escape on a modal panel
   // closes it natively: every way out ends in the dialog's `close` event.
   const close = () => panel.close();
-  panel.addEventListener('close', () => {
+  panel.onclose = () => {
     button.ariaExpanded = 'false';
     button.focus();
     emit('close');
     remember();
-  });
+  };
 
   const toggle = () => (panel.open ? close() : open());
 
@@ -208,9 +215,8 @@ dialog:modal{inset:0;width:auto;height:auto;padding:env(safe-area-inset-top) env
     until,
   );
 
-  button.addEventListener('click', toggle);
-  button.addEventListener('pointerenter', warm);
-  button.addEventListener('focus', warm);
+  button.onclick = toggle;
+  button.onpointerenter = button.onfocus = warm;
   document.addEventListener(
     'keydown',
     (event) => {
@@ -226,7 +232,7 @@ dialog:modal{inset:0;width:auto;height:auto;padding:env(safe-area-inset-top) env
       if (event.source !== frame?.contentWindow || event.origin !== appOrigin) return;
       const type = embedMessageType(event.data);
       if (type === 'ready') {
-        ready = true;
+        ready = 1;
         (frame as HTMLIFrameElement).hidden = false;
         if (panel.open) focusChat();
       } else if (type === 'close') {

@@ -1,6 +1,7 @@
 // @vitest-environment node
 import { describe, expect, it, vi } from 'vitest';
 import { type Actor, createActor, waitFor } from 'xstate';
+import { CATALOGUES } from '../locales/catalogues';
 import { createControllableFetchReply } from '../testing/controllable-reply';
 import {
   type ChatInput,
@@ -60,9 +61,9 @@ describe("the site's sources", () => {
     await backToIdle(actor);
 
     expect(actor.getSnapshot().context.messages.filter((m) => m.sender === 'bot')).toEqual([
-      { text: 'Within thirty days [1].', sender: 'bot', sources: SOURCES },
-      { text: 'Nine to five [1]', sender: 'bot', stopped: true, sources: SOURCES.slice(1) },
-      { text: 'The pages do not say.', sender: 'bot' },
+      { text: 'Within thirty days [1].', sender: 'bot', status: 'answer', sources: SOURCES },
+      { text: 'Nine to five [1]', sender: 'bot', status: 'stopped', sources: SOURCES.slice(1) },
+      { text: 'The pages do not say.', sender: 'bot', status: 'answer' },
     ]);
     expect(actor.getSnapshot().context.sources).toBeUndefined();
   });
@@ -81,9 +82,9 @@ describe("the site's sources", () => {
     await backToIdle(actor);
 
     expect(actor.getSnapshot().context.messages.filter((m) => m.sender === 'bot')).toEqual([
-      { text: NO_CONTENT, sender: 'bot' },
-      { text: 'Thirty days', sender: 'bot', sources: SOURCES },
-      { text: ERROR, sender: 'bot' },
+      { text: NO_CONTENT, sender: 'bot', status: 'empty' },
+      { text: 'Thirty days', sender: 'bot', status: 'answer', sources: SOURCES },
+      { text: ERROR, sender: 'bot', status: 'failed' },
     ]);
   });
 });
@@ -109,6 +110,7 @@ describe('the vote on a reply', () => {
     expect(reply()).toEqual({
       text: 'Within thirty days [1].',
       sender: 'bot',
+      status: 'answer',
       sources: SOURCES,
       feedback: { token: 't-1', rating: 'down', reason: 'outdated' },
     });
@@ -121,6 +123,27 @@ describe('the vote on a reply', () => {
       { type: 'reply.voted', token: 't-1', rating: 'down', reason: 'outdated' },
       { type: 'reply.voted', token: 't-1', rating: 'up' },
     ]);
+  });
+
+  it("keeps the server's answer to the current vote only: an answer to a vote since replaced says nothing", async () => {
+    const { actor, fake } = startChat();
+    submit(actor, 'Can I return it?');
+    fake.latest().sources(SOURCES, { token: 't-1' });
+    fake.latest().resolve('Within thirty days [1].');
+    await backToIdle(actor);
+    const feedback = () => actor.getSnapshot().context.messages[1].feedback;
+
+    actor.send({ type: 'reply.vote', token: 't-1', rating: 'up' });
+    actor.send({ type: 'reply.vote', token: 't-1', rating: 'down' });
+    actor.send({ type: 'reply.voteSettled', token: 't-1', rating: 'up', outcome: 'counted' });
+    expect(feedback()).toEqual({ token: 't-1', rating: 'down' });
+    actor.send({ type: 'reply.voteSettled', token: 't-1', rating: 'down', outcome: 'refused' });
+    expect(feedback()).toEqual({ token: 't-1', rating: 'down', outcome: 'refused' });
+    // A new vote is on its way: nothing is said of it until its answer.
+    actor.send({ type: 'reply.vote', token: 't-1', rating: 'down', reason: 'wrong' });
+    expect(feedback()).toEqual({ token: 't-1', rating: 'down', reason: 'wrong' });
+    actor.send({ type: 'reply.voteSettled', token: 't-1', rating: 'down', reason: 'wrong', outcome: 'counted' });
+    expect(feedback()).toEqual({ token: 't-1', rating: 'down', reason: 'wrong', outcome: 'counted' });
   });
 
   it('is taken on a stopped reply, and while the next reply is pending; a reply without a token takes none', async () => {
@@ -150,11 +173,11 @@ describe('the vote on a reply', () => {
       {
         text: 'Nine to',
         sender: 'bot',
-        stopped: true,
+        status: 'stopped',
         feedback: { token: 't-stopped', uncovered: true, rating: 'down', reason: 'unclear' },
       },
-      { text: ERROR, sender: 'bot' },
-      { text: 'No token here.', sender: 'bot' },
+      { text: ERROR, sender: 'bot', status: 'failed' },
+      { text: 'No token here.', sender: 'bot', status: 'answer' },
     ]);
     expect(voted).toHaveBeenCalledTimes(1);
     expect(actor.getSnapshot().context.token).toBeUndefined();
@@ -170,8 +193,8 @@ describe('the vote on a reply', () => {
     fake.latest().resolve(' ');
     await backToIdle(actor);
     expect(actor.getSnapshot().context.messages.filter((m) => m.sender === 'bot')).toEqual([
-      { text: '', sender: 'bot', stopped: true },
-      { text: NO_CONTENT, sender: 'bot' },
+      { text: '', sender: 'bot', status: 'stopped' },
+      { text: NO_CONTENT, sender: 'bot', status: 'empty' },
     ]);
   });
 });
@@ -200,8 +223,8 @@ describe('chat machine', () => {
     fake.latest().reject(new Error('down'));
     await backToIdle(actor);
     expect(actor.getSnapshot().context.messages.filter((message) => message.sender === 'bot')).toEqual([
-      { text: statusTexts.noContent, sender: 'bot' },
-      { text: statusTexts.error, sender: 'bot' },
+      { text: statusTexts.noContent, sender: 'bot', status: 'empty' },
+      { text: statusTexts.error, sender: 'bot', status: 'failed' },
     ]);
   });
 
@@ -286,7 +309,7 @@ describe('chat machine', () => {
     expect(fake.calls[1].input.text).toBe('second question');
     expect(actor.getSnapshot().context.messages).toEqual<ChatMessage[]>([
       { text: 'first question', sender: 'user' },
-      { text: 'first answer', sender: 'bot' },
+      { text: 'first answer', sender: 'bot', status: 'answer' },
       { text: 'second question', sender: 'user' },
     ]);
   });
@@ -321,7 +344,7 @@ describe('chat machine', () => {
       reply: '',
       messages: [
         { text: 'Hi', sender: 'user' },
-        { text: '  Hello! <i>How</i> can I help? 🤖 ', sender: 'bot' },
+        { text: '  Hello! <i>How</i> can I help? 🤖 ', sender: 'bot', status: 'answer' },
       ],
     });
   });
@@ -339,7 +362,7 @@ describe('chat machine', () => {
 
     expect(actor.getSnapshot().context.messages).toEqual([
       { text: 'Hi', sender: 'user' },
-      { text: NO_CONTENT, sender: 'bot' },
+      { text: NO_CONTENT, sender: 'bot', status: 'empty' },
     ]);
   });
 
@@ -357,7 +380,7 @@ describe('chat machine', () => {
     expect(consoleError.mock.calls[0]).toContain(failure);
     expect(actor.getSnapshot().context.messages).toEqual([
       { text: 'Hi', sender: 'user' },
-      { text: ERROR, sender: 'bot' },
+      { text: ERROR, sender: 'bot', status: 'failed' },
     ]);
 
     expect(actor.getSnapshot().value).toEqual({ idle: 'retryable' });
@@ -398,7 +421,7 @@ describe('chat machine', () => {
 
     expect(actor.getSnapshot().context.messages).toEqual([
       { text: 'Hi', sender: 'user' },
-      { text: ERROR, sender: 'bot' },
+      { text: ERROR, sender: 'bot', status: 'failed' },
     ]);
     expect(consoleError).toHaveBeenCalledWith(
       expect.anything(),
@@ -427,7 +450,7 @@ describe('chat machine', () => {
         reply: '',
         messages: [
           { text: 'Tell me a story', sender: 'user' },
-          { text: 'Once upon a time', sender: 'bot' },
+          { text: 'Once upon a time', sender: 'bot', status: 'answer' },
         ],
       });
     });
@@ -445,8 +468,8 @@ describe('chat machine', () => {
       expect(actor.getSnapshot().value).toEqual({ idle: 'retryable' });
       expect(actor.getSnapshot().context.messages).toEqual([
         { text: 'Hi', sender: 'user' },
-        { text: 'Half a rep', sender: 'bot' },
-        { text: ERROR, sender: 'bot' },
+        { text: 'Half a rep', sender: 'bot', status: 'answer' },
+        { text: ERROR, sender: 'bot', status: 'failed' },
       ]);
       expect(consoleError).toHaveBeenCalledWith('Chat request failed:', failure);
     });
@@ -461,7 +484,7 @@ describe('chat machine', () => {
       call.delta('late');
 
       expect(actor.getSnapshot().context.reply).toBe('');
-      expect(actor.getSnapshot().context.messages.at(-1)).toEqual({ text: 'Done', sender: 'bot' });
+      expect(actor.getSnapshot().context.messages.at(-1)).toEqual({ text: 'Done', sender: 'bot', status: 'answer' });
     });
   });
 
@@ -487,7 +510,7 @@ describe('chat machine', () => {
       await backToIdle(actor);
 
       expect(actor.getSnapshot().value).toEqual({ idle: 'retryable' });
-      expect(actor.getSnapshot().context.messages.at(-1)).toEqual({ text: ERROR, sender: 'bot' });
+      expect(actor.getSnapshot().context.messages.at(-1)).toEqual({ text: ERROR, sender: 'bot', status: 'failed' });
       expect(fake.latest().signal.aborted).toBe(true);
       expect(consoleError).toHaveBeenCalledWith('Chat request failed:', expect.any(ReplyTimeoutError));
     });
@@ -512,8 +535,8 @@ describe('chat machine', () => {
 
         expect(actor.getSnapshot().context.messages).toEqual([
           { text: 'Hi', sender: 'user' },
-          { text: 'abc', sender: 'bot' },
-          { text: ERROR, sender: 'bot' },
+          { text: 'abc', sender: 'bot', status: 'answer' },
+          { text: ERROR, sender: 'bot', status: 'failed' },
         ]);
         expect(fake.latest().signal.aborted).toBe(true);
       } finally {
@@ -533,7 +556,7 @@ describe('chat machine', () => {
 
       expect(actor.getSnapshot().value).toEqual({ idle: 'limited' });
       expect(actor.getSnapshot().context.limit).toEqual({ reason: 'daily', retryAfterSeconds: 5400 });
-      expect(actor.getSnapshot().context.messages.at(-1)).toEqual({ text: ERROR, sender: 'bot' });
+      expect(actor.getSnapshot().context.messages.at(-1)).toEqual({ text: ERROR, sender: 'bot', status: 'failed' });
       expect(console.error).toHaveBeenCalledWith('Chat request failed:', refusal);
       expect(actor.getSnapshot().can({ type: 'reply.retry' })).toBe(false);
       actor.send({ type: 'reply.retry' });
@@ -594,7 +617,7 @@ describe('chat machine', () => {
       expect(actor.getSnapshot().value).toEqual({ idle: 'retryable' });
       expect(actor.getSnapshot().context.messages).toEqual([
         { text: 'Hi', sender: 'user' },
-        { text: 'Partial', sender: 'bot', stopped: true },
+        { text: 'Partial', sender: 'bot', status: 'stopped' },
       ]);
       expect(fake.latest().signal.aborted).toBe(true);
     });
@@ -605,7 +628,7 @@ describe('chat machine', () => {
 
       actor.send({ type: 'reply.stop' });
 
-      expect(actor.getSnapshot().context.messages.at(-1)).toEqual({ text: '', sender: 'bot', stopped: true });
+      expect(actor.getSnapshot().context.messages.at(-1)).toEqual({ text: '', sender: 'bot', status: 'stopped' });
       expect(fake.latest().signal.aborted).toBe(true);
     });
 
@@ -667,7 +690,7 @@ describe('chat machine', () => {
       await backToIdle(actor);
       expect(actor.getSnapshot().context.messages).toEqual([
         { text: 'Hi', sender: 'user' },
-        { text: 'Hello', sender: 'bot' },
+        { text: 'Hello', sender: 'bot', status: 'answer' },
       ]);
       expect(actor.getSnapshot().can({ type: 'reply.retry' })).toBe(false);
     });
@@ -713,7 +736,7 @@ describe('chat machine', () => {
 describe('a conversation kept for the tab (persist: tab)', () => {
   const earlier: ChatMessage[] = [
     { text: 'Do you ship to Norway?', sender: 'user' },
-    { text: 'Yes, in three days.', sender: 'bot' },
+    { text: 'Yes, in three days.', sender: 'bot', status: 'answer' },
   ];
 
   it('goes on where it was: no starters, and its exchanges count as earlier ones with history', () => {
@@ -729,13 +752,39 @@ describe('a conversation kept for the tab (persist: tab)', () => {
     const cut: ChatMessage[] = [
       ...earlier,
       { text: 'And to', sender: 'user' },
-      { text: 'We', sender: 'bot', stopped: true },
+      { text: 'We', sender: 'bot', status: 'stopped' },
     ];
     const { actor, fake } = startChat({}, { restored: cut });
     expect(actor.getSnapshot().value).toEqual({ idle: 'retryable' });
     actor.send({ type: 'reply.retry' });
     expect(fake.latest().input.text).toBe('And to');
     expect(actor.getSnapshot().context.messages).toEqual([...earlier, { text: 'And to', sender: 'user' }]);
+  });
+
+  it('offers Retry for a reply that failed on a page in another language, known by its status', () => {
+    const german = { noContent: CATALOGUES.de.noContent, error: CATALOGUES.de.error };
+    const failed: ChatMessage[] = [
+      ...earlier,
+      { text: 'And to', sender: 'user' },
+      { text: ERROR, sender: 'bot', status: 'failed' },
+    ];
+    const { actor, fake } = startChat({}, { restored: failed, statusTexts: german, history: 2 });
+    expect(actor.getSnapshot().value).toEqual({ idle: 'retryable' });
+    actor.send({ type: 'reply.retry' });
+    expect(fake.latest().input).toMatchObject({
+      text: 'And to',
+      history: [{ question: earlier[0].text, answer: earlier[1].text }],
+    });
+
+    // An answer is an answer, whatever it says: no Retry, and it goes with the next message.
+    const answered: ChatMessage[] = [
+      { text: 'Say it', sender: 'user' },
+      { text: german.error, sender: 'bot', status: 'answer' },
+    ];
+    const next = startChat({}, { restored: answered, statusTexts: german, history: 2 });
+    expect(next.actor.getSnapshot().value).toEqual({ idle: 'ready' });
+    submit(next.actor, 'Again?');
+    expect(next.fake.latest().input.history).toEqual([{ question: 'Say it', answer: german.error }]);
   });
 
   it('is cleared by "New conversation", a pending reply with it, and the starters come back', async () => {
@@ -760,7 +809,7 @@ describe('a conversation kept for the tab (persist: tab)', () => {
     await backToIdle(actor);
     expect(actor.getSnapshot().context.messages).toEqual([
       { text: 'Anything about sourdough?', sender: 'user' },
-      { text: 'The pages do not say.', sender: 'bot' },
+      { text: 'The pages do not say.', sender: 'bot', status: 'answer' },
     ]);
   });
 });

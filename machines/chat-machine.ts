@@ -5,12 +5,20 @@ import { DEFAULT_SLOW_MS, DEFAULT_TIMEOUT_MS, type LIMIT_ERROR_CODES, type Reply
 /** Who wrote a message. */
 export type Sender = 'user' | 'bot';
 
-/** One entry of the conversation: the spec's entity, and whether the visitor stopped this reply while it came in. */
+/**
+ * What a bot message can be, set by the machine when it writes it: the model's reply (`answer`), the machine's own
+ * text for a reply without content (`empty`) or for a failed one (`failed`), or a reply the visitor stopped while it
+ * came in (`stopped`: `text` is what had arrived by then, maybe nothing). Everything that needs a message's kind reads
+ * this, never the text, which is in the visitor's language.
+ */
+export type ReplyStatus = 'answer' | 'empty' | 'failed' | 'stopped';
+
+/** One entry of the conversation: the spec's entity, and what a bot message is. */
 export interface ChatMessage {
   text: string;
   sender: Sender;
-  /** A bot reply the visitor stopped: `text` is what had arrived by then (maybe nothing). */
-  stopped?: true;
+  /** Set on every bot message (a visitor's message has none). */
+  status?: ReplyStatus;
   /** A bot reply's pages of the site, as given to the model: its `[n]` cite them, and the page lists them under it. */
   sources?: ReplySource[];
   /** A reply the page's own server gave (proxy mode): the token a vote on it names, and the visitor's vote. */
@@ -18,7 +26,7 @@ export interface ChatMessage {
 }
 
 /**
- * What the server said of a reply it gave: the token a vote names (its random id, day and source addresses, signed),
+ * What the server said of a reply it gave: the token a vote names (its random id, day and pages' digests, signed),
  * and whether the site's pages covered the question (`uncovered`: the site has pages and none was given).
  */
 export interface ReplyToken {
@@ -31,7 +39,12 @@ export interface ReplyFeedback extends ReplyToken {
   rating?: FeedbackRating;
   /** Why it did not help (only with `down`), when the visitor says. */
   reason?: FeedbackReason;
+  /** What the server said of the current vote: counted, or refused (the visitor is told either); unset while it is sent. */
+  outcome?: VoteOutcome;
 }
+
+/** Whether the server counted a vote. */
+export type VoteOutcome = 'counted' | 'refused';
 
 /** The bot message shown when the provider answers without content. */
 export const NO_CONTENT_MESSAGE = 'No response received';
@@ -144,6 +157,8 @@ export type ChatEvent =
   | { type: 'conversation.clear' }
   /** Helpful or Not helpful (with a reason or none) on the reply with this token; a later vote replaces it. */
   | ({ type: 'reply.vote' } & ReplyVote)
+  /** The server's answer to a vote (sent by the app, which sends the vote): said beside the reply if still its vote. */
+  | ({ type: 'reply.voteSettled'; outcome: VoteOutcome } & ReplyVote)
   | ReplyDeltaEvent
   | ReplySourcesEvent;
 
@@ -228,7 +243,7 @@ export const chatMachine = setup({
     hasConversation: ({ context }) => context.messages.length > 0,
     lastReplyCut: ({ context }) => {
       const last = context.messages.at(-1);
-      return last?.sender === 'bot' && (last.stopped === true || last.text === context.statusTexts.error);
+      return last?.status === 'stopped' || last?.status === 'failed';
     },
     isLimited: (_, error: unknown) => error instanceof ReplyLimitedError,
     // A vote counts only for a reply the server gave a token with, and only when it changes something.
@@ -256,15 +271,19 @@ export const chatMachine = setup({
       ({ event }): Partial<ChatContext> =>
         event.type === 'reply.sources' ? { sources: event.sources, token: event.token } : {},
     ),
+    // A vote, or the server's answer to one, on the reply whose token it names.
     recordVote: assign({
       messages: ({ context, event }) =>
         event.type === 'reply.vote'
-          ? context.messages.map((message) =>
-              message.feedback?.token === event.token
-                ? { ...message, feedback: votedOn(message.feedback, event) }
-                : message,
-            )
-          : context.messages,
+          ? withFeedback(context.messages, event.token, (feedback) => votedOn(feedback, event))
+          : event.type === 'reply.voteSettled'
+            ? // An answer to a vote since replaced says nothing: the newer one's answer is on its way.
+              withFeedback(context.messages, event.token, (feedback) =>
+                event.rating === feedback.rating && event.reason === feedback.reason
+                  ? { ...feedback, outcome: event.outcome }
+                  : feedback,
+              )
+            : context.messages,
     }),
     announceVote: emit(({ event }) => ({ ...(event as ReplyVote), type: 'reply.voted' as const })),
     appendReply: assign({
@@ -272,17 +291,20 @@ export const chatMachine = setup({
         ...context.messages,
         // A reply of only white space would be an empty bubble: to the visitor that is no content either.
         reply?.trim()
-          ? { text: reply, sender: 'bot', ...sourcesOf(context), ...feedbackOf(context) }
-          : { text: context.statusTexts.noContent, sender: 'bot' },
+          ? { text: reply, sender: 'bot', status: 'answer', ...sourcesOf(context), ...feedbackOf(context) }
+          : { text: context.statusTexts.noContent, sender: 'bot', status: 'empty' },
       ],
       ...NO_REPLY,
     }),
-    // What had streamed in stays, as its own message (with the sources it may cite); the error follows it as another.
+    // What had streamed in stays, as its own message (the model's words, with the sources they may cite); the error
+    // follows it as another, so that the exchange is not one answer and never goes to the model as history.
     appendError: assign({
       messages: ({ context }) => [
         ...context.messages,
-        ...(context.reply ? [{ text: context.reply, sender: 'bot' as const, ...sourcesOf(context) }] : []),
-        { text: context.statusTexts.error, sender: 'bot' },
+        ...(context.reply
+          ? [{ text: context.reply, sender: 'bot' as const, status: 'answer' as const, ...sourcesOf(context) }]
+          : []),
+        { text: context.statusTexts.error, sender: 'bot', status: 'failed' },
       ],
       ...NO_REPLY,
     }),
@@ -326,6 +348,7 @@ export const chatMachine = setup({
     'conversation.clear': { guard: 'hasConversation', target: '.idle.fresh', actions: 'clearConversation' },
     // A vote belongs to its reply, whatever the chat is doing meanwhile (the next reply may be on its way).
     'reply.vote': { guard: 'changesVote', actions: ['recordVote', 'announceVote'] },
+    'reply.voteSettled': { actions: 'recordVote' },
   },
   states: {
     idle: {
@@ -440,7 +463,7 @@ export function stoppedReply(context: Pick<ChatContext, 'reply' | 'sources' | 't
   return {
     text: context.reply,
     sender: 'bot',
-    stopped: true,
+    status: 'stopped',
     ...(context.reply ? { ...sourcesOf(context), ...feedbackOf(context) } : {}),
   };
 }
@@ -474,14 +497,20 @@ function submitted(context: ChatContext, event: ChatEvent): string {
   return event.type === 'message.submit' && event.text !== undefined ? event.text : context.draft;
 }
 
+/** The messages with the feedback of the reply whose token is `token` changed by `change`. */
+function withFeedback(
+  messages: ChatMessage[],
+  token: string,
+  change: (feedback: ReplyFeedback) => ReplyFeedback,
+): ChatMessage[] {
+  return messages.map((message) =>
+    message.feedback?.token === token ? { ...message, feedback: change(message.feedback) } : message,
+  );
+}
+
 /** A reply the model gave, as the visitor saw it: not a failure, an empty reply or a stopped one. */
 function isAnswer(message: ChatMessage | undefined): message is ChatMessage {
-  return (
-    message?.sender === 'bot' &&
-    !message.stopped &&
-    message.text !== ERROR_MESSAGE &&
-    message.text !== NO_CONTENT_MESSAGE
-  );
+  return message?.status === 'answer';
 }
 
 /**

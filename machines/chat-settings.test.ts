@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { createActor, waitFor } from 'xstate';
+import { CATALOGUES } from '../locales/catalogues';
 import { createControllableFetchReply } from '../testing/controllable-reply';
 import { type ChatInput, chatMachine } from './chat-machine';
 
@@ -78,36 +79,43 @@ describe('history', () => {
     ]);
   });
 
-  it('leaves out a failed, empty or stopped reply, and a failed attempt asked for again counts once answered', async () => {
-    vi.spyOn(console, 'error').mockImplementation(() => undefined);
-    const chat = startChat({ history: 10 });
-    await answer(chat, 'kept?', 'Kept.');
+  // The machine's own texts are the visitor's language: a failed or empty reply is known by its status, in any.
+  it.each([
+    ['English', undefined],
+    ['German', { noContent: CATALOGUES.de.noContent, error: CATALOGUES.de.error }],
+  ])(
+    'leaves out a failed, empty or stopped reply (%s), and a failed attempt asked for again counts once answered',
+    async (_, statusTexts) => {
+      vi.spyOn(console, 'error').mockImplementation(() => undefined);
+      const chat = startChat({ history: 10, statusTexts });
+      await answer(chat, 'kept?', 'Kept.');
 
-    send(chat, 'failed?');
-    chat.fake.latest().delta('Half a rep');
-    chat.fake.latest().reject(new Error('broke off'));
-    await idle(chat);
+      send(chat, 'failed?');
+      chat.fake.latest().delta('Half a rep');
+      chat.fake.latest().reject(new Error('broke off'));
+      await idle(chat);
 
-    await answer(chat, 'empty?', '  ');
+      await answer(chat, 'empty?', '  ');
 
-    send(chat, 'stopped?');
-    chat.fake.latest().delta('Stopped ha');
-    chat.actor.send({ type: 'reply.stop' });
+      send(chat, 'stopped?');
+      chat.fake.latest().delta('Stopped ha');
+      chat.actor.send({ type: 'reply.stop' });
 
-    send(chat, 'retried?');
-    chat.fake.latest().reject(new Error('down'));
-    await idle(chat);
-    chat.actor.send({ type: 'reply.retry' });
-    chat.fake.latest().resolve('Retried.');
-    await idle(chat);
+      send(chat, 'retried?');
+      chat.fake.latest().reject(new Error('down'));
+      await idle(chat);
+      chat.actor.send({ type: 'reply.retry' });
+      chat.fake.latest().resolve('Retried.');
+      await idle(chat);
 
-    send(chat, 'latest?');
-    expect(chat.fake.latest().input).toMatchObject({
-      text: 'latest?',
-      history: [
-        { question: 'kept?', answer: 'Kept.' },
-        { question: 'retried?', answer: 'Retried.' },
-      ],
-    });
-  });
+      send(chat, 'latest?');
+      expect(chat.fake.latest().input).toMatchObject({
+        text: 'latest?',
+        history: [
+          { question: 'kept?', answer: 'Kept.' },
+          { question: 'retried?', answer: 'Retried.' },
+        ],
+      });
+    },
+  );
 });

@@ -29,6 +29,11 @@ function element<K extends keyof HTMLElementTagNameMap>(tag: K, text?: string): 
   return node;
 }
 
+/** "1 conversation", "3 conversations". */
+function count(amount: number, noun: string): string {
+  return `${amount} ${noun}${amount === 1 ? '' : 's'}`;
+}
+
 function section(title: string, ...children: Node[]): HTMLElement {
   const node = element('section');
   const id = `h-${title.toLowerCase().replace(/[^a-z]+/g, '-')}`;
@@ -87,7 +92,11 @@ function render(view: StatsView): void {
           }),
         );
   output.replaceChildren(
-    section('Messages', messages.figure),
+    section(
+      'Messages',
+      element('p', `${count(view.conversations, 'conversation')} and ${count(total, 'message')} in all.`),
+      messages.figure,
+    ),
     section(
       'Answered from the site’s pages',
       element('p', `${percentText(view.answeredFromPages)} of replies were given passages from the site’s pages.`),

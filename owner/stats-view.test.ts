@@ -1,20 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { Stats, StatsCounts } from '../contract/feedback';
+import type { Stats } from '../contract/feedback';
+import { statsCounts as counts } from '../testing/stats-counts';
 import { percentText, statsView } from './stats-view';
-
-const counts = (fields: Partial<StatsCounts>): StatsCounts => ({
-  conversations: 0,
-  messages: 0,
-  with_sources: 0,
-  without_sources: 0,
-  up: 0,
-  down: 0,
-  down_reasons: { wrong: 0, outdated: 0, unclear: 0, off_topic: 0, other: 0 },
-  limited: 0,
-  errors: 0,
-  first_piece_ms: { p50: 0, p95: 0 },
-  ...fields,
-});
 
 describe('the owner page’s figures', () => {
   it('shares the replies by day, with a gap (not 0%) on a day without replies', () => {
@@ -22,6 +9,7 @@ describe('the owner page’s figures', () => {
       from: '2026-11-24',
       to: '2026-11-25',
       totals: counts({
+        conversations: 2,
         messages: 5,
         with_sources: 3,
         without_sources: 1,
@@ -38,6 +26,7 @@ describe('the owner page’s figures', () => {
     const view = statsView(stats);
     expect(view.times).toEqual([Date.UTC(2026, 10, 24) / 1000, Date.UTC(2026, 10, 25) / 1000]);
     expect(view.messages).toEqual([0, 5]);
+    expect(view.conversations).toBe(2);
     expect(view.uncovered).toEqual([null, 25]);
     expect(percentText(view.answeredFromPages)).toBe('75%');
     expect(view.reasons).toContainEqual({ name: 'Out of date', count: 1 });

@@ -23,6 +23,8 @@ export function percentText(value: number | undefined): string {
 export interface StatsView {
   /** Each day's midnight, UTC, in seconds (uPlot's time axis). */
   times: number[];
+  /** How many conversations began in the span (a visitor's first message in a conversation). */
+  conversations: number;
   messages: number[];
   /** Each day's share of replies the site's pages did not cover; `null` on a day with no reply (a gap, not 0%). */
   uncovered: (number | null)[];
@@ -37,6 +39,7 @@ export function statsView(stats: Stats): StatsView {
   const { totals } = stats;
   return {
     times: stats.days.map((day) => Date.parse(`${day.date}T00:00:00Z`) / 1000),
+    conversations: totals.conversations,
     messages: stats.days.map((day) => day.messages),
     uncovered: stats.days.map((day) => share(day.without_sources, day.with_sources + day.without_sources) ?? null),
     answeredFromPages: share(totals.with_sources, totals.with_sources + totals.without_sources),

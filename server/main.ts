@@ -41,7 +41,7 @@ async function main(): Promise<void> {
   // Loaded from the store in the background (synced first when the store lacks them): the server answers at once,
   // and `/readyz` says 503 until the pages are indexed.
   const knowledge = assistant.knowledge && startSiteKnowledge(assistant.knowledge, config.store, log);
-  const feedback = serverFeedback(config, log, metrics);
+  const feedback = serverFeedback(config, log, metrics, knowledge || undefined);
   const app = createApp({ ...config.proxy, assistant, knowledge, clientDir, counters, metrics, feedback, log });
   const running = await listen(app, { port: config.port, host: config.host, limits: config.connections, log });
   const metricsServer =

@@ -203,7 +203,7 @@ describe('the dev server (npm run dev)', () => {
         return JSON.stringify(provider.requests.at(-1)?.body);
       };
       const answersWith = (text: string) =>
-        vi.waitFor(async () => expect(await material()).toContain(text), { timeout: 30_000, interval: 200 });
+        vi.waitFor(async () => expect(await material()).toContain(text), { timeout: 60_000, interval: 200 });
       await answersWith('opens at nine on weekdays');
 
       await writeFile(join(site, 'hours.md'), hours('The shop opens at ten on weekdays.'));
@@ -222,7 +222,7 @@ describe('the dev server (npm run dev)', () => {
     } finally {
       await rm(join(root, 'assistant.config.yaml'), { force: true });
     }
-  }, 120_000);
+  }, 240_000);
 
   it('frames as npm start does, from the same FRAME_ANCESTORS, and logs a refused host page', async () => {
     await writeFile(join(root, '.env'), 'FRAME_ANCESTORS=self https://www.example.com\n');

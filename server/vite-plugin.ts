@@ -91,7 +91,7 @@ function mountProxy(
     knowledge,
     clientDir: applyToPages ? resolve(config.root, config.build.outDir) : undefined,
     // Votes and the owner's counts, as `npm start` keeps them.
-    feedback: serverFeedback(settings, log),
+    feedback: serverFeedback(settings, log, undefined, knowledge || undefined),
     log,
   };
   const app = createApp(options);
@@ -130,7 +130,7 @@ function mountProxy(
     if (applyToPages) {
       for (const [name, value] of Object.entries(headersForPath(headers, path))) res.setHeader(name, value);
     } else {
-      for (const [name, value] of Object.entries(devFrameHeaders)) res.setHeader(name, value);
+      for (const [name, value] of Object.entries(headersForPath(devFrameHeaders, path))) res.setHeader(name, value);
       noteFrameHost(new URL(req.url ?? '/', 'http://dev').searchParams.get(EMBED_HOST_PARAM), req.headers.host);
     }
     next();

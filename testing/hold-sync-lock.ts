@@ -6,6 +6,7 @@ import { openKnowledgeStore } from '../server/knowledge-store/knowledge-store.ts
 const store = openKnowledgeStore(JSON.parse(process.argv[2]), (line) => console.error(line));
 const outcome = await store.withSyncLock(async () => {
   console.log('held');
-  await new Promise(() => {});
+  // Alive until killed: a pending promise alone would not keep the process (nor its lease) going.
+  await new Promise(() => setInterval(() => {}, 60_000));
 });
 if (!outcome.ran) console.log('busy');

@@ -23,7 +23,7 @@ export type SiteAnswer =
   | { hang: true };
 
 export interface KnowledgeSite {
-  /** `http://127.0.0.1:PORT`. */
+  /** `http://127.0.0.1:PORT` (or the loopback address and port it was asked to listen on). */
   origin: string;
   /** Serves `answer` at `path` from now on (a path not set is a 404). */
   set(path: string, answer: SiteAnswer): void;
@@ -34,7 +34,16 @@ export interface KnowledgeSite {
   close(): Promise<void>;
 }
 
-export async function startKnowledgeSite(answers: Record<string, SiteAnswer> = {}): Promise<KnowledgeSite> {
+/** Where a site listens: another loopback address (127.0.0.0/8 is all loopback on Linux) and port, for a second host. */
+export interface SiteListen {
+  host?: string;
+  port?: number;
+}
+
+export async function startKnowledgeSite(
+  answers: Record<string, SiteAnswer> = {},
+  { host = '127.0.0.1', port: asked = 0 }: SiteListen = {},
+): Promise<KnowledgeSite> {
   const routes = new Map(Object.entries(answers));
   const requests: KnowledgeSite['requests'] = [];
   let gate: Promise<void> = Promise.resolve();
@@ -79,11 +88,11 @@ export async function startKnowledgeSite(answers: Record<string, SiteAnswer> = {
       }
     }
   });
-  server.listen(0, '127.0.0.1');
+  server.listen(asked, host);
   await once(server, 'listening');
   const { port } = server.address() as AddressInfo;
   return {
-    origin: `http://127.0.0.1:${port}`,
+    origin: `http://${host}:${port}`,
     set: (path, answer) => routes.set(path, answer),
     requests,
     hold(paths) {

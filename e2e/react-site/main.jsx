@@ -5,7 +5,8 @@ import { AIAssistant } from '@ai-assistant/react';
 import { StrictMode, useRef, useState } from 'react';
 import { createRoot } from 'react-dom/client';
 
-// The assistant's address is the test server's, given in the page's query; `hidden` starts without the component.
+// The assistant's address is the test server's, given in the page's query; `hidden` starts without the component, and
+// `first` renders it with another (bad) address until the page's button gives it the right one.
 const query = new URLSearchParams(location.search);
 const src = query.get('src');
 window.hostEvents = [];
@@ -15,6 +16,7 @@ function App() {
   const [shown, setShown] = useState(!query.has('hidden'));
   const [lang, setLang] = useState('en');
   const [second, setSecond] = useState(false);
+  const [address, setAddress] = useState(query.get('first') ?? src);
   return (
     <main>
       <h1>Garden tools</h1>
@@ -30,10 +32,13 @@ function App() {
       <button type="button" onClick={() => setSecond(true)}>
         Add a second assistant
       </button>
+      <button type="button" onClick={() => setAddress(src)}>
+        Use the assistant's address
+      </button>
       {shown && (
         <AIAssistant
           ref={assistant}
-          src={src}
+          src={address}
           lang={lang}
           offsetBottom={24}
           onEvent={(event) => window.hostEvents.push(event.type)}

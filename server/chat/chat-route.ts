@@ -98,11 +98,7 @@ async function forwardChat(
         : {}),
     },
     knowledge,
-    {
-      language: visitorLanguage(body) ?? assistant?.language,
-      rewrite: assistant?.rewriteQuestions !== false,
-      site: { title: assistant?.page.title, description: assistant?.description },
-    },
+    { language: visitorLanguage(body) ?? assistant?.language, rewrite: assistant?.rewriteQuestions !== false },
   );
   if (!site.parsed.ok) return refuse(400, 'invalid_body', site.parsed.reason);
   const { feedback } = options;

@@ -1,9 +1,9 @@
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { knowledgeCommand } from '../../testing/knowledge-command.ts';
 import { type KnowledgeSite, sitemapXml, sitePage, startKnowledgeSite } from '../../testing/knowledge-site.ts';
 import { type PostgresServer, startPostgresServer } from '../../testing/postgres-server.ts';
 import { storeHomes } from '../../testing/store-homes.ts';
@@ -37,28 +37,9 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-/** `npm run knowledge -- <args>` as a process of its own, with the store's settings in its environment. */
-function knowledge(args: string[], { dataDir, databaseUrl }: Partial<StoreSettings>) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server/cli/knowledge.ts', ...args], {
-    env: {
-      ...process.env,
-      ASSISTANT_CONFIG: join(dir, 'assistant.config.yaml'),
-      ...(dataDir ? { DATA_DIR: dataDir } : {}),
-      ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => {
-    stdout += chunk;
-  });
-  child.stderr.on('data', (chunk: Buffer) => {
-    stderr += chunk;
-  });
-  const done = once(child, 'exit').then(([code]) => ({ code: code as number | null, stdout, stderr }));
-  return { child, done };
-}
+/** `npm run knowledge -- <args>` with this test's site file (see testing/knowledge-command.ts). */
+const knowledge = (...[args, settings, options]: KnowledgeArgs) => knowledgeCommand(dir, args, settings, options);
+type KnowledgeArgs = [string[], Parameters<typeof knowledgeCommand>[2], Parameters<typeof knowledgeCommand>[3]?];
 
 describe.each(storeHomes(() => postgres))('npm run knowledge on %s', (_home, makeSettings) => {
   it('syncs with a summary, reports what the store holds, and a sync killed half-way leaves the store whole', async () => {
@@ -167,6 +148,16 @@ describe.each(storeHomes(() => postgres))('a running library on %s', (_home, mak
 });
 
 describe('npm run knowledge', () => {
+  it('prints only JSON for --json through `npm run -s`, as the docs write it, so that it can be piped', async () => {
+    const docs = readFileSync(new URL('../../docs/knowledge.md', import.meta.url), 'utf8');
+    expect(docs).toContain('npm run -s knowledge -- report --json | jq');
+    const report = await knowledge(['report', '--json'], { dataDir: join(dir, 'empty') }, { npm: true }).done;
+    expect(report.code).toBe(0);
+    expect(JSON.parse(report.stdout).sources).toEqual([
+      expect.objectContaining({ source: `${site.origin}/sitemap.xml`, state: 'not synced yet' }),
+    ]);
+  }, 60_000);
+
   it('exits 1 with one clear line when the store cannot be reached or a setting is wrong', async () => {
     const unreachable = await knowledge(['sync'], { databaseUrl: 'postgres://owner:fake-secret-pw@127.0.0.1:1/x' })
       .done;

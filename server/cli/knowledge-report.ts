@@ -23,6 +23,7 @@ export function knowledgeReport(
       configured: configured.includes(source),
       state: state?.state ?? 'not synced yet',
       syncedAt: state ? new Date(state.syncedAt).toISOString() : null,
+      lastSuccess: state?.succeededAt === undefined ? null : new Date(state.succeededAt).toISOString(),
       pages: snapshot.pages
         .filter((page) => page.source === source)
         .map((page) => ({
@@ -49,7 +50,7 @@ export function reportText(report: ReturnType<typeof knowledgeReport>): string {
   const lines: string[] = [];
   for (const source of report) {
     const note = source.configured ? '' : ' (no longer configured: the next sync removes it)';
-    lines.push(`\n${source.source}: ${source.state}, synced ${source.syncedAt ?? 'never'}${note}`);
+    lines.push(`\n${source.source}: ${sourceState(source)}${note}`);
     const left = source.pages.filter((page) => page.indexed === false).length;
     const leftOut = left > 0 ? `, ${left} left out of the index by its budget` : '';
     lines.push(`  ${source.pages.length} pages, ${source.notTaken.length} addresses not taken${leftOut}`);
@@ -62,6 +63,13 @@ export function reportText(report: ReturnType<typeof knowledgeReport>): string {
     for (const skip of source.notTaken) lines.push(`  not taken: ${skip.url}: ${skip.reason}`);
   }
   return lines.join('\n');
+}
+
+/** A source's state in words: when it was synced, or when its last attempt failed and when it last succeeded. */
+function sourceState({ state, syncedAt, lastSuccess }: ReturnType<typeof knowledgeReport>[number]): string {
+  if (syncedAt === null) return state;
+  if (!state.startsWith('failed: ')) return `${state}, synced ${syncedAt}`;
+  return `last attempt ${syncedAt} failed: ${state.slice('failed: '.length)}; last success ${lastSuccess ?? 'never'}`;
 }
 
 /** `npm run knowledge -- report [--json]`: every page the store holds and every address it did not take, and why. */

@@ -8,8 +8,8 @@ const PROGRESS_MS = 2000;
 
 /**
  * `npm run knowledge -- sync`: one sync of every configured source now, with the server's own code, into the
- * configured store; a deploy can run it before the servers start. Exits 0, or 1 with one line when the store or the
- * configuration is wrong, or when another process is syncing the same store.
+ * configured store; a deploy can run it before the servers start. Exits 0, or 1 with one line when a source failed
+ * (naming each), the store or the configuration is wrong, or another process is syncing the same store.
  */
 export async function syncCommand(): Promise<number> {
   const log = (line: string) => console.log(line);
@@ -33,7 +33,12 @@ export async function syncCommand(): Promise<number> {
       console.error(`[knowledge] another process is syncing ${store.home} now: try again when it is done`);
       return 1;
     }
-    return 0;
+    // A deploy that syncs before the servers start must be able to tell that a source was not read.
+    const failed = outcome.result?.failed ?? [];
+    if (failed.length === 0) return 0;
+    const which = failed.map(({ source, reason }) => `${source} (${reason})`).join('; ');
+    console.error(`[knowledge] ${failed.length} of ${sources.length} sources failed: ${which}`);
+    return 1;
   } catch (error) {
     console.error(`[knowledge] ${store.home}: ${(error as Error).message}`);
     return 1;

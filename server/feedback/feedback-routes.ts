@@ -44,15 +44,17 @@ export function feedbackRoutes(options: ProxyOptions, deps: FeedbackRouteDeps): 
     if (!ownerToken) return apiError(c, 404, 'not_found', 'Not found.');
     const failures = `owner-failures:${keyOf(c)}`;
     const resetAt = (Math.floor(Date.now() / 60_000) + 1) * 60_000;
-    if (((await counters.add(failures, 0, resetAt)) ?? 0) >= OWNER_FAILURES_PER_MINUTE) {
+    // Each attempt is counted before its comparison, with the limit checked in the same atomic step: a burst cannot
+    // all pass the check before any of it is counted. The right token gives its count back.
+    if ((await counters.add(failures, 1, resetAt, OWNER_FAILURES_PER_MINUTE)) === undefined) {
       return tooManyFailures(c, resetAt);
     }
     if (!sameToken(c.req.header('authorization') ?? '', `Bearer ${ownerToken}`)) {
-      await counters.add(failures, 1, resetAt);
       log(`[feedback] GET ${STATS_PATH} 401 refused: owner token`);
       c.header('WWW-Authenticate', 'Bearer');
       return c.json({ error: { code: 'unauthorized', message: 'The owner token is missing or wrong.' } }, 401);
     }
+    await counters.add(failures, -1, resetAt);
     const asked = c.req.query('days') ?? '30';
     const days = /^\d{1,2}$/.test(asked) ? Number(asked) : 0;
     if (days < 1 || days > STATS_MAX_DAYS) {

@@ -12,6 +12,13 @@ import { createFeedback, type Feedback } from './feedback.ts';
 import { RedisCountStore } from './redis-count-store.ts';
 import { replyTokens, TOKEN_LIFETIME_MS } from './reply-token.ts';
 
+/** The fields of a reply that carries a token (every reply here: the secret can be read). */
+async function issued(feedback: Feedback, ...args: Parameters<Feedback['issue']>) {
+  const fields = await feedback.issue(...args);
+  if (!fields) throw new Error('the reply carries no token');
+  return fields;
+}
+
 const { start } = await proxyHarness();
 // Obviously fake: tests only.
 const OWNER_TOKEN = 'test-owner-token-0123456789abcdef';
@@ -40,9 +47,13 @@ function dataDir(): string {
 }
 
 /** A server with the owner's loop over `store`, and its log. */
-async function serverWith(store: CountStore, options: { now?: () => number; ownerToken?: string } = {}) {
+async function serverWith(
+  store: CountStore,
+  options: { now?: () => number; ownerToken?: string; pages?: readonly string[] } = {},
+) {
   const log: { to?: string[] } = {};
-  const feedback = createFeedback({ store, log: (line) => log.to?.push(line), now: options.now });
+  const { now, pages } = options;
+  const feedback = createFeedback({ store, log: (line) => log.to?.push(line), now, pages: pages && (() => pages) });
   feedbacks.push(feedback);
   const server = await start({ feedback, ownerToken: options.ownerToken ?? OWNER_TOKEN });
   // The feedback's lines go to the server's log, as in production.
@@ -130,18 +141,80 @@ describe('a vote', () => {
     expect((await vote(url, { reply, rating: 'up', pad: 'x'.repeat(1100) })).status).toBe(413);
   });
 
-  it('counts Not helpful against the pages given with the reply, each once whichever sections it was given', async () => {
-    const store = new FileCountStore(dataDir());
-    const { url, feedback } = await serverWith(store);
+  it('counts Not helpful against the pages the reply cites, each once, and a changed vote takes them back', async () => {
+    const pages = ['https://shop.example/returns', 'https://shop.example/hours', 'https://shop.example/bikes'];
+    const { url, feedback } = await serverWith(new FileCountStore(dataDir()), { pages });
     const sources = [
-      { n: 1, title: 'Returns', url: 'https://shop.example/returns#returns-policy' },
-      { n: 2, title: 'Returns', url: 'https://shop.example/returns#refunds' },
+      { n: 1, title: 'Returns', url: `${pages[0]}#returns-policy` },
+      { n: 2, title: 'Hours', url: pages[1] },
+      { n: 3, title: 'Bikes', url: `${pages[2]}#sizes` },
     ];
-    const { reply } = await feedback.issue(sources, true);
+    const reply = (await feedback.issue(sources, true))?.reply;
     expect(await feedback.issue([], true)).toMatchObject({ uncovered: true });
     expect(await feedback.issue([], false)).not.toHaveProperty('uncovered');
-    await vote(url, { reply, rating: 'down', reason: 'wrong' });
-    expect((await stats(url)).down_sources).toEqual([{ address: 'https://shop.example/returns', down: 1 }]);
+
+    // The reply cites [3] and [1]; [2] was given and not used.
+    expect((await vote(url, { reply, rating: 'down', reason: 'wrong', cited: [3, 1, 3] })).status).toBe(204);
+    expect((await stats(url)).down_sources).toEqual([
+      { address: pages[2], down: 1 },
+      { address: pages[0], down: 1 },
+    ]);
+    // Helpful instead: nothing against any page; Not helpful again, citing one.
+    await vote(url, { reply, rating: 'up', cited: [3, 1] });
+    expect((await stats(url)).down_sources).toEqual([]);
+    await vote(url, { reply, rating: 'down', cited: [1] });
+    expect((await stats(url)).down_sources).toEqual([{ address: pages[0], down: 1 }]);
+    // With no citation, a Not helpful counts against no page.
+    await vote(url, { reply, rating: 'down', reason: 'other' });
+    expect((await stats(url)).down_sources).toEqual([]);
+    expect((await stats(url)).totals).toMatchObject({ up: 0, down: 1 });
+  });
+
+  it('never counts a page the reply was not given: a number beyond its sources is refused', async () => {
+    const pages = ['https://shop.example/returns', 'https://shop.example/secret'];
+    const { url, feedback } = await serverWith(new FileCountStore(dataDir()), { pages });
+    const { reply } = await issued(feedback, [{ n: 1, title: 'Returns', url: pages[0] }], true);
+    for (const cited of [[2], [0], [1.5], ['1'], 'all', Array.from({ length: 40 }, () => 1)]) {
+      const response = await vote(url, { reply, rating: 'down', cited });
+      expect(response.status, JSON.stringify(cited)).toBe(400);
+      expect(((await response.json()) as { error: { code: string } }).error.code).toBe('invalid_body');
+    }
+    expect((await stats(url)).totals).toMatchObject({ down: 0 });
+    expect((await stats(url)).down_sources).toEqual([]);
+  });
+
+  it('takes a vote on a reply given pages at long addresses: the token stays small whatever they are', async () => {
+    // Four Cyrillic slugs, as a site's addresses carry them: 1,084 bytes of vote when the token held the addresses.
+    const slug = encodeURI('возврат-и-обмен-товара-надлежащего-качества-в-течение-четырнадцати-дней');
+    const pages = [1, 2, 3, 4, 5].map((n) => `https://магазин.example/${slug}-${n}/${slug}`);
+    const { url, feedback } = await serverWith(new FileCountStore(dataDir()), { pages });
+    const sources = pages.map((address, index) => ({ n: index + 1, title: `Page ${index + 1}`, url: address }));
+    const { reply } = await issued(feedback, sources, true);
+    const body = JSON.stringify({ reply, rating: 'down', reason: 'outdated', cited: [1, 2, 3, 4, 5] });
+    expect(pages.join('').length).toBeGreaterThan(2000);
+    expect(Buffer.byteLength(body)).toBeLessThan(400);
+
+    expect((await vote(url, body)).status).toBe(204);
+    const { down_sources } = await stats(url);
+    expect(down_sources.map(({ address }) => address).sort()).toEqual([...pages].sort());
+  });
+
+  it('counts a cited page that has since left the site against no page', async () => {
+    const pages = ['https://shop.example/returns', 'https://shop.example/hours'];
+    const now: string[] = [...pages];
+    const store = new FileCountStore(dataDir());
+    const log: string[] = [];
+    const feedback = createFeedback({ store, log: (line) => log.push(line), pages: () => now.slice() });
+    feedbacks.push(feedback);
+    const { url } = await start({ feedback, ownerToken: OWNER_TOKEN });
+    const { reply } = await issued(
+      feedback,
+      pages.map((address, index) => ({ n: index + 1, title: 'Page', url: address })),
+      true,
+    );
+    now.splice(0, 1);
+    expect((await vote(url, { reply, rating: 'down', cited: [1, 2] })).status).toBe(204);
+    expect((await stats(url)).down_sources).toEqual([{ address: pages[1], down: 1 }]);
   });
 });
 

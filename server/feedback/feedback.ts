@@ -2,8 +2,17 @@ import { FEEDBACK_RATINGS, FEEDBACK_REASONS, type Stats } from '../../contract/f
 import type { ReplySource, ReplyTokenFields } from '../../contract/llm.ts';
 import type { Metrics } from '../metrics.ts';
 import type { CountStore, DayCounts } from './count-store.ts';
-import { type ReplyTokens, replyTokens, TOKEN_LIFETIME_MS, type TokenProblem, utcDay } from './reply-token.ts';
-import { buildStats, firstPieceField, lastDays, voteFields } from './stats.ts';
+import {
+  MAX_TOKEN_PAGES,
+  pageDigest,
+  type ReplyClaims,
+  type ReplyTokens,
+  replyTokens,
+  TOKEN_LIFETIME_MS,
+  type TokenProblem,
+  utcDay,
+} from './reply-token.ts';
+import { buildStats, firstPieceField, lastDays, readVote, type Vote, voteFields, writeVote } from './stats.ts';
 
 /** What the chat route counts, never with a visitor's text. */
 export type ChatCount =
@@ -21,7 +30,8 @@ export type VoteOutcome = { ok: true } | { ok: false; code: TokenProblem | 'inva
  * route reads `stats`. Prometheus gets the same counters as they happen.
  */
 export interface Feedback {
-  issue(sources: readonly ReplySource[], hasKnowledge: boolean): Promise<ReplyTokenFields>;
+  /** The reply's token; none while the secret cannot be read (Redis down): a vote is lost, never a reply. */
+  issue(sources: readonly ReplySource[], hasKnowledge: boolean): Promise<ReplyTokenFields | undefined>;
   count(event: ChatCount): void;
   vote(body: unknown): Promise<VoteOutcome>;
   stats(days: number): Promise<Stats>;
@@ -35,10 +45,17 @@ export interface FeedbackOptions {
   metrics?: Metrics;
   log: (line: string) => void;
   now?: () => number;
+  /**
+   * The addresses of the site's pages now (the knowledge's index): where a token's page digests are looked up when a
+   * Not helpful counts against the pages a reply cites. A page that has left the site since is counted against none.
+   */
+  pages?: () => readonly string[];
 }
 
-export function createFeedback({ store, secret, metrics, log, now = Date.now }: FeedbackOptions): Feedback {
+export function createFeedback({ store, secret, metrics, log, now = Date.now, pages }: FeedbackOptions): Feedback {
   let tokens: Promise<ReplyTokens> | undefined;
+  /** Whether replies go without a token, said once when it starts and once when it ends. */
+  let tokenless = false;
   const tokensNow = () => {
     tokens ??= (secret ? Promise.resolve(secret) : store.secret()).then(replyTokens);
     // A store that failed to give its secret is asked again next time.
@@ -52,9 +69,26 @@ export function createFeedback({ store, secret, metrics, log, now = Date.now }: 
   };
   return {
     async issue(sources, hasKnowledge) {
-      // A Not helpful counts against each page once, whichever of its sections the reply was given.
-      const pages = [...new Set(sources.map(({ url }) => url.replace(/#.*$/s, '')))];
-      const reply = (await tokensNow()).issue(pages, now());
+      // By number, [1] first: a vote names the ones its reply cites by theirs. A page is counted by its address, not
+      // the section the reply was given.
+      const count = Math.min(MAX_TOKEN_PAGES, Math.max(0, ...sources.map(({ n }) => n)));
+      const addresses = Array.from(
+        { length: count },
+        (_, index) => sources.find(({ n }) => n === index + 1)?.url.replace(/#.*$/s, '') ?? '',
+      );
+      let signer: ReplyTokens;
+      try {
+        signer = await tokensNow();
+      } catch (error) {
+        // The reply was paid for: it goes out, with nothing to vote on until the secret can be read again.
+        if (!tokenless)
+          log(`[feedback] replies carry no vote token until the secret can be read: ${(error as Error).message}`);
+        tokenless = true;
+        return undefined;
+      }
+      if (tokenless) log('[feedback] replies carry vote tokens again');
+      tokenless = false;
+      const reply = signer.issue(addresses, now());
       return hasKnowledge && sources.length === 0 ? { reply, uncovered: true } : { reply };
     },
     count(event) {
@@ -79,27 +113,37 @@ export function createFeedback({ store, secret, metrics, log, now = Date.now }: 
     },
     async vote(body) {
       const record = typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {};
-      const { reply, rating, reason } = record;
+      const { reply, rating, reason, cited } = record;
       const valid =
         FEEDBACK_RATINGS.includes(rating as never) &&
         (reason === undefined || (rating === 'down' && FEEDBACK_REASONS.includes(reason as never))) &&
-        Object.keys(record).every((key) => key === 'reply' || key === 'rating' || key === 'reason');
+        (cited === undefined || isNumberList(cited)) &&
+        Object.keys(record).every((key) => VOTE_KEYS.has(key));
       if (!valid) return { ok: false, code: 'invalid_body' };
       const claims = (await tokensNow()).check(reply, now());
       if (typeof claims === 'string') return { ok: false, code: claims };
-      const vote = reason ? `${rating}:${reason}` : String(rating);
+      // Only pages the reply was given: a number the token does not hold is no vote.
+      const numbers = [...new Set((cited as number[] | undefined) ?? [])];
+      if (numbers.some((n) => n > claims.pages.length)) return { ok: false, code: 'invalid_body' };
+      // A Helpful counts against no page: its pages are not kept.
+      const vote = writeVote({
+        rating: rating as Vote['rating'],
+        reason: reason as Vote['reason'],
+        cited: rating === 'down' ? numbers : [],
+      });
       const previous = await store.swapVote(claims.id, vote, claims.issued + TOKEN_LIFETIME_MS);
       if (previous === vote) return { ok: true };
-      const fields = voteFields(vote, claims.sources, 1);
-      if (previous) {
-        for (const [field, amount] of Object.entries(voteFields(previous, claims.sources, -1))) {
+      const fields = voteFields(readVote(vote), citedAddresses(claims, readVote(vote)), 1);
+      const before = previous === undefined ? undefined : readVote(previous);
+      if (before) {
+        for (const [field, amount] of Object.entries(voteFields(before, citedAddresses(claims, before), -1))) {
           fields[field] = (fields[field] ?? 0) + amount;
         }
       }
       await store.add(utcDay(claims.issued), fields);
-      if (previous) metrics?.votes.dec({ rating: previous.split(':')[0] });
+      if (before) metrics?.votes.dec({ rating: before.rating });
       metrics?.votes.inc({ rating: String(rating) });
-      if (previous?.includes(':')) metrics?.downReasons.dec({ reason: previous.split(':')[1] });
+      if (before?.reason) metrics?.downReasons.dec({ reason: before.reason });
       if (reason) metrics?.downReasons.inc({ reason: String(reason) });
       return { ok: true };
     },
@@ -109,4 +153,33 @@ export function createFeedback({ store, secret, metrics, log, now = Date.now }: 
     },
     close: () => store.close(),
   };
+
+  /** The addresses of the pages `vote` cites, among those of `claims`, found among the site's pages now. */
+  function citedAddresses(claims: ReplyClaims, vote: Vote): string[] {
+    const byDigest = digestsOf(pages?.() ?? []);
+    return vote.cited.flatMap((n) => byDigest.get(claims.pages[n - 1]) ?? []);
+  }
+}
+
+/** What a vote's body may hold. */
+const VOTE_KEYS = new Set(['reply', 'rating', 'reason', 'cited']);
+
+/** The numbers of the sources a reply cites, `[1]` as 1: a short list of small whole numbers. */
+function isNumberList(value: unknown): value is number[] {
+  return (
+    Array.isArray(value) &&
+    value.length <= MAX_TOKEN_PAGES &&
+    value.every((n) => Number.isSafeInteger(n) && n >= 1 && n <= MAX_TOKEN_PAGES)
+  );
+}
+
+/** The site's pages by digest, worked out once for each list of them (one an index). */
+const digestCache = new WeakMap<readonly string[], Map<string, string>>();
+function digestsOf(addresses: readonly string[]): Map<string, string> {
+  let byDigest = digestCache.get(addresses);
+  if (!byDigest) {
+    byDigest = new Map(addresses.map((address) => [pageDigest(address), address]));
+    digestCache.set(addresses, byDigest);
+  }
+  return byDigest;
 }

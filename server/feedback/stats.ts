@@ -1,5 +1,6 @@
 import {
   FEEDBACK_REASONS,
+  type FeedbackRating,
   type FeedbackReason,
   STATS_MAX_DAYS,
   type Stats,
@@ -83,13 +84,37 @@ function percentile(buckets: readonly number[], q: number): number {
   return FIRST_PIECE_BUCKETS_MS[FIRST_PIECE_BUCKETS_MS.length - 1];
 }
 
-/** The fields a vote adds to its reply's day (taken back with `-1` when the vote is replaced). */
-export function voteFields(vote: string, sources: readonly string[], sign: 1 | -1): DayCounts {
-  const [rating, reason] = vote.split(':');
+/** A reply's current vote, as the store keeps it: the rating, the reason, and the numbers of the pages it counts against. */
+export interface Vote {
+  rating: FeedbackRating;
+  reason?: FeedbackReason;
+  /** The numbers (`[1]` as 1) of the sources the reply cites, for a Not helpful; none for a Helpful. */
+  cited: number[];
+}
+
+/** A vote as the store keeps it: `up`, `down`, `down:<reason>`, then `@1,3` when it counts against pages. */
+export function writeVote({ rating, reason, cited }: Vote): string {
+  return `${rating}${reason ? `:${reason}` : ''}${cited.length > 0 ? `@${cited.join(',')}` : ''}`;
+}
+
+/** A vote the store kept ({@link writeVote}; one kept before pages were cited has none). */
+export function readVote(kept: string): Vote {
+  const [kind, numbers = ''] = kept.split('@');
+  const [rating, reason] = kind.split(':');
+  return {
+    rating: rating as FeedbackRating,
+    ...(reason ? { reason: reason as FeedbackReason } : {}),
+    cited: numbers === '' ? [] : numbers.split(',').map(Number),
+  };
+}
+
+/** The fields a vote adds to its reply's day (taken back with `-1` when the vote is replaced): a Not helpful counts
+ * against each of `addresses` (the pages it cites) once. */
+export function voteFields({ rating, reason }: Vote, addresses: readonly string[], sign: 1 | -1): DayCounts {
   const fields: DayCounts = { [rating]: sign };
   if (rating === 'down') {
     if (reason) fields[`${DOWN_REASON}${reason}`] = sign;
-    for (const address of new Set(sources)) fields[`${DOWN_SOURCE}${address}`] = sign;
+    for (const address of new Set(addresses)) fields[`${DOWN_SOURCE}${address}`] = sign;
   }
   return fields;
 }

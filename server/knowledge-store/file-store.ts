@@ -1,10 +1,10 @@
-import { randomUUID } from 'node:crypto';
-import { type FileHandle, mkdir, open, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
-import { hostname } from 'node:os';
+import { type FileHandle, mkdir, open, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import * as v from 'valibot';
+import { moveAside, writeWhole } from '../data-files.ts';
 import { slicer } from '../knowledge/knowledge.ts';
+import { fileLease } from './file-lock.ts';
 import {
   applyChanges,
   EMPTY_SNAPSHOT,
@@ -13,6 +13,7 @@ import {
   StoreError,
   type SyncChanges,
 } from './store-types.ts';
+import { SYNC_LEASE_MS, underLease } from './sync-lease.ts';
 
 /**
  * The shape of `store.json`; a newer one is refused. 2: a first line with the sources and the addresses not taken,
@@ -46,7 +47,9 @@ const StorePage = v.object({
 });
 const StoreHead = v.object({
   schema: v.number(),
-  sources: v.array(v.object({ source: v.string(), state: v.string(), syncedAt: v.number() })),
+  sources: v.array(
+    v.object({ source: v.string(), state: v.string(), syncedAt: v.number(), succeededAt: v.optional(v.number()) }),
+  ),
   skipped: v.array(v.object({ source: v.string(), url: v.string(), reason: v.string() })),
 });
 /** Schema 1: the head and every page in one value. */
@@ -55,21 +58,11 @@ const StoreFileV1 = v.object({ ...StoreHead.entries, pages: v.array(StorePage) }
 /** Lines are written to the file in pieces of about this many characters. */
 const WRITE_PIECE = 1 << 20;
 
-/** Whether the process `pid` still runs (on this host: a lock file names its host too). */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /**
  * The embedded home: one JSON file, `DATA_DIR/knowledge/store.json`, replaced whole by each commit (written beside it,
  * then renamed over it, so a reader or a crash sees the old file or the new one, never half of one). A file that does
- * not parse is moved aside, with a log line naming both, and the store starts empty. The sync lock is a file holding
- * its holder's pid and host; a lock whose process is gone is taken over.
+ * not parse is moved aside, with a log line naming both, and the store starts empty. The sync lock is a lease in a
+ * file (see `fileLease`).
  */
 export class FileStore implements KnowledgeStore {
   readonly home: string;
@@ -81,6 +74,7 @@ export class FileStore implements KnowledgeStore {
   constructor(
     dataDir: string,
     private readonly log: (line: string) => void,
+    private readonly leaseMs = SYNC_LEASE_MS,
   ) {
     this.folder = join(dataDir, 'knowledge');
     this.file = join(this.folder, 'store.json');
@@ -178,59 +172,22 @@ export class FileStore implements KnowledgeStore {
     });
   }
 
-  /**
-   * Writes `file` whole beside it, in the pieces `content` gives, then renames it over: a reader or a crash sees the
-   * old file or the new one.
-   */
+  /** Writes `file` whole (see `writeWhole`): a failed write (a full disk) leaves the old file and no other behind. */
   private async replace(file: string, content: (write: (text: string) => Promise<unknown>) => Promise<void>) {
     await mkdir(this.folder, { recursive: true });
-    // Its own name per write: two stores on one folder in one process (or two processes) never write the same file.
-    const temporary = `${file}.${process.pid}.${randomUUID()}.tmp`;
-    const handle = await open(temporary, 'w');
-    try {
-      await content((text) => handle.write(text));
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await rename(temporary, file);
+    await writeWhole(file, content);
   }
 
   async withSyncLock<T>(work: () => Promise<T>): Promise<{ ran: true; result: T } | { ran: false }> {
     await mkdir(this.folder, { recursive: true });
-    if (!(await this.takeLock())) return { ran: false };
-    try {
-      return { ran: true, result: await work() };
-    } finally {
-      await rm(this.lockFile, { force: true });
-    }
+    return underLease(fileLease(this.lockFile, this.leaseMs, this.log), this.leaseMs, this.home, this.log, work);
   }
 
   async close(): Promise<void> {}
 
-  /** Creates the lock file, or takes it over from a process of this host that no longer runs. */
-  private async takeLock(): Promise<boolean> {
-    const holder = `${process.pid} ${hostname()}`;
-    for (let attempt = 0; attempt < 2; attempt++) {
-      try {
-        await writeFile(this.lockFile, holder, { flag: 'wx' });
-        return true;
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      }
-      const [pid, host] = (await readFile(this.lockFile, 'utf8').catch(() => '')).split(' ');
-      if (host === hostname() && alive(Number(pid))) return false;
-      if (host !== undefined && host !== hostname()) return false;
-      await rm(this.lockFile, { force: true });
-    }
-    return false;
-  }
-
   /** A store that cannot be trusted: kept for the owner to look at, and the pages read again. */
   private async moveAside(why: string): Promise<KnowledgeSnapshot> {
-    const aside = `${this.file}.unreadable-${new Date().toISOString().replace(/[:.]/g, '-')}`;
-    await rename(this.file, aside);
-    this.log(`[knowledge] the store ${this.file} was moved aside to ${aside}: ${why}; the pages are read again`);
+    await moveAside(this.file, { label: '[knowledge] the store', why, next: 'the pages are read again' }, this.log);
     return EMPTY_SNAPSHOT;
   }
 }

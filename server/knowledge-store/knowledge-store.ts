@@ -21,9 +21,14 @@ export interface StoreSettings {
   dataDir: string;
   /** `DATABASE_URL`: a `postgres://` address; it wins over `dataDir`. */
   databaseUrl?: string;
+  /** How long the sync lock lasts without its holder's renewal (`SYNC_LEASE_MS`; shorter in tests). */
+  syncLeaseMs?: number;
 }
 
 /** The store of these settings; nothing is opened until it is first read. */
 export function openKnowledgeStore(settings: StoreSettings, log: (line: string) => void): KnowledgeStore {
-  return settings.databaseUrl ? new PostgresStore(settings.databaseUrl, log) : new FileStore(settings.dataDir, log);
+  const { databaseUrl, dataDir, syncLeaseMs } = settings;
+  return databaseUrl
+    ? new PostgresStore(databaseUrl, log, undefined, syncLeaseMs)
+    : new FileStore(dataDir, log, syncLeaseMs);
 }

@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { type Migration, readMigrations } from './migrations.ts';
+import { postgresLease } from './postgres-lock.ts';
 import {
   type KnowledgeSnapshot,
   type KnowledgeStore,
@@ -7,9 +8,9 @@ import {
   StoreError,
   type SyncChanges,
 } from './store-types.ts';
+import { SYNC_LEASE_MS, underLease } from './sync-lease.ts';
 
-/** The advisory locks' keys (any fixed numbers; these spell `AIKS`, AI knowledge sync, and `AIKM`, migrate). */
-const SYNC_LOCK = 0x41494b53;
+/** The migration's advisory lock key (any fixed number; this spells `AIKM`, AI knowledge migrate). */
 const MIGRATION_LOCK = 0x41494b4d;
 
 /** Rows written per statement: one JSON parameter each, so a 50,000-page sync is some fifty statements. */
@@ -27,8 +28,8 @@ const PAGE_COLUMNS = `source text, address text, url text, title text, language 
 
 /**
  * The shared home: PostgreSQL through `pg`. The server creates and migrates its own tables (see `migrations.ts`), and
- * refuses a database whose schema is newer than it knows. A commit is one transaction. The sync lock is an advisory
- * lock held on a connection of its own, so that a holder that dies (its connection with it) releases it.
+ * refuses a database whose schema is newer than it knows. A commit is one transaction. The sync lock is a lease held
+ * and renewed on a connection of its own (see `postgresLease`).
  */
 export class PostgresStore implements KnowledgeStore {
   readonly home: string;
@@ -37,8 +38,9 @@ export class PostgresStore implements KnowledgeStore {
 
   constructor(
     private readonly url: string,
-    log: (line: string) => void,
+    private readonly log: (line: string) => void,
     private readonly migrations: Migration[] = readMigrations(),
+    private readonly leaseMs = SYNC_LEASE_MS,
   ) {
     this.home = describeDatabase(url);
     this.pool = new pg.Pool({ connectionString: url, max: 3, connectionTimeoutMillis: 10_000 });
@@ -56,7 +58,9 @@ export class PostgresStore implements KnowledgeStore {
     await this.ready();
     return this.transaction('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', async (client) => {
       const generation = await client.query('SELECT coalesce(max(generation), 0)::text AS g FROM knowledge_syncs');
-      const sources = await client.query('SELECT source, state, synced_at FROM knowledge_sources ORDER BY source');
+      const sources = await client.query(
+        'SELECT source, state, synced_at, succeeded_at FROM knowledge_sources ORDER BY source',
+      );
       const pages = await client.query(
         `SELECT source, address, url, title, language, etag, last_modified, text_hash, mtime_ms, fetched_at,
            changed_at, passages
@@ -69,6 +73,7 @@ export class PostgresStore implements KnowledgeStore {
           source: row.source,
           state: row.state,
           syncedAt: (row.synced_at as Date).getTime(),
+          ...(row.succeeded_at === null ? {} : { succeededAt: (row.succeeded_at as Date).getTime() }),
         })),
         pages: pages.rows.map(
           (row): StoredPage => ({
@@ -139,10 +144,12 @@ export class PostgresStore implements KnowledgeStore {
         );
       }
       await client.query(
-        `INSERT INTO knowledge_sources (source, state, synced_at)
-         SELECT source, state, to_timestamp("syncedAt" / 1000.0)
-         FROM jsonb_to_recordset($1::jsonb) AS r(source text, state text, "syncedAt" double precision)
-         ON CONFLICT (source) DO UPDATE SET state = excluded.state, synced_at = excluded.synced_at`,
+        `INSERT INTO knowledge_sources (source, state, synced_at, succeeded_at)
+         SELECT source, state, to_timestamp("syncedAt" / 1000.0), to_timestamp("succeededAt" / 1000.0)
+         FROM jsonb_to_recordset($1::jsonb)
+           AS r(source text, state text, "syncedAt" double precision, "succeededAt" double precision)
+         ON CONFLICT (source) DO UPDATE SET state = excluded.state, synced_at = excluded.synced_at,
+           succeeded_at = excluded.succeeded_at`,
         [JSON.stringify(changes.sources)],
       );
       await client.query('INSERT INTO knowledge_syncs DEFAULT VALUES');
@@ -171,13 +178,13 @@ export class PostgresStore implements KnowledgeStore {
     client.on('error', () => {});
     await client.connect();
     try {
-      const { rows } = await client.query('SELECT pg_try_advisory_lock($1) AS held', [SYNC_LOCK]);
-      if (!rows[0].held) return { ran: false };
-      try {
-        return { ran: true, result: await work() };
-      } finally {
-        await client.query('SELECT pg_advisory_unlock($1)', [SYNC_LOCK]).catch(() => {});
-      }
+      return await underLease(
+        postgresLease(client, this.leaseMs, this.home, this.log),
+        this.leaseMs,
+        this.home,
+        this.log,
+        work,
+      );
     } finally {
       await client.end().catch(() => {});
     }

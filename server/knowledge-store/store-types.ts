@@ -40,7 +40,10 @@ export interface SkippedAddress {
 export interface SourceState {
   source: string;
   state: string;
+  /** Its last sync, failed or not. */
   syncedAt: number;
+  /** Its last sync that read it (`ok` or `empty`); none when it never was. */
+  succeededAt?: number;
 }
 
 /** Everything the store holds, as one consistent reading. */

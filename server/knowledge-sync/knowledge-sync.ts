@@ -1,6 +1,5 @@
-// The running library's one entry: the server's pages kept in a store, synced when they are older than the refresh
-// interval (by one replica at a time), and an index built in memory from the store. The rest of the server imports
-// this file.
+// The running library's one entry: the pages kept in a store, synced when older than the refresh interval (one
+// replica at a time), and an index built in memory from the store. The rest of the server imports this file.
 import {
   buildIndex,
   CRAWL_DEFAULTS,
@@ -27,18 +26,15 @@ import {
   type StoreSettings,
 } from '../knowledge-store/knowledge-store.ts';
 import { progressLines, SERVER_PROGRESS_MS } from './progress.ts';
-import { storeIndex } from './store-index.ts';
-import { type SyncOptions, sourcesToSync, syncOnce } from './sync.ts';
+import { pagesOf, storeIndex } from './store-index.ts';
+import { type SyncOptions, SyncWriteError, sourcesToSync, syncOnce } from './sync.ts';
 
 export { leftOutOfKeptIndex, snapshotPassages } from './store-index.ts';
 export { syncOnce } from './sync.ts';
 
 export interface KnowledgeOptions extends SyncOptions, IndexBudget {
   store: KnowledgeStore;
-  /**
-   * How long the first sync may go on before the pages in so far are indexed and answer (while the store holds none
-   * of a source); the stragglers join when the sync ends.
-   */
+  /** How long a first sync (the store holding none of a source) goes on before the pages in so far answer. */
   firstIndexMs: number;
   /** A source whose last sync is older than this is synced again (`KNOWLEDGE_REFRESH_HOURS`). */
   refreshMs: number;
@@ -78,6 +74,8 @@ export interface Knowledge {
   searchWordsReason(question: Question): SearchWordsReason | undefined;
   /** The pages' most common language, once the index is built. */
   language(): string | undefined;
+  /** The addresses of the indexed pages (without a section's `#id`): the same list until the next index. */
+  pages(): readonly string[];
   /** {@link explain} on the current index (for `npm run knowledge -- ask`); none before it is built. */
   explain(question: Question): ReturnType<typeof explain> | undefined;
   /** Syncs every source now (whatever their age), then indexes the store again. */
@@ -108,6 +106,8 @@ export function startKnowledge(
   let early = false;
   let unavailable = false;
   let failures = 0;
+  /** Syncs in a row whose pages could not be written. */
+  let writeFailures = 0;
   let lastFailure = '';
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
@@ -178,10 +178,19 @@ export function startKnowledge(
         if (unavailable) log(`[knowledge] ${store.home} answers again`);
         unavailable = false;
         failures = 0;
+        writeFailures = 0;
         lastFailure = '';
         schedule(settings.pollMs);
       })
       .catch((error: Error) => {
+        if (error instanceof SyncWriteError) {
+          // Its sources were read, at a cost to them and to us: the next sync waits like a failed one, growing from
+          // the poll to the refresh interval, not like a store that cannot be reached. The last store answers.
+          const wait = Math.min(settings.refreshMs, settings.pollMs * 2 ** writeFailures++);
+          log(`[knowledge] ${error.message}; the last store is kept, and synced again in ${Math.ceil(wait / 1000)} s`);
+          schedule(wait);
+          return;
+        }
         unavailable = true;
         const wait = Math.min(settings.retryCapMs, 1000 * 2 ** failures++);
         // One line per kind of failure, not one per attempt.
@@ -208,6 +217,7 @@ export function startKnowledge(
     retrieve: (question, limits) => (index ? retrieve(index, question, limits) : []),
     searchWordsReason: (question) => (index ? searchWordsReason(index, question) : undefined),
     language: () => index?.language,
+    pages: () => (index ? pagesOf(index) : []),
     explain: (question) => (index ? explain(index, question) : undefined),
     refresh: async () => {
       await running;

@@ -78,7 +78,12 @@ async function buildAndKeep(store: KnowledgeStore, fingerprint: string, passages
     settings.log(`[knowledge] the index is built on the server's thread: ${(error as Error).message}`);
     built = await indexToKeep(passages, settings, settings.log);
   }
-  await store.saveIndex(fingerprint, built.kept);
+  // A kept index only saves the next start some work: one that cannot be written (a full disk) is built again then.
+  await store
+    .saveIndex(fingerprint, built.kept)
+    .catch((error: Error) =>
+      settings.log(`[knowledge] the index could not be kept in ${store.home}: ${error.message}`),
+    );
   return built;
 }
 
@@ -120,4 +125,15 @@ export async function storeIndex(
   // The index is built in a worker thread and read here from its text, as a start loads a kept one.
   const built = await buildAndKeep(store, fingerprint, passages, settings);
   return { index: built.index ?? (await indexFromKept(built.kept, passages)), kept: false };
+}
+
+/** Each index's page addresses, worked out when first asked for (a vote's pages are looked up among them). */
+const pageLists = new WeakMap<KnowledgeIndex, readonly string[]>();
+export function pagesOf(index: KnowledgeIndex): readonly string[] {
+  let pages = pageLists.get(index);
+  if (!pages) {
+    pages = [...new Set(index.passages.map(({ url }) => url.replace(/#.*$/s, '')))];
+    pageLists.set(index, pages);
+  }
+  return pages;
 }

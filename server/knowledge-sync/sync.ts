@@ -25,6 +25,7 @@ import {
   type SyncChanges,
 } from '../knowledge-store/knowledge-store.ts';
 import { keepIndex } from './store-index.ts';
+import { emptySummary, reasonKind, type SyncSummary, summaryLine } from './sync-summary.ts';
 
 export interface SyncOptions extends CrawlLimits {
   /** A page's language when it does not say. */
@@ -36,19 +37,6 @@ export interface SyncOptions extends CrawlLimits {
   found?: Page[];
 }
 
-/** What a sync did, for its summary line and the command's. */
-export interface SyncSummary {
-  new: number;
-  changed: number;
-  /** Asked and answered `304`, fetched with the same text (or a file with the same bytes), or skipped by `<lastmod>`. */
-  unchanged: { notModified: number; sameText: number; lastmod: number };
-  removed: number;
-  /** Addresses not taken, counted by reason (`robots.txt`, `another origin`, `HTTP 500`, ...). */
-  skipped: Record<string, number>;
-  bytes: number;
-  ms: number;
-}
-
 /** A page's extracted text as a hash: a `200` with the same hash changes nothing downstream (no chunking, no index). */
 export const pageHash = (page: Page) =>
   readingHash(
@@ -56,19 +44,6 @@ export const pageHash = (page: Page) =>
       .update(JSON.stringify([page.url, page.title, page.language, page.sections, page.keywords ?? '']))
       .digest('base64url'),
   );
-
-/** The summary's names for why an address was not taken. */
-function reasonKind(reason: string): string {
-  const status = /answered (\d{3})/.exec(reason);
-  if (status) return `HTTP ${status[1]}`;
-  if (reason.startsWith('robots.txt')) return 'robots.txt';
-  if (reason.includes('another origin')) return 'another origin';
-  if (reason.includes('larger than')) return 'too large';
-  if (reason.includes('not HTML')) return 'not HTML';
-  if (reason.startsWith('past max_pages')) return 'past max_pages';
-  if (reason.startsWith('not a .md')) return 'not a page file';
-  return 'error';
-}
 
 /** The page as the store keeps it: its passages cut now, once, and kept until its text changes. */
 function storedPage(source: string, address: string, page: Page, hash: string, now: number): StoredPage {
@@ -105,15 +80,7 @@ export async function syncSources(
 ): Promise<{ changes: SyncChanges; summary: SyncSummary }> {
   const started = Date.now();
   const changes: SyncChanges = { sources: [], put: [], touch: [], remove: [], skipped: [], dropSources };
-  const summary: SyncSummary = {
-    new: 0,
-    changed: 0,
-    unchanged: { notModified: 0, sameText: 0, lastmod: 0 },
-    removed: 0,
-    skipped: {},
-    bytes: 0,
-    ms: 0,
-  };
+  const summary = emptySummary();
   for (const source of sources) {
     const key = sourceKey(source);
     const stored = new Map(snapshot.pages.filter((page) => page.source === key).map((page) => [page.address, page]));
@@ -138,9 +105,14 @@ export async function syncSources(
         outcomes = await readFolder(source.path, source.url, language, options.log, known);
       }
     } catch (error) {
-      const state: SourceState = { source: key, state: `failed: ${(error as Error).message}`, syncedAt: now };
-      changes.sources.push(state);
-      options.log(`[knowledge] ${key} was not read (its pages are kept): ${(error as Error).message}`);
+      const reason = (error as Error).message;
+      const before = snapshot.sources.find((state) => state.source === key);
+      // A store written before `succeededAt` has one time: its last sync's, which succeeded unless it failed.
+      const succeededAt = before?.state.startsWith('failed: ') ? before.succeededAt : before?.syncedAt;
+      const state: SourceState = { source: key, state: `failed: ${reason}`, syncedAt: now };
+      changes.sources.push(succeededAt === undefined ? state : { ...state, succeededAt });
+      summary.failed.push({ source: key, reason });
+      options.log(`[knowledge] ${key} was not read${stored.size > 0 ? ' (its pages are kept)' : ''}: ${reason}`);
       continue;
     }
     const kept = new Set<string>();
@@ -186,23 +158,10 @@ export async function syncSources(
       changes.remove.push({ source: key, address });
       summary.removed++;
     }
-    changes.sources.push({ source: key, state: kept.size > 0 ? 'ok' : 'empty', syncedAt: now });
+    changes.sources.push({ source: key, state: kept.size > 0 ? 'ok' : 'empty', syncedAt: now, succeededAt: now });
   }
   summary.ms = Date.now() - started;
   return { changes, summary };
-}
-
-/** The summary as one line: what the server logs and the command prints last. */
-export function summaryLine(summary: SyncSummary): string {
-  const { notModified, sameText, lastmod } = summary.unchanged;
-  const skipped = Object.entries(summary.skipped)
-    .map(([reason, count]) => `${count} ${reason}`)
-    .join(', ');
-  return (
-    `${summary.new} new, ${summary.changed} changed, ${notModified + sameText + lastmod} unchanged ` +
-    `(${notModified} by 304, ${sameText} same text, ${lastmod} by <lastmod>), ${summary.removed} removed, ` +
-    `skipped: ${skipped || 'none'}; ${(summary.bytes / 1e6).toFixed(1)} MB fetched in ${(summary.ms / 1000).toFixed(1)} s`
-  );
 }
 
 /** The sources that need a sync now (all of them with `all`), and the stored ones that left the list. */
@@ -220,6 +179,11 @@ export function sourcesToSync(
     return all || at === undefined || now - at >= refreshMs;
   });
   return { due, drop: [...synced.keys()].filter((key) => !keys.has(key)) };
+}
+
+/** A sync that read its sources and could not commit what it read (a full disk): the store holds the last one. */
+export class SyncWriteError extends Error {
+  override name = 'SyncWriteError';
 }
 
 /**
@@ -243,7 +207,11 @@ export async function syncOnce(
     // after `npm run knowledge -- sync`) loads it instead of building its own.
     const keys = new Set(sources.map(sourceKey));
     await keepIndex(store, applyChanges(fresh, changes, ''), keys, { ...INDEX_BUDGET, ...options, log });
-    await store.commit(changes, fresh);
+    try {
+      await store.commit(changes, fresh);
+    } catch (error) {
+      throw new SyncWriteError(`the sync's pages could not be written to ${store.home}: ${(error as Error).message}`);
+    }
     log(`[knowledge] sync done: ${summaryLine(summary)}`);
     return summary;
   });

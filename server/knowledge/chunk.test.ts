@@ -2,9 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { chunkPage, estimateTokens, MAX_PASSAGE_TOKENS } from './chunk.ts';
 import { htmlPage } from './html-page.ts';
 import { markdownPage } from './markdown-page.ts';
-import { formatMaterial } from './material.ts';
 import type { Page } from './page.ts';
-import { RETRIEVAL_LIMITS } from './retrieval-limits.ts';
 
 const page = (sections: Page['sections']): Page => ({
   url: 'https://example.com/p',
@@ -84,22 +82,28 @@ describe('chunking', () => {
     expect(japanese.every((passage) => passage.tokens <= MAX_PASSAGE_TOKENS)).toBe(true);
     expect(estimateTokens('返品')).toBe(2);
   });
+});
 
-  it('caps a heading of 1.8 MB, and its slug, and counts them in the budget: the material stays small', () => {
-    const heading = 'Returns '.repeat(230_000).trim();
-    const markdown = markdownPage(`# ${heading}\n\nYou can return any item within thirty days.\n`);
-    const html = htmlPage(
-      `<title>R</title><h2 id="${'a'.repeat(300)}">${heading}</h2><p>Send it back.</p>`,
-      'https://example.com/x',
-    );
-    for (const draft of [markdown, html]) {
-      const passages = chunkPage({ ...page(draft.sections), url: 'https://example.com/returns' });
-      const material = formatMaterial(passages, (text) => text);
-      const capped = passages.at(-1);
-      expect(passages.every((passage) => passage.url === 'https://example.com/returns')).toBe(true);
-      expect(capped?.headings[0]).toHaveLength(200);
-      expect(capped?.tokens).toBeGreaterThan(estimateTokens(`${capped?.headings[0]}${capped?.url}`));
-      expect(material.text.length).toBeLessThan(RETRIEVAL_LIMITS.maxTokens * 4);
-    }
+describe('titles and headings', () => {
+  // C1 controls (U+0080 to U+009F) are valid text, so they pass the page check; a terminal obeys them (U+009B starts a
+  // control sequence) when the report prints a title. ESC, a C0 control, passes a folder's check (only NUL fails it).
+  const controls = 'Opening\u0085\u009b2J\u0090 hours\u001b[31m\u0080';
+
+  it('hold no control character, C0 or C1, from a Markdown file', () => {
+    const fronted = markdownPage(`---\ntitle: ${controls}\n---\n# ${controls}\n\nText.\n`);
+    const headed = markdownPage(`# ${controls}\n\n## Days\u009d\u0081 off\n\nText.\n`);
+    expect(fronted.title).toBe('Opening 2J hours [31m');
+    expect(headed.title).toBe('Opening 2J hours [31m');
+    expect(fronted.sections[0].headings).toEqual(['Opening 2J hours [31m']);
+    expect(headed.sections[0].headings).toEqual(['Opening 2J hours [31m', 'Days off']);
+  });
+
+  it('hold no control character, C0 or C1, from an HTML page', () => {
+    const filler = 'The shop opens at nine and closes at six, every day but Sunday, the holidays included. ';
+    const html = `<html><head><title>${controls}</title></head><body><main><h1>Hours</h1><p>${filler.repeat(6)}</p>
+      <h2>${controls}</h2><p>${filler.repeat(4)}</p></main></body></html>`;
+    const draft = htmlPage(html, 'https://www.example.com/hours');
+    expect(draft.title).toBe('Opening 2J hours [31m');
+    expect(draft.sections.flatMap((section) => section.headings)).toContain('Opening 2J hours [31m');
   });
 });

@@ -11,6 +11,14 @@ export interface FetchLimits {
   maxRedirects: number;
 }
 
+/**
+ * How a request goes out: a crawl's fetch (site-address.ts), which checks the address it connects to. Given rather
+ * than imported, so that the extractor's worker, which reads `pageText` here, loads no HTTP client.
+ */
+export interface Route {
+  fetch(url: string, init: RequestInit): Promise<Response>;
+}
+
 export type Allowed = (address: string) => boolean;
 /** A failure that may pass (the network, a time-out) is `transient`: a sync keeps the page's last copy. */
 export type Fetched = { ok: true; response: Response; url: string } | { ok: false; reason: string; transient?: true };
@@ -27,7 +35,7 @@ export async function fetchWithin(
   address: string,
   origin: string,
   allowed: Allowed,
-  limits: FetchLimits,
+  limits: FetchLimits & Route,
   conditional: Record<string, string> = {},
 ): Promise<Fetched> {
   const signal = AbortSignal.timeout(limits.requestTimeoutMs);
@@ -37,7 +45,7 @@ export async function fetchWithin(
       if (new URL(url).origin !== origin) return { ok: false, reason: `it leads to another origin (${url})` };
       if (!allowed(url)) return { ok: false, reason: `robots.txt disallows ${url}` };
       const headers = { 'user-agent': limits.userAgent, ...(url === address ? conditional : {}) };
-      const response = await fetch(url, { redirect: 'manual', signal, headers });
+      const response = await limits.fetch(url, { redirect: 'manual', signal, headers });
       const location = response.headers.get('location');
       if (!REDIRECTS.has(response.status) || location === null) return { ok: true, response, url };
       await response.body?.cancel();
@@ -55,6 +63,7 @@ function describe(error: Error): string {
   if (error.name === 'TimeoutError') return 'it timed out';
   if (cause?.code === 'ENOTFOUND' || cause?.code === 'EAI_AGAIN') return 'the name did not resolve';
   if (cause?.code === 'ECONNREFUSED') return 'the connection was refused';
+  if (cause?.code === 'EINTERNAL') return cause.message ?? error.message;
   return cause?.message ? `${error.message}: ${cause.message}` : error.message;
 }
 

@@ -21,7 +21,7 @@ function splitFrontMatter(text: string): { front: FrontMatter; body: string } {
     const key = pair[1].toLowerCase();
     if (value === '') continue;
     if (key === 'keywords') front.keywords = value.replace(/^\[(.*)\]$/, '$1');
-    else if (key === 'title') front.title = value;
+    else if (key === 'title') front.title = oneLine(value);
     else if (key === 'url') front.url = value;
     else front.language = value;
   }
@@ -85,7 +85,7 @@ export function markdownPage(text: string): PageDraft {
   endParagraph();
   const sections = writer.finish();
   return {
-    title: front.title ?? writer.firstHeading,
+    title: front.title || writer.firstHeading,
     url: front.url,
     language: front.language,
     sections,

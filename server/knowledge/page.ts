@@ -54,9 +54,12 @@ export function isWebAddress(address: string): boolean {
 
 /**
  * Collapses every run of white space to one space: a title or heading is one line of text. Every line break counts,
- * U+0085 (NEL) included, which `\s` leaves out (U+2028 and U+2029 it holds).
+ * U+0085 (NEL) included, which `\s` leaves out (U+2028 and U+2029 it holds), and so does every other control
+ * character, C0 (U+0000 to U+001F, U+007F) and C1 (U+0080 to U+009F): a report prints titles as they are, and a
+ * terminal obeys them.
  */
-export const oneLine = (text: string) => text.replace(/[\s\u0085]+/g, ' ').trim();
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding them is its job.
+export const oneLine = (text: string) => text.replace(/[\s\x00-\x1f\x7f-\x9f]+/g, ' ').trim();
 
 /** The longest title or heading the index keeps: a page's own name, not a place to stuff words for the model. */
 export const MAX_LINE_CHARS = 200;

@@ -1,6 +1,7 @@
 import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type KnowledgeSite, pagesOf, sitemapXml, sitePage, startKnowledgeSite } from '../../testing/knowledge-site.ts';
+import { isInternal, type Resolve } from './site-address.ts';
 import { type CrawlLimits, readSitemap } from './sitemap-source.ts';
 
 // What held when a red-team pass attacked the crawler, kept so that it goes on holding: gzip bombs, XML and HTML
@@ -107,5 +108,70 @@ describe('what a red team tried, and what holds', () => {
     expect(canary.requests).toEqual([]);
     expect(pages.map(({ url }) => url)).toEqual([`${origin}/hours`]);
     expect(log.filter((line) => line.includes('it leads to another origin'))).toHaveLength(elsewhere.length);
+  });
+
+  it('reads a site only at the address its name first resolved to, when that is internal (DNS rebinding)', async () => {
+    site = await startKnowledgeSite();
+    const { port } = new URL(site.origin);
+    // The same port on another loopback address: another host of the server's network, with its own pages.
+    canary = await startKnowledgeSite(
+      { '/hours': { body: sitePage({ title: 'Internal', body: `<p>${'Secret figures. '.repeat(40)}</p>` }) } },
+      { host: '127.0.0.2', port: Number(port) },
+    );
+    const origin = `http://shop.test:${port}`;
+    // Each answer closes its connection, so that every request resolves the name again.
+    const closing = { headers: { connection: 'close' } };
+    site.set('/robots.txt', { type: 'text/plain', body: '', ...closing });
+    site.set('/sitemap.xml', { type: 'application/xml', body: sitemapXml([`${origin}/hours`]), ...closing });
+    site.set('/hours', { body: good, ...closing });
+    const answers: Awaited<ReturnType<Resolve>>[] = [
+      [{ address: '127.0.0.1', family: 4 }],
+      [{ address: '127.0.0.1', family: 4 }],
+      [
+        { address: '::ffff:127.0.0.2', family: 6 },
+        { address: '127.0.0.2', family: 4 },
+      ],
+    ];
+    const asked: string[] = [];
+    const resolve: Resolve = async (host) => {
+      asked.push(host);
+      return answers[Math.min(asked.length, answers.length) - 1];
+    };
+    const log: string[] = [];
+    const read = await readSitemap(`${origin}/sitemap.xml`, 'en', LIMITS, (line) => log.push(line), { resolve });
+    expect(asked).toEqual(['shop.test', 'shop.test', 'shop.test']);
+    expect(canary.requests).toEqual([]);
+    expect(pagesOf(read)).toEqual([]);
+    expect(read.outcomes).toEqual([
+      {
+        address: `${origin}/hours`,
+        kind: 'failed',
+        reason: expect.stringContaining('resolves to ::ffff:127.0.0.2, 127.0.0.2, an internal address'),
+      },
+    ]);
+    expect(site.requests.map(({ path }) => path)).toEqual(['/robots.txt', '/sitemap.xml']);
+  });
+
+  it('reads a site at every address its name first resolved to, as localhost resolves to ::1 and 127.0.0.1', async () => {
+    site = await startKnowledgeSite();
+    const origin = `http://shop.test:${new URL(site.origin).port}`;
+    site.set('/robots.txt', { type: 'text/plain', body: '' });
+    site.set('/sitemap.xml', { type: 'application/xml', body: sitemapXml([`${origin}/hours`]) });
+    site.set('/hours', { body: good });
+    // The site listens on 127.0.0.1 only: the connection goes on to it when ::1 refuses.
+    const resolve: Resolve = async () => [
+      { address: '::1', family: 6 },
+      { address: '127.0.0.1', family: 4 },
+    ];
+    const read = await readSitemap(`${origin}/sitemap.xml`, 'en', LIMITS, () => {}, { resolve });
+    expect(pagesOf(read).map(({ url }) => url)).toEqual([`${origin}/hours`]);
+  });
+
+  it('tells internal addresses from public ones, IPv4 mapped into IPv6 included', () => {
+    const internal = ['127.0.0.2', '10.1.2.3', '172.31.0.1', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0'];
+    const internal6 = ['::1', '::', 'fd12:3456::1', 'fc00::1', 'fe80::1', '::ffff:127.0.0.1', '::ffff:a9fe:a9fe'];
+    const outside = ['93.184.216.34', '172.32.0.1', '100.128.0.1', '2606:4700::1111', '::ffff:93.184.216.34'];
+    expect([...internal, ...internal6].filter((address) => !isInternal(address))).toEqual([]);
+    expect(outside.filter(isInternal)).toEqual([]);
   });
 });

@@ -1,5 +1,5 @@
 import robotsParser from 'robots-parser';
-import { type Allowed, cappedBody, type FetchLimits, fetchWithin } from './crawl-fetch.ts';
+import { type Allowed, cappedBody, type FetchLimits, fetchWithin, type Route } from './crawl-fetch.ts';
 
 /** RFC 9309 §2.5: a crawler parses at least the first 500 KiB; what follows is not read. */
 export const ROBOTS_MAX_BYTES = 500 * 1024;
@@ -71,7 +71,7 @@ export interface RobotsRules {
  */
 export async function readRobots(
   origin: string,
-  limits: FetchLimits,
+  limits: FetchLimits & Route,
   log: (line: string) => void,
 ): Promise<RobotsRules> {
   const address = `${origin}/robots.txt`;

@@ -1,4 +1,4 @@
-import { type Allowed, cappedBody, type FetchLimits, fetchWithin, unzipped } from './crawl-fetch.ts';
+import { type Allowed, cappedBody, type FetchLimits, fetchWithin, type Route, unzipped } from './crawl-fetch.ts';
 import { LocationScanner, type SitemapEntry } from './sitemap-scan.ts';
 
 // A sitemap's listing: the sitemap and its children read as they stream in, within the format's limits and the
@@ -33,7 +33,7 @@ export async function readSitemapFile(
   address: string,
   origin: string,
   allowed: Allowed,
-  limits: FetchLimits,
+  limits: FetchLimits & Route,
   take: (entry: SitemapEntry, base: string, index: boolean) => boolean,
 ): Promise<string | undefined> {
   const fetched = await fetchWithin(address, origin, allowed, limits);
@@ -70,7 +70,7 @@ export async function listPages(
   sitemap: string,
   origin: string,
   allowed: Allowed,
-  limits: ListLimits,
+  limits: ListLimits & Route,
   log: (line: string) => void,
 ): Promise<Listing> {
   const sitemaps = [sitemap];

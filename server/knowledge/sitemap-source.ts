@@ -1,8 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type Allowed, cappedBytes, fetchWithin, withoutCredentials } from './crawl-fetch.ts';
+import { type Allowed, cappedBytes, fetchWithin, type Route, withoutCredentials } from './crawl-fetch.ts';
 import { type ExtractLimits, type HtmlExtractor, htmlExtractor } from './html-extractor.ts';
 import type { Page } from './page.ts';
 import { readRobots } from './robots-rules.ts';
+import { type Resolve, siteFetch } from './site-address.ts';
 import { type ListLimits, listPages } from './sitemap-list.ts';
 
 /** What a sitemap source may fetch and spend; every one has a default in `CRAWL_DEFAULTS`. */
@@ -50,6 +51,8 @@ export interface SyncContext {
   progress?: (done: number, total: number) => void;
   /** Receives the pages as they come in, for a first index that cannot wait for them all. */
   found?: Page[];
+  /** Resolves the site's name (the system's resolver unless a test gives its own). */
+  resolve?: Resolve;
 }
 
 /** A sitemap source read: every listed address's outcome, and the addresses the listing itself left out. */
@@ -64,7 +67,7 @@ interface Crawl {
   origin: string;
   allowed: Allowed;
   language: string;
-  limits: CrawlLimits;
+  limits: CrawlLimits & Route;
   extractor: HtmlExtractor;
   /** Every page address the sitemaps list (and the crawl will ask for). */
   listed: ReadonlySet<string>;
@@ -122,19 +125,23 @@ export async function readSitemap(
   language: string,
   limits: CrawlLimits,
   log: (line: string) => void,
-  { known = new Map(), now = Date.now(), progress, found = [] }: SyncContext = {},
+  { known = new Map(), now = Date.now(), progress, found = [], resolve }: SyncContext = {},
 ): Promise<SitemapRead> {
   const say = (line: string) => log(withoutCredentials(line));
   const { origin } = new URL(sitemap);
-  const { allowed, crawlDelayMs } = await readRobots(origin, limits, say);
-  const { pages, skipped } = await listPages(sitemap, origin, allowed, limits, say);
-  const listed = new Set(pages.keys());
-  const site: Crawl = { origin, allowed, language, limits, extractor: htmlExtractor(limits), listed };
+  const connections = siteFetch(origin, resolve);
+  const route = { ...limits, fetch: connections.fetch };
+  let extractor: HtmlExtractor | undefined;
   const outcomes: PageOutcome[] = [];
   const taken = new Set<string>();
   let asked = 0;
-  const delayed = crawlDelayMs > 0 ? { concurrency: 1, slowAfterMs: Number.POSITIVE_INFINITY } : limits;
   try {
+    const { allowed, crawlDelayMs } = await readRobots(origin, route, say);
+    const { pages, skipped } = await listPages(sitemap, origin, allowed, route, say);
+    const listed = new Set(pages.keys());
+    extractor = htmlExtractor(limits);
+    const site: Crawl = { origin, allowed, language, limits: route, extractor, listed };
+    const delayed = crawlDelayMs > 0 ? { concurrency: 1, slowAfterMs: Number.POSITIVE_INFINITY } : limits;
     await crawl(listed, delayed, async (address, answered) => {
       const before = known.get(address);
       const lastmod = pages.get(address)?.lastmod;
@@ -159,10 +166,11 @@ export async function readSitemap(
       outcomes.push(outcome);
       progress?.(outcomes.length, listed.size);
     });
+    return { outcomes, skipped };
   } finally {
-    await site.extractor.close();
+    await extractor?.close();
+    await connections.close();
   }
-  return { outcomes, skipped };
 }
 
 const validators = (response: Response) => ({

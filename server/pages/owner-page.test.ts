@@ -24,11 +24,12 @@ afterAll(async () => {
   await rm(folder, { recursive: true, force: true });
 });
 
-const serverWith = (ownerToken?: string) =>
+const serverWith = (ownerToken?: string, frameAncestors = ["'self'"]) =>
   start({
     clientDir: folder,
     ownerToken,
     feedback: createFeedback({ store: new FileCountStore(join(folder, 'data')), log: () => {} }),
+    security: { frameAncestors, connectSrc: [] },
   });
 
 it('serves the owner page at /owner only with OWNER_TOKEN set, and never as owner.html', async () => {
@@ -47,4 +48,15 @@ it('serves the owner page at /owner only with OWNER_TOKEN set, and never as owne
       expect(await response.text()).not.toContain('<p>owner</p>');
     }
   }
+});
+
+it('lets no site frame the owner page, not even those that may frame the chat', async () => {
+  const { url } = await serverWith('test-owner-token-0123456789abcdef', ['https://shop.example']);
+  const chat = await fetch(`${url}/`);
+  expect(chat.headers.get('content-security-policy')).toContain('frame-ancestors https://shop.example');
+  const owner = await fetch(url + OWNER_PAGE_PATH);
+  expect(owner.status).toBe(200);
+  const policy = owner.headers.get('content-security-policy') ?? '';
+  expect(policy.match(/frame-ancestors [^;]*/g)).toEqual(["frame-ancestors 'none'"]);
+  expect(owner.headers.get('x-frame-options')).toBe('DENY');
 });

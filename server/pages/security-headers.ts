@@ -1,4 +1,5 @@
 import { EMBED_LOADER_PATH } from '../../contract/embed.ts';
+import { OWNER_PAGE_PATH } from '../../contract/owner.ts';
 
 /** What the security headers depend on. */
 export interface SecurityOptions {
@@ -102,9 +103,14 @@ export function securityHeaders(options: SecurityOptions): Record<string, string
 
 /**
  * The headers for one path. The embed loader is the one file meant for other sites' pages: their `<script>` fetches it
- * without CORS, which `Cross-Origin-Resource-Policy: same-origin` would block. Everything else, the framed app
- * included, keeps the site's headers (a frame is a navigation, which CORP does not govern; `frame-ancestors` does).
+ * without CORS, which `Cross-Origin-Resource-Policy: same-origin` would block. The owner's page is framed by no one,
+ * whatever `FRAME_ANCESTORS` lets frame the chat: a site that may frame the chat must not frame the page where the
+ * owner types a token (clickjacking). Everything else, the framed app included, keeps the site's headers (a frame is
+ * a navigation, which CORP does not govern; `frame-ancestors` does).
  */
 export function headersForPath(headers: Record<string, string>, path: string): Record<string, string> {
-  return path === EMBED_LOADER_PATH ? { ...headers, 'Cross-Origin-Resource-Policy': 'cross-origin' } : headers;
+  if (path === EMBED_LOADER_PATH) return { ...headers, 'Cross-Origin-Resource-Policy': 'cross-origin' };
+  if (path !== OWNER_PAGE_PATH) return headers;
+  const policy = headers['Content-Security-Policy'].replace(/frame-ancestors [^;]*/, "frame-ancestors 'none'");
+  return { ...headers, 'Content-Security-Policy': policy, 'X-Frame-Options': 'DENY' };
 }

@@ -65,7 +65,7 @@ describe('the configuration file', () => {
   it.each([
     [
       'titel: Acme',
-      /^titel \(line 1\): is not a known key \(did you mean title\? the keys are title, welcome, starters, instructions, limit_message, accent, language, knowledge, history, persist, page_context, contact, rewrite_questions, description\)/,
+      /^titel \(line 1\): is not a known key \(did you mean title\? the keys are title, welcome, starters, instructions, limit_message, accent, language, knowledge, history, persist, page_context, contact, rewrite_questions\)/,
     ],
     ['title: 42', /^title \(line 1\): 42 must be text of 1 to 60 characters/],
     ['title: "   "', /^title \(line 1\): " {3}" must be text of 1 to 60 characters, not blank/],
@@ -115,6 +115,30 @@ describe('the configuration file', () => {
       expect.stringMatching(/^title \(line 3\): "" /),
       expect.stringMatching(/^history \(line 1\): 20 /),
       expect.stringMatching(/^colour \(line 2\): is not a known key/),
+    ]);
+  });
+
+  it("names every unknown key at once, each at its own line, a knowledge source's too", () => {
+    const source = [
+      'title: Acme',
+      '',
+      'knowlege:',
+      '  - sitemap: https://www.example.com/sitemap.xml',
+      'contacts: https://www.example.com/contact',
+      'welcom: |',
+      '  Hello!',
+    ];
+    expect(problems(source.join('\n'))).toEqual([
+      expect.stringMatching(/^knowlege \(line 3\): is not a known key \(did you mean knowledge\? the keys are title, /),
+      expect.stringMatching(/^contacts \(line 5\): is not a known key \(did you mean contact\? /),
+      expect.stringMatching(/^welcom \(line 6\): is not a known key \(did you mean welcome\? /),
+    ]);
+    const entry = ['knowledge:', '  - sitemap: https://a.example/sitemap.xml', '    max_page: 20', '    lenguage: de'];
+    expect(problems(entry.join('\n'))).toEqual([
+      expect.stringMatching(
+        /^knowledge\.0\.max_page \(line 3\): is not a key of a knowledge source \(did you mean max_pages\? /,
+      ),
+      expect.stringMatching(/^knowledge\.0\.lenguage \(line 4\): is not a key of a knowledge source \(the keys are /),
     ]);
   });
 

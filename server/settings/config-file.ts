@@ -2,7 +2,7 @@
 // the value's line, what is wrong.
 import { type BaseIssue, getDotPath } from 'valibot';
 import { type Document, isMap, isNode, isScalar, LineCounter, parseDocument } from 'yaml';
-import { KEY_NAMES, KEYS, SOURCE_KEYS } from './config-schema.ts';
+import { KEY_NAMES, SOURCE_KEYS } from './config-schema.ts';
 import { closestName } from './setting-names.ts';
 
 /** Thrown with every problem of the file at once, each naming its key, its value and what is allowed. */
@@ -31,9 +31,12 @@ export class SourceFile {
     this.document = parseDocument(source, { lineCounter: this.lines });
   }
 
-  /** The 1-based line of the value at `path` (its key's, for an empty value); undefined when the file has no such key. */
-  lineOf(path: readonly (string | number)[]): number | undefined {
-    const node = this.document.getIn(path, true);
+  /**
+   * The 1-based line of the value at `path` (its key's, for an empty value, or `at` the key); undefined when the file
+   * has no such key.
+   */
+  lineOf(path: readonly (string | number)[], at: 'value' | 'key' = 'value'): number | undefined {
+    const node = at === 'value' ? this.document.getIn(path, true) : undefined;
     let offset = isNode(node) ? node.range?.[0] : undefined;
     if (offset === undefined) {
       const parent = path.length > 1 ? this.document.getIn(path.slice(0, -1), true) : this.document.contents;
@@ -46,8 +49,8 @@ export class SourceFile {
   }
 
   /** The problem as the error lists it: the key, the value's line, what is wrong. */
-  problem(path: readonly (string | number)[], text: string): string {
-    const line = this.lineOf(path);
+  problem(path: readonly (string | number)[], text: string, at: 'value' | 'key' = 'value'): string {
+    const line = this.lineOf(path, at);
     return `${path.length > 0 ? path.join('.') : '(top level)'}${line === undefined ? '' : ` (line ${line})`}: ${text}`;
   }
 
@@ -63,38 +66,50 @@ export class SourceFile {
   }
 }
 
-function describeIssue(file: SourceFile, issue: BaseIssue<unknown>): string {
+/**
+ * Every key of the mapping at `path` that is not one of `known`, in the file's order, each at its own line (a key's
+ * value may start on the next one): a schema stops at the first unknown key, and the owner would meet the next one
+ * only after fixing it.
+ */
+function unknownKeys(file: SourceFile, path: readonly (string | number)[], known: readonly string[], what: string) {
+  const map = path.length > 0 ? file.document.getIn(path, true) : file.document.contents;
+  if (!isMap(map)) return [];
+  return map.items.flatMap(({ key }) => {
+    const name = isScalar(key) ? String(key.value) : undefined;
+    if (name === undefined || known.includes(name)) return [];
+    const likely = closestName(name, known);
+    const hint = `${likely ? `did you mean ${likely}? ` : ''}the keys are ${known.join(', ')}`;
+    return [file.problem([...path, name], `is not ${what} (${hint})`, 'key')];
+  });
+}
+
+function describeIssue(file: SourceFile, issue: BaseIssue<unknown>): string[] {
   const path = issue.path?.map((item) => item.key as string | number) ?? [];
-  if (issue.type === 'strict_object') {
-    const likely = closestName(String(path.at(-1)), KEY_NAMES);
-    return file.problem(path, `is not a known key (${likely ? `did you mean ${likely}? ` : ''}the keys are ${KEYS})`);
-  }
-  // A knowledge entry fits neither form: a misspelt key is the likely cause, and then it is the one to name.
+  if (issue.type === 'strict_object') return unknownKeys(file, path.slice(0, -1), KEY_NAMES, 'a known key');
+  // A knowledge entry fits neither form: misspelt keys are the likely cause, and then they are the ones to name.
   const input = issue.input as Record<string, unknown> | null;
   if (issue.type === 'union' && typeof input === 'object' && input !== null) {
-    const unknown = Object.keys(input).find((key) => !SOURCE_KEYS.includes(key));
-    if (unknown !== undefined) {
-      const likely = closestName(unknown, SOURCE_KEYS);
-      return file.problem(
-        [...path, unknown],
-        `is not a key of a knowledge source (${likely ? `did you mean ${likely}? ` : ''}the keys are ${SOURCE_KEYS.join(', ')})`,
-      );
-    }
+    const unknown = unknownKeys(file, path, SOURCE_KEYS, 'a key of a knowledge source');
+    if (unknown.length > 0) return unknown;
   }
   const commented = issue.input === null ? file.commentedOut(path) : undefined;
   if (commented) {
-    return file.problem(
-      path,
-      `is empty: YAML reads everything after # as a comment. Put the value in quotes: ${String(path.at(-1))}: "${commented}"`,
-    );
+    return [
+      file.problem(
+        path,
+        `is empty: YAML reads everything after # as a comment. Put the value in quotes: ${String(path.at(-1))}: "${commented}"`,
+      ),
+    ];
   }
   if (issue.type === 'max_length' && typeof issue.input === 'string') {
-    return file.problem(
-      path,
-      `${shown(issue.input)} is ${issue.input.length} characters long; the limit is ${issue.requirement}`,
-    );
+    return [
+      file.problem(
+        path,
+        `${shown(issue.input)} is ${issue.input.length} characters long; the limit is ${issue.requirement}`,
+      ),
+    ];
   }
-  return file.problem(path, `${shown(issue.input)} ${issue.message}`);
+  return [file.problem(path, `${shown(issue.input)} ${issue.message}`)];
 }
 
 export function problemsOf(file: SourceFile, issues: readonly BaseIssue<unknown>[]): string[] {
@@ -104,7 +119,7 @@ export function problemsOf(file: SourceFile, issues: readonly BaseIssue<unknown>
     const key = getDotPath(issue) ?? '(top level)';
     if (seen.has(key)) continue;
     seen.add(key);
-    problems.push(describeIssue(file, issue));
+    problems.push(...describeIssue(file, issue));
   }
   return problems;
 }

@@ -26,6 +26,20 @@ export function closestName<T extends string>(name: string, known: readonly T[])
   return best?.name;
 }
 
+/** Settings too common a word to guess from: a variable near one (`HOME`, `POST`) is most likely another program's. */
+const COMMON = new Set<string>(['PORT', 'HOST']);
+
+/**
+ * Whether `name` looks meant for this product: it starts like its settings, or is within a quarter of its letters of
+ * one of them, whatever it starts with (`BASE_PAHT`, `MAX_CONECTIONS`).
+ */
+function looksLikeSetting(name: string): boolean {
+  const upper = name.toUpperCase();
+  if (SETTING_PREFIXES.some((prefix) => upper.startsWith(prefix))) return true;
+  const allowed = Math.floor(upper.length / 4);
+  return SETTING_NAMES.some((setting) => !COMMON.has(setting) && editDistance(upper, setting) <= allowed);
+}
+
 /** The setting `name` was most likely meant to be. */
 const likelyName = (name: string): SettingName | undefined => closestName(name.toUpperCase(), SETTING_NAMES);
 
@@ -37,14 +51,14 @@ function timeout(value: string | undefined, fallback: number): number | undefine
 
 /**
  * What is worth saying about the names in the environment at start-up (`npm start`, `npm run dev`, `npm run build`):
- * a variable that starts like one of the product's but is none of them (a misspelt setting would otherwise be
+ * a variable that looks like one of the product's but is none of them (a misspelt setting would otherwise be
  * ignored without a word), with the likely name when one is close; and a server deadline that the page's would cut
  * short.
  */
 export function settingNotices(env: Record<string, string | undefined>): string[] {
   const notices: string[] = [];
   for (const name of Object.keys(env).sort()) {
-    if (KNOWN.has(name) || !SETTING_PREFIXES.some((prefix) => name.toUpperCase().startsWith(prefix))) continue;
+    if (KNOWN.has(name) || !looksLikeSetting(name)) continue;
     const likely = likelyName(name);
     notices.push(
       `${name} is not a setting of AI Assistant and is ignored` +

@@ -1,9 +1,10 @@
 import type { ChatMessage } from '../../machines/chat-machine';
+import { citedInOrder } from '../markdown/citations';
 import { t } from '../text';
 
 /**
- * The conversation as Markdown, for the visitor's own copy: the date, then each message under who wrote it, a reply's
- * sources as links after it. Made here in the browser: nothing is sent anywhere.
+ * The conversation as Markdown, for the visitor's own copy: the date, then each message under who wrote it, the
+ * sources a reply cites as links after it. Made here in the browser: nothing is sent anywhere.
  */
 export function conversationMarkdown(messages: readonly ChatMessage[], title: string, date: Date): string {
   const day = date.toISOString().slice(0, 10);
@@ -11,10 +12,9 @@ export function conversationMarkdown(messages: readonly ChatMessage[], title: st
   for (const { sender, text, sources } of messages) {
     if (text === '') continue;
     parts.push(`**${t(sender === 'user' ? 'you' : 'assistant')}**\n\n${text}`);
-    if (sources?.length) {
-      parts.push(
-        `${t('sources')}:\n\n${sources.map(({ n, title: name, url }) => `${n}. [${name}](${url})`).join('\n')}`,
-      );
+    const cited = citedInOrder(text, sources ?? []).sort((a, b) => a.n - b.n);
+    if (cited.length > 0) {
+      parts.push(`${t('sources')}:\n\n${cited.map(({ n, title: name, url }) => `${n}. [${name}](${url})`).join('\n')}`);
     }
   }
   return `${parts.join('\n\n')}\n`;

@@ -5,6 +5,7 @@ import { chatMachine } from '../../machines/chat-machine';
 import { createControllableFetchReply } from '../../testing/controllable-reply';
 import {
   KEPT_CONVERSATION_KEY,
+  KEPT_CONVERSATION_VERSION,
   keepConversation,
   MAX_KEPT_CHARACTERS,
   MAX_KEPT_MESSAGES,
@@ -14,7 +15,7 @@ import {
 
 const messages: ChatMessage[] = [
   { text: 'Hi', sender: 'user' },
-  { text: 'Hello', sender: 'bot' },
+  { text: 'Hello', sender: 'bot', status: 'answer' },
 ];
 
 afterEach(() => {
@@ -34,11 +35,17 @@ describe('the conversation kept for the tab', () => {
     expect(localStorage.length).toBe(0);
   });
 
+  const v = KEPT_CONVERSATION_VERSION;
   it.each([
-    ['not JSON', '{"v":1,'],
+    ['not JSON', '{"v":2,'],
     ['of another version', JSON.stringify({ v: 0, messages })],
-    ['of the wrong shape', JSON.stringify({ v: 1, messages: [{ text: 1, sender: 'user' }] })],
-    ['too large', JSON.stringify({ v: 1, messages: [{ text: 'x'.repeat(MAX_KEPT_CHARACTERS), sender: 'user' }] })],
+    // Version 1 knew a failed reply only by its text, in the language of the page that wrote it.
+    ['of version 1', JSON.stringify({ v: 1, messages: [messages[0], { text: 'Hel', sender: 'bot', stopped: true }] })],
+    ['of the wrong shape', JSON.stringify({ v, messages: [{ text: 1, sender: 'user' }] })],
+    ['with a bot message of no status', JSON.stringify({ v, messages: [messages[0], { text: 'Hi', sender: 'bot' }] })],
+    ['with a status unknown', JSON.stringify({ v, messages: [messages[0], { ...messages[1], status: 'error' }] })],
+    ["with a status on the visitor's message", JSON.stringify({ v, messages: [{ ...messages[0], status: 'answer' }] })],
+    ['too large', JSON.stringify({ v, messages: [{ text: 'x'.repeat(MAX_KEPT_CHARACTERS), sender: 'user' }] })],
   ])('drops data %s with a warning', (_, text) => {
     const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
     sessionStorage.setItem(KEPT_CONVERSATION_KEY, text);
@@ -49,11 +56,18 @@ describe('the conversation kept for the tab', () => {
 
   it("reads back a reply's sources, and drops data whose sources are no web addresses", () => {
     const sources = [{ n: 1, title: 'Returns', url: 'https://www.example.com/returns' }];
-    writeKeptConversation([...messages, { text: 'Within thirty days [1].', sender: 'bot', sources }]);
-    expect(readKeptConversation()?.at(-1)).toEqual({ text: 'Within thirty days [1].', sender: 'bot', sources });
+    writeKeptConversation([...messages, { text: 'Within thirty days [1].', sender: 'bot', status: 'answer', sources }]);
+    expect(readKeptConversation()?.at(-1)).toEqual({
+      text: 'Within thirty days [1].',
+      sender: 'bot',
+      status: 'answer',
+      sources,
+    });
     const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
-    const hostile = [{ text: 'See [1]', sender: 'bot', sources: [{ n: 1, title: 'x', url: 'javascript:alert(1)' }] }];
-    sessionStorage.setItem(KEPT_CONVERSATION_KEY, JSON.stringify({ v: 1, messages: hostile }));
+    const hostile = [
+      { text: 'See [1]', sender: 'bot', status: 'answer', sources: [{ n: 1, title: 'x', url: 'javascript:alert(1)' }] },
+    ];
+    sessionStorage.setItem(KEPT_CONVERSATION_KEY, JSON.stringify({ v: KEPT_CONVERSATION_VERSION, messages: hostile }));
     expect(readKeptConversation()).toBeUndefined();
     expect(warn).toHaveBeenCalledOnce();
   });
@@ -82,7 +96,7 @@ describe('the conversation kept for the tab', () => {
     dispatchEvent(new Event('pagehide'));
     expect(readKeptConversation()).toEqual([
       { text: 'Hi', sender: 'user' },
-      { text: 'Hel', sender: 'bot', stopped: true },
+      { text: 'Hel', sender: 'bot', status: 'stopped' },
     ]);
     // Shown again from the back-forward cache, the page goes on keeping.
     dispatchEvent(new Event('pageshow'));
@@ -90,7 +104,7 @@ describe('the conversation kept for the tab', () => {
     fake.latest().sources(sources);
     fake.latest().delta('lo [1]');
     dispatchEvent(new Event('pagehide'));
-    const cut = { text: 'Hello [1]', sender: 'bot', stopped: true, sources };
+    const cut = { text: 'Hello [1]', sender: 'bot', status: 'stopped', sources };
     expect(readKeptConversation()?.at(-1)).toEqual(cut);
     // Leaving cuts the request off: the machine takes it for an error, which the next page is not given.
     vi.spyOn(console, 'error').mockImplementation(() => undefined);

@@ -1,6 +1,6 @@
 import type { ActorRefFrom } from 'xstate';
 import { isReplySource } from '../../contract/llm';
-import { type ChatMessage, type chatMachine, stoppedReply } from '../../machines/chat-machine';
+import { type ChatMessage, type chatMachine, type ReplyStatus, stoppedReply } from '../../machines/chat-machine';
 
 // The conversation kept for the tab (the site's `persist: tab`): in session storage only, so never shared with another
 // tab nor kept after it closes. What is stored is a versioned shape, checked on every read by the small checker below
@@ -8,8 +8,14 @@ import { type ChatMessage, type chatMachine, stoppedReply } from '../../machines
 
 /** Where the conversation is kept, in the app origin's session storage. */
 export const KEPT_CONVERSATION_KEY = 'ai-assistant-conversation';
-/** The shape's version: data of any other version is dropped, never misread. */
-const KEPT_CONVERSATION_VERSION = 1;
+/**
+ * The shape's version: data of any other version is dropped, never misread. Version 2: a bot message says what it is by
+ * its `status` (version 1 had only `stopped`, and a failure was known by its text, in the language of the page that
+ * wrote it).
+ */
+export const KEPT_CONVERSATION_VERSION = 2;
+/** Every status a bot message can have (the machine's `ReplyStatus`), to check what is read back. */
+const REPLY_STATUSES: readonly ReplyStatus[] = ['answer', 'empty', 'failed', 'stopped'];
 /** The most messages kept: the last ones. */
 export const MAX_KEPT_MESSAGES = 50;
 /** The most characters read back: more is not a conversation this page wrote. */
@@ -26,18 +32,20 @@ function isMessage(value: unknown): value is ChatMessage {
     typeof message === 'object' &&
     message !== null &&
     typeof message.text === 'string' &&
-    (message.sender === 'user' || message.sender === 'bot') &&
-    (message.stopped === undefined || message.stopped === true) &&
+    // A visitor's message has no status; a bot message always has one.
+    (message.sender === 'user'
+      ? message.status === undefined
+      : message.sender === 'bot' && (REPLY_STATUSES as readonly unknown[]).includes(message.status)) &&
     (message.sources === undefined || (Array.isArray(message.sources) && message.sources.every(isReplySource)))
   );
 }
 
 /** A checked message with nothing but its own fields, as the machine makes them. */
-function ownFields({ text, sender, stopped, sources }: ChatMessage): ChatMessage {
+function ownFields({ text, sender, status, sources }: ChatMessage): ChatMessage {
   return {
     text,
     sender,
-    ...(stopped ? { stopped } : {}),
+    ...(status ? { status } : {}),
     ...(sources?.length ? { sources: sources.map(({ n, title, url }) => ({ n, title, url })) } : {}),
   };
 }

@@ -2,6 +2,7 @@ import { ChakraProvider } from '@chakra-ui/react';
 import { render, screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { CATALOGUES } from '../../locales/catalogues';
 import { ERROR_MESSAGE, NO_CONTENT_MESSAGE } from '../../machines/chat-machine';
 import { loadMarkdown } from '../markdown/load-markdown';
 import { getSystem } from '../system';
@@ -18,7 +19,7 @@ function renderBubble(props: MessageBubbleProps) {
 describe('MessageBubble', () => {
   it('shows a reply as plain text until the Markdown renderer has loaded', () => {
     // Not loaded in this test file yet: the first render is the fallback.
-    const { container } = renderBubble({ text: 'Some **bold**', sender: 'bot' });
+    const { container } = renderBubble({ text: 'Some **bold**', sender: 'bot', status: 'answer' });
     expect(container.querySelector('[data-sender="bot"]')?.textContent).toBe('Some **bold**');
   });
 
@@ -26,7 +27,7 @@ describe('MessageBubble', () => {
     beforeAll(() => loadMarkdown());
 
     it('renders a bot reply as Markdown, with a Copy button once complete', () => {
-      renderBubble({ text: 'Some **bold**', sender: 'bot' });
+      renderBubble({ text: 'Some **bold**', sender: 'bot', status: 'answer' });
       expect(screen.getByText('bold').tagName).toBe('STRONG');
       expect(screen.getByRole('button', { name: 'Copy reply' })).toBeInTheDocument();
     });
@@ -49,8 +50,9 @@ describe('MessageBubble', () => {
         { n: 2, title: 'Hours', url: 'https://shop.example.com:8443/hours' },
       ];
       const { container } = renderBubble({
-        text: 'See [1] and [3], or [the form](https://evil.example/steal) and <https://www.example.com/help/returns>.',
+        text: 'See [1] and [3], or [the form](https://evil.example/steal) and <https://www.example.com/help/returns>. [2]',
         sender: 'bot',
+        status: 'answer',
         sources,
       });
 
@@ -69,17 +71,22 @@ describe('MessageBubble', () => {
       expect(replyLinks).toEqual([
         ['[1]', sources[0].url],
         ['https://www.example.com/help/returns', sources[0].url],
+        ['[2]', sources[1].url],
       ]);
       expect(reply?.textContent).toContain('[3]');
       expect(reply?.textContent).toContain('the form (https://evil.example/steal)');
     });
 
-    it('copies a reply with its sources after it', async () => {
+    it('copies a reply with the sources it cites after it', async () => {
       const user = userEvent.setup();
       renderBubble({
         text: 'Thirty days [1].',
         sender: 'bot',
-        sources: [{ n: 1, title: 'Returns', url: 'https://www.example.com/help/returns' }],
+        status: 'answer',
+        sources: [
+          { n: 1, title: 'Returns', url: 'https://www.example.com/help/returns' },
+          { n: 2, title: 'Hours', url: 'https://www.example.com/help/hours' },
+        ],
       });
       await user.click(screen.getByRole('button', { name: 'Copy reply' }));
       expect(await navigator.clipboard.readText()).toBe(
@@ -91,6 +98,7 @@ describe('MessageBubble', () => {
       const { container } = renderBubble({
         text: 'Thirty days [1].',
         sender: 'bot',
+        status: 'answer',
         sources: [{ n: 1, title: 'Returns', url: 'https://www.example.com/help/returns' }],
       });
       const order = [
@@ -104,15 +112,26 @@ describe('MessageBubble', () => {
     });
 
     it('shows no Sources list for a reply without sources', () => {
-      renderBubble({ text: 'See [1].', sender: 'bot' });
+      renderBubble({ text: 'See [1].', sender: 'bot', status: 'answer' });
       expect(screen.queryByRole('region', { name: 'Sources' })).toBeNull();
       expect(screen.queryByRole('link')).toBeNull();
     });
 
-    it.each([NO_CONTENT_MESSAGE, ERROR_MESSAGE])('keeps "%s" as plain text, without Copy', (text) => {
-      const { container } = renderBubble({ text, sender: 'bot' });
+    // Known by its status, not its text: in another language the machine's own texts stay plain all the same.
+    it.each([
+      [NO_CONTENT_MESSAGE, 'empty'],
+      [ERROR_MESSAGE, 'failed'],
+      [CATALOGUES.de.noContent, 'empty'],
+      [CATALOGUES.de.error, 'failed'],
+    ] as const)('keeps "%s" (%s) as plain text, without Copy', (text, status) => {
+      const { container } = renderBubble({ text, sender: 'bot', status });
       expect(container.querySelector('[data-sender="bot"]')?.innerHTML).toBe(text);
       expect(screen.queryByRole('button', { name: 'Copy reply' })).toBeNull();
+    });
+
+    it("shows a reply that happens to read like the machine's own text as a reply, with Copy", () => {
+      renderBubble({ text: ERROR_MESSAGE, sender: 'bot', status: 'answer' });
+      expect(screen.getByRole('button', { name: 'Copy reply' })).toBeInTheDocument();
     });
   });
 });

@@ -26,13 +26,14 @@ export interface MessageBubbleProps extends ChatMessage {
  * streaming in re-renders as it grows).
  * A visitor's message, and any message until the Markdown renderer has loaded, is a React text node: markup in it is
  * shown, never interpreted. A bot reply then renders as safe Markdown, with a Copy button once complete (the welcome
- * has none); the spec's two status texts stay plain. A reply's bidirectional controls are never rendered, and a reply
- * whose rendering fails shows as plain text.
+ * has none); the machine's own texts (an empty or failed reply, known by its status: the spec's two status texts in
+ * English) stay plain. A reply's bidirectional controls are never rendered, and a reply whose rendering fails shows as
+ * plain text.
  */
 export const MessageBubble = memo(function MessageBubble({
   text,
   sender,
-  stopped,
+  status,
   streaming,
   welcome,
   sources,
@@ -40,7 +41,8 @@ export const MessageBubble = memo(function MessageBubble({
 }: MessageBubbleProps) {
   const fromUser = sender === 'user';
   const markdown = useMarkdown();
-  const rich = markdown && !fromUser && text !== t('noContent') && text !== t('error');
+  const rich = markdown && !fromUser && status !== 'empty' && status !== 'failed';
+  const stopped = status === 'stopped';
   const plain = <PlainText text={text} sender={sender} />;
   return (
     <Flex direction="column" align={fromUser ? 'flex-end' : 'flex-start'} gap="1">

@@ -187,14 +187,7 @@ const MessageGroup = memo(function MessageGroup({ messages, start, end }: Messag
     // one message leaves that message as plain text and the rest of the card working.
     bubbles.push(
       <FaultBoundary key={index} fallback={<PlainMessage text={message.text} sender={message.sender} />}>
-        <MessageBubble
-          text={message.text}
-          sender={message.sender}
-          stopped={message.stopped}
-          streaming={message.streaming}
-          sources={message.sources}
-          feedback={message.feedback}
-        />
+        <MessageBubble {...message} />
       </FaultBoundary>,
     );
   }

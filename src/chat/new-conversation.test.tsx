@@ -31,7 +31,13 @@ describe('New conversation and Download conversation, with no persist', () => {
     expect(screen.getByRole('button', { name: 'New conversation' })).toBeInTheDocument();
     expect(screen.queryByRole('button', { name: 'Download conversation' })).toBeNull();
     await act(async () =>
-      fake.latest().sources([{ n: 1, title: 'Find us', url: 'https://shop.example/where' }], { token: 't' }),
+      fake.latest().sources(
+        [
+          { n: 1, title: 'Find us', url: 'https://shop.example/where' },
+          { n: 2, title: 'Hours', url: 'https://shop.example/hours' },
+        ],
+        { token: 't' },
+      ),
     );
     await act(async () => fake.latest().resolve('On the corner [1].'));
 
@@ -39,6 +45,7 @@ describe('New conversation and Download conversation, with no persist', () => {
     expect(clicked).toHaveBeenCalledTimes(1);
     expect(fetched).not.toHaveBeenCalled();
     const day = new Date().toISOString().slice(0, 10);
+    // The sources the reply cites, not Hours, which it was given and did not use.
     expect(await blobs[0].text()).toBe(
       `# AI Assistant\n\n${day}\n\n**You:**\n\nWhere are you?\n\n**Assistant:**\n\nOn the corner [1].\n\n` +
         'Sources:\n\n1. [Find us](https://shop.example/where)\n',

@@ -1,4 +1,5 @@
-import { Flex } from '@chakra-ui/react';
+import { chakra, Flex } from '@chakra-ui/react';
+import type { ReactNode } from 'react';
 import { usePageTitle } from '../page-settings';
 import { t } from '../text';
 import { ChatActorContext } from './chat-actor-context';
@@ -6,8 +7,9 @@ import { RecipeButton } from './controls';
 import { conversationMarkdown, saveMarkdown } from './download-conversation';
 
 /**
- * Under the conversation, once there is one: "New conversation" (the messages go, and what the tab keeps with them,
- * with or without `persist`), and "Download conversation" once there is a reply (a Markdown file made in the browser).
+ * In the card's header, once there is a conversation: "New conversation" (the messages go, and what the tab keeps with
+ * them, with or without `persist`), and "Download conversation" once there is a reply (a Markdown file made in the
+ * browser). In the header's line, beside the title, so that the card keeps its height when they come.
  */
 export function NewConversation() {
   const actorRef = ChatActorContext.useActorRef();
@@ -22,20 +24,38 @@ export function NewConversation() {
     saveMarkdown(conversationMarkdown(actorRef.getSnapshot().context.messages, title, now), now);
   };
   return (
-    <Flex gap="2" wrap="wrap">
-      <RecipeButton
-        type="button"
-        variant="ghost"
-        size="sm"
-        onClick={() => actorRef.send({ type: 'conversation.clear' })}
-      >
-        {t('newConversation')}
-      </RecipeButton>
+    <Flex gap="1" flexShrink="0">
+      <HeaderButton label={t('newConversation')} onClick={() => actorRef.send({ type: 'conversation.clear' })}>
+        <path d="M12 5v14M5 12h14" />
+      </HeaderButton>
       {hasReply && (
-        <RecipeButton type="button" variant="ghost" size="sm" onClick={download}>
-          {t('downloadConversation')}
-        </RecipeButton>
+        <HeaderButton label={t('downloadConversation')} onClick={download}>
+          <path d="M12 4v11M7 10l5 5 5-5M5 20h14" />
+        </HeaderButton>
       )}
     </Flex>
+  );
+}
+
+/**
+ * A button no taller than the title's line: its icon, and its text where the card is wide enough for it (on a phone,
+ * and in the embed's narrow panel, the icon alone, named by `aria-label` and shown by `title`).
+ */
+function HeaderButton({ label, onClick, children }: { label: string; onClick: () => void; children: ReactNode }) {
+  return (
+    <RecipeButton type="button" variant="ghost" size="2xs" aria-label={label} title={label} onClick={onClick}>
+      <chakra.svg
+        aria-hidden="true"
+        viewBox="0 0 24 24"
+        fill="none"
+        stroke="currentColor"
+        strokeWidth="2"
+        strokeLinecap="round"
+        strokeLinejoin="round"
+      >
+        {children}
+      </chakra.svg>
+      <chakra.span display={{ base: 'none', sm: 'inline' }}>{label}</chakra.span>
+    </RecipeButton>
   );
 }

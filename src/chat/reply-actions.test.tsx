@@ -35,6 +35,8 @@ function renderChat(contact?: string) {
 }
 
 const button = (name: string) => screen.getByRole('button', { name });
+/** The polite live region beside a reply's votes: after Copy's own. */
+const voteStatus = () => within(button('Helpful').parentElement as HTMLElement).getAllByRole('status')[1];
 
 describe('Helpful and Not helpful', () => {
   beforeAll(() => loadMarkdown());
@@ -80,6 +82,46 @@ describe('Helpful and Not helpful', () => {
     ]);
     // No contact: no link.
     expect(screen.queryByRole('link', { name: 'Contact us' })).toBeNull();
+  });
+
+  it('send with a Not helpful the numbers of the sources the reply cites, and say Thanks once the vote is counted', async () => {
+    const { user, fake, posted } = renderChat();
+    await user.type(screen.getByRole('textbox', { name: 'Message' }), 'Which leaves?{Enter}');
+    const sources = ['compost', 'bins', 'mulch'].map((page, index) => ({
+      n: index + 1,
+      title: page,
+      url: `https://shop.example/${page}`,
+    }));
+    await act(async () => fake.latest().sources(sources, { token: 'token-2' }));
+    await act(async () => fake.latest().resolve('Spread it as mulch [3]; green and brown in equal parts [1] [3].'));
+    const status = voteStatus();
+    expect(status).toHaveTextContent('');
+
+    await user.click(button('Not helpful'));
+    await vi.waitFor(() => expect(status).toHaveTextContent('Thanks'));
+    await user.click(button('Helpful'));
+    const bodies = posted.mock.calls.map(([, sent]) => JSON.parse((sent as RequestInit).body as string));
+    // [2] was given and not cited: not counted against; a Helpful counts against no page.
+    expect(bodies).toEqual([
+      { reply: 'token-2', rating: 'down', cited: [3, 1] },
+      { reply: 'token-2', rating: 'up' },
+    ]);
+  });
+
+  it.each([
+    ['refused', () => Promise.resolve(new Response('{}', { status: 413 }))],
+    ['not sent', () => Promise.reject(new TypeError('Failed to fetch'))],
+  ])('say a vote the server %s could not be counted', async (_, answer) => {
+    const { user, fake, posted } = renderChat();
+    await user.type(screen.getByRole('textbox', { name: 'Message' }), 'Hi{Enter}');
+    await act(async () => fake.latest().sources([], { token: 'token-3' }));
+    await act(async () => fake.latest().resolve('A reply.'));
+    posted.mockImplementationOnce(answer);
+    await user.click(button('Helpful'));
+    await vi.waitFor(() => expect(voteStatus()).toHaveTextContent('Your vote could not be counted.'));
+    // Voting again, and counted this time: said so.
+    await user.click(button('Not helpful'));
+    await vi.waitFor(() => expect(voteStatus()).toHaveTextContent(/^Thanks$/));
   });
 
   it('are not offered for a reply without a token (direct mode)', async () => {

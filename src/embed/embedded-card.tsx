@@ -1,13 +1,12 @@
-import { Box, chakra, Flex } from '@chakra-ui/react';
+import { Box, chakra } from '@chakra-ui/react';
 import { useCallback, useEffect, useLayoutEffect, useRef } from 'react';
 import type { PageSettings } from '../../contract/page-settings';
 import { ChatActorContext } from '../chat/chat-actor-context';
-import { CardTitle } from '../chat/chat-card';
+import { CardHeader } from '../chat/chat-card';
 import { Composer } from '../chat/composer';
 import { RecipeButton } from '../chat/controls';
 import { useEscapeKey } from '../chat/escape-key';
 import { MessageList } from '../chat/message-list';
-import { NewConversationSlot } from '../chat/new-conversation-slot';
 import { t } from '../text';
 import { greetHostPage, type HostPage } from './host-page';
 
@@ -62,8 +61,7 @@ export function EmbeddedCard({ host }: { host: HostPage }) {
       p="3"
       bg="bg.panel"
     >
-      <Flex align="center" justify="space-between" gap="2">
-        <CardTitle />
+      <CardHeader>
         <RecipeButton type="button" variant="ghost" size="sm" aria-label={t('close')} onClick={close}>
           <chakra.svg
             aria-hidden="true"
@@ -76,9 +74,8 @@ export function EmbeddedCard({ host }: { host: HostPage }) {
             <path d="M6 6l12 12M18 6L6 18" />
           </chakra.svg>
         </RecipeButton>
-      </Flex>
+      </CardHeader>
       <MessageList h="full" />
-      <NewConversationSlot />
       <Composer />
     </Box>
   );

@@ -29,6 +29,7 @@ describe('the reply deadline', () => {
     expect(actor.getSnapshot().context.messages.at(-1)).toEqual({
       text: 'Error: Unable to get response',
       sender: 'bot',
+      status: 'failed',
     });
     expect(consoleError).toHaveBeenCalledWith(
       'Chat request failed:',

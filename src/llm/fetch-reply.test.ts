@@ -295,7 +295,11 @@ describe('createFetchReply in the chat machine', () => {
 
       await waitFor(actor, (snapshot) => snapshot.matches('idle'), { timeout: WAIT_MS });
 
-      expect(actor.getSnapshot().context.messages.at(-1)).toEqual({ text: 'Hello from the page', sender: 'bot' });
+      expect(actor.getSnapshot().context.messages.at(-1)).toEqual({
+        text: 'Hello from the page',
+        sender: 'bot',
+        status: 'answer',
+      });
       expect(provider.requests).toMatchObject([
         { body: { model: TEST_MODEL }, headers: { authorization: `Bearer ${TEST_KEY}` } },
       ]);
@@ -315,7 +319,7 @@ describe('createFetchReply in the chat machine', () => {
 
     expect(actor.getSnapshot().context.messages).toEqual([
       { text: 'Hi there', sender: 'user' },
-      { text: 'Hello from the provider', sender: 'bot' },
+      { text: 'Hello from the provider', sender: 'bot', status: 'answer' },
     ]);
     expect(provider.requests.map((request) => request.body)).toMatchObject([
       { messages: [{ role: 'user', content: 'Hi there' }] },
@@ -332,6 +336,7 @@ describe('createFetchReply in the chat machine', () => {
     expect(actor.getSnapshot().context.messages.at(-1)).toEqual({
       text: 'Error: Unable to get response',
       sender: 'bot',
+      status: 'failed',
     });
     expect(consoleError).toHaveBeenCalledWith(expect.anything(), expect.any(InternalServerError));
   });
@@ -359,7 +364,7 @@ describe('createFetchReply in the chat machine', () => {
     provider.streams[0].end();
 
     await waitFor(actor, (snapshot) => snapshot.matches('idle'), { timeout: WAIT_MS });
-    expect(actor.getSnapshot().context.messages.at(-1)).toEqual({ text: 'Hi there', sender: 'bot' });
+    expect(actor.getSnapshot().context.messages.at(-1)).toEqual({ text: 'Hi there', sender: 'bot', status: 'answer' });
   });
 
   it('ends a reply whose body stalls in the error message, and the provider sees the request abandoned', async () => {
@@ -373,8 +378,8 @@ describe('createFetchReply in the chat machine', () => {
 
     expect(performance.now() - started).toBeLessThan(WAIT_MS);
     expect(actor.getSnapshot().context.messages.slice(1)).toEqual([
-      { text: 'Some text', sender: 'bot' },
-      { text: 'Error: Unable to get response', sender: 'bot' },
+      { text: 'Some text', sender: 'bot', status: 'answer' },
+      { text: 'Error: Unable to get response', sender: 'bot', status: 'failed' },
     ]);
     expect(consoleError).toHaveBeenCalledWith(
       'Chat request failed:',
@@ -392,7 +397,7 @@ describe('createFetchReply in the chat machine', () => {
 
     actor.send({ type: 'reply.stop' });
 
-    expect(actor.getSnapshot().context.messages.at(-1)).toEqual({ text: 'Partial', sender: 'bot', stopped: true });
+    expect(actor.getSnapshot().context.messages.at(-1)).toEqual({ text: 'Partial', sender: 'bot', status: 'stopped' });
     await vi.waitFor(() => expect(provider.requests[0].aborted).toBe(true), { timeout: WAIT_MS });
   });
 });

@@ -12,6 +12,7 @@ import type { ReactNode } from 'react';
 import type { ReplySource } from '../../contract/llm';
 import { t } from '../text';
 import { withoutBidiControls } from './bidi-controls';
+import { CITATION, citedInOrder } from './citations';
 import { CodeBlock } from './code-block';
 import { misleads } from './honest-link';
 import { limitNesting, MAX_NESTING } from './limit-nesting';
@@ -77,18 +78,12 @@ function isSourceHref(sources: readonly ReplySource[], href: string): boolean {
   return [...sourceLinks(sources).values()].includes(href);
 }
 
-/** A citation, `[n]`, its number captured. */
-const CITATION = /\[(\d{1,3})\]/g;
-
 /**
- * The numbers of the sources a reply cites, in the order it first cites each (a `[n]` that names no given source is no
- * citation). Read from the whole text: a `[n]` in code counts here, though it shows as code.
+ * The numbers of the sources a reply cites ({@link citedInOrder}) that have a link: in the order it first cites each.
  */
 export function citedSources(text: string, sources: readonly ReplySource[]): string[] {
   const links = sourceLinks(sources);
-  const cited = new Set<string>();
-  for (const [, n] of text.matchAll(CITATION)) if (links.has(n)) cited.add(n);
-  return [...cited];
+  return citedInOrder(text, sources).flatMap(({ n }) => (links.has(String(n)) ? [String(n)] : []));
 }
 
 /** `text` with each `[n]` that names a given source as a link to it; any other `[n]` stays text. */

@@ -1,6 +1,5 @@
 import { ChakraProvider } from '@chakra-ui/react';
 import { render, screen, within } from '@testing-library/react';
-import userEvent from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
 import { getSystem } from '../system';
 import { SourceList } from './source-list';
@@ -32,46 +31,27 @@ function lines(list: HTMLElement) {
 }
 
 describe('SourceList', () => {
-  it('shows the pages the reply cites first, in the order it cites them, each page once, the rest under More', async () => {
-    const user = userEvent.setup();
+  it('lists only the pages the reply cites, in the order it first cites them, each once, at the section it cites', () => {
     renderList('Call us [2]. Refunds take five days [3], and you have thirty days [1] [2].');
     const list = screen.getByRole('region', { name: 'Sources' });
-    const more = within(list).getByRole('button', { name: 'More' });
-    const [cited, rest] = list.querySelectorAll('ol');
 
-    // The Returns page is one line, at the section the reply cites first ([3]).
-    expect(lines(cited)).toEqual([
+    // The Returns page is one line, at the section the reply cites first ([3]); Shipping, given but not cited, is not
+    // shown at all, nor is there anything to open.
+    expect(list.querySelectorAll('ol')).toHaveLength(1);
+    expect(lines(list)).toEqual([
       [2, 'Hours', `${HELP}/hours`, 'Hours'],
       [3, 'Returns', `${HELP}/returns#refunds`, 'Returns'],
     ]);
-    expect(lines(rest)).toEqual([[4, 'Shipping', `${HELP}/shipping`, 'Shipping']]);
-    expect(rest).not.toBeVisible();
-    expect(more).toHaveAttribute('aria-expanded', 'false');
-    expect(more).toHaveAttribute('aria-controls', rest.id);
-
-    await user.click(more);
-    expect(more).toHaveAttribute('aria-expanded', 'true');
-    expect(rest).toBeVisible();
-    // By keyboard too.
-    more.focus();
-    await user.keyboard('{Enter}');
-    expect(rest).not.toBeVisible();
-    await user.keyboard(' ');
-    expect(rest).toBeVisible();
-  });
-
-  it('shows every page, in order, with no More, when the reply cites none', () => {
-    renderList('We open at nine. [9] is no source.');
-    const list = screen.getByRole('region', { name: 'Sources' });
+    expect(list.textContent).not.toContain('Shipping');
     expect(within(list).queryByRole('button')).toBeNull();
-    expect(lines(list).map(([n, title, href]) => [n, title, href])).toEqual([
-      [1, 'Returns', `${HELP}/returns#how-to-return`],
-      [2, 'Hours', `${HELP}/hours`],
-      [4, 'Shipping', `${HELP}/shipping`],
-    ]);
   });
 
-  it('has no More when the reply cites every page', () => {
+  it('shows no list when the reply cites none of the pages it was given', () => {
+    renderList('We open at nine. [9] is no source.');
+    expect(screen.queryByRole('region', { name: 'Sources' })).toBeNull();
+  });
+
+  it('lists every page when the reply cites every one', () => {
     renderList('[4] [1] [2]');
     const list = screen.getByRole('region', { name: 'Sources' });
     expect(within(list).queryByRole('button')).toBeNull();
@@ -86,7 +66,7 @@ describe('SourceList', () => {
   });
 
   it('names each line’s host when the hosts differ', () => {
-    renderList('', [
+    renderList('[1] [2]', [
       { n: 1, title: 'Returns', url: `${HELP}/returns` },
       { n: 2, title: 'Hours', url: 'https://shop.example.com:8443/hours' },
     ]);

@@ -49,8 +49,9 @@ const api = () => (window as { AIAssistant?: LoaderApi }).AIAssistant;
 // The page's one loader, shared by every instance of this module. Loading and removing it take turns in one queue: a
 // script that is still loading cannot be stopped, so the next one waits for it (and the panel's `open()` for both).
 let queue = Promise.resolve();
+// A failed job must not stop every later one.
 const then = (job: () => void | Promise<void>) => {
-  queue = queue.then(job);
+  queue = queue.then(job).catch(console.error);
 };
 /** The loader's address and attributes, once it is loaded or queued to be. */
 let loaded: string | undefined;
@@ -70,16 +71,23 @@ function dataAttributes({ position, offsetBottom, offsetSide, label, theme, lang
   return data;
 }
 
+// `embed.js` in the assistant's folder: only an absolute http(s) `src` names one (not the site's own).
+function loaderAddress(src: string) {
+  try {
+    const address = new URL('embed.js', src.endsWith('/') ? src : `${src}/`);
+    if (/^https?:$/.test(address.protocol)) return address.href;
+  } catch {}
+}
+
 function load(source: string) {
-  const [src, attributes] = JSON.parse(source) as [string, Record<string, string>];
+  const [address, attributes] = JSON.parse(source) as [string, Record<string, string>];
   const open = isOpen;
   loaded = source;
   then(
     () =>
       new Promise<void>((done) => {
         script = document.createElement('script');
-        // `src` names the assistant's folder: the loader sits in it, and frames the chat from beside itself.
-        script.src = new URL('embed.js', src.endsWith('/') ? src : `${src}/`).href;
+        script.src = address;
         Object.assign(script.dataset, attributes, open ? { open: '' } : {});
         script.onload = script.onerror = () => {
           for (const name of EVENT_NAMES) {
@@ -112,7 +120,7 @@ export const AIAssistant = forwardRef<AIAssistantHandle, AIAssistantProps>(funct
   self.current = props;
   const { src, defaultOpen } = props;
   // One string, so that the effect runs again only when an attribute really changes.
-  const source = JSON.stringify([src, dataAttributes(props)]);
+  const source = JSON.stringify([loaderAddress(src), dataAttributes(props)]);
 
   useImperativeHandle(
     ref,
@@ -125,6 +133,10 @@ export const AIAssistant = forwardRef<AIAssistantHandle, AIAssistantProps>(funct
   );
 
   useEffect(() => {
+    if (!JSON.parse(source)[0]) {
+      console.warn(`AIAssistant: src "${self.current.src}" is no https:// address; nothing is drawn.`);
+      return;
+    }
     if ((owner && owner !== self) || (!loaded && api())) {
       console.warn('AIAssistant: the assistant is on this page already; this one draws nothing.');
       return;

@@ -1,0 +1,38 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { join } from 'node:path';
+import type { StoreSettings } from '../server/knowledge-store/knowledge-store.ts';
+
+/**
+ * `npm run knowledge -- <args>` as a process of its own, with the site's file in `configDir` and the store's settings
+ * in its environment: the command itself, or (`npm`) through `npm run -s` as the docs write it for `--json`.
+ */
+export function knowledgeCommand(
+  configDir: string,
+  args: string[],
+  { dataDir, databaseUrl }: Partial<StoreSettings>,
+  { npm = false } = {},
+) {
+  const [command, ...prefix] = npm
+    ? ['npm', 'run', '-s', 'knowledge', '--']
+    : [process.execPath, '--import', 'tsx', 'server/cli/knowledge.ts'];
+  const child = spawn(command, [...prefix, ...args], {
+    env: {
+      ...process.env,
+      ASSISTANT_CONFIG: join(configDir, 'assistant.config.yaml'),
+      ...(dataDir ? { DATA_DIR: dataDir } : {}),
+      ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    stdout += chunk;
+  });
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk;
+  });
+  const done = once(child, 'exit').then(([code]) => ({ code: code as number | null, stdout, stderr }));
+  return { child, done };
+}
