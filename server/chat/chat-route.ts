@@ -98,7 +98,11 @@ async function forwardChat(
         : {}),
     },
     knowledge,
-    { language: visitorLanguage(body) ?? assistant?.language, rewrite: assistant?.rewriteQuestions !== false },
+    {
+      language: visitorLanguage(body) ?? assistant?.language,
+      rewrite: assistant?.rewriteQuestions !== false,
+      site: { title: assistant?.page.title, description: assistant?.description },
+    },
   );
   if (!site.parsed.ok) return refuse(400, 'invalid_body', site.parsed.reason);
   const { feedback } = options;

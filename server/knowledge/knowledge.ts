@@ -9,6 +9,7 @@ import type { CrawlLimits } from './sitemap-source.ts';
 export type { Passage } from './chunk.ts';
 export { chunkPage } from './chunk.ts';
 export { withoutCredentials } from './crawl-fetch.ts';
+export { explain, type FollowUpRule, searchWordsReason } from './explain.ts';
 export { bytesHash, type FileOutcome, filePage, type KnownFile, readFolder } from './folder-source.ts';
 export {
   DEFAULT_INDEX_TEXT_MILLIONS,
@@ -18,16 +19,9 @@ export {
 } from './index-budget.ts';
 export { keptInWorker } from './index-in-worker.ts';
 export { formatMaterial, MATERIAL_PREAMBLE, type Material } from './material.ts';
-export { type Page, readingHash, readThisWay } from './page.ts';
+export { oneLine, type Page, readingHash, readThisWay } from './page.ts';
 export { RETRIEVAL_LIMITS, type RetrievalLimits } from './retrieval-limits.ts';
-export {
-  explain,
-  type Question,
-  retrieve,
-  type ScoredPassage,
-  type SearchWordsReason,
-  searchWordsReason,
-} from './retrieve.ts';
+export { type Question, retrieve, type ScoredPassage, type SearchWordsReason, saysNone } from './retrieve.ts';
 export {
   buildIndex,
   INDEX_FORMAT,

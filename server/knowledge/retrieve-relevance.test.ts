@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { explain } from './explain.ts';
 import { RETRIEVAL_LIMITS } from './retrieval-limits.ts';
-import { explain, retrieve } from './retrieve.ts';
+import { retrieve } from './retrieve.ts';
 import { buildIndex } from './search-index.ts';
 import { PAGES, page, site } from './test-pages.ts';
 

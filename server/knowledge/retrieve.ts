@@ -13,7 +13,10 @@ export interface Question {
    * each language's passages with that language's stop words and stemmer, whatever it is.
    */
   language?: string;
-  /** Words a model gave for the question, in the pages' language: looked up first, then the question as typed. */
+  /**
+   * Words a model gave for the question, in the pages' language: looked up first, then the question as typed. `NONE`
+   * (the model's answer when the site cannot cover the question) gives no passages at all.
+   */
   searchWords?: string;
 }
 
@@ -43,7 +46,13 @@ export interface WeighedTerm {
  * One text's terms, cut with `language`'s rules, and every passage in that language that holds any of them (whatever
  * its coverage), in no particular order ({@link bestFirst} orders them).
  */
-function weigh(index: KnowledgeIndex, text: string, language: string, limits: RetrievalLimits) {
+export function weigh(
+  index: KnowledgeIndex,
+  text: string,
+  language: string,
+  limits: RetrievalLimits,
+  answered = false,
+) {
   const terms = [...new Set(tokenize(text, language))];
   const count = index.passages.length;
   const found = (term: string) => index.documentFrequency.get(term) ?? 0;
@@ -68,6 +77,15 @@ function weigh(index: KnowledgeIndex, text: string, language: string, limits: Re
   const commonWeight = weighed.filter((each) => each.use === 'common').map((each) => rarity(count, each.passages));
   const whole = commonWeight.reduce((sum, each) => sum + each, total);
   const searched = weighed.filter((each) => each.use === 'searched').map((each) => each.term);
+  // What makes the text specific: its rarest words that the pages know (common ones only when it has no other).
+  const known = weighed.filter((each) => each.use === 'searched');
+  const most = Math.max(0, ...known.map((each) => each.weight));
+  const distinct = (known.length > 0 ? known : weighed.filter((each) => each.passages > 0))
+    .filter((each) => known.length === 0 || each.weight >= limits.distinctShare * most)
+    .map((each) => each.term);
+  // Once a model was asked for the site's words, a word the pages still lack is what the text is about ("laptops" in
+  // "Do you repair laptops?"); without one, it mostly says that the owner wrote few pages ("policy", "phone").
+  const absent = answered ? weighed.filter((each) => each.use === 'absent').length : 0;
   const scored: ScoredPassage[] = [];
   if (total > 0 && searched.length > 0) {
     const inLanguage = (result: { [field: string]: unknown }) => result.language === language;
@@ -93,7 +111,7 @@ function weigh(index: KnowledgeIndex, text: string, language: string, limits: Re
       let sum = 0;
       for (const term of terms) sum += weight.get(term) ?? 0;
       const held = 'size' in terms ? terms.size : terms.length;
-      return searched.length >= 2 && held < 2 ? Math.min(sum / total, limits.oneWordCoverage) : sum / total;
+      return searched.length + absent >= 2 && held < 2 ? Math.min(sum / total, limits.oneWordCoverage) : sum / total;
     };
     const pageCoverage = new Map<string, number>();
     for (const [page, terms] of pageTerms) pageCoverage.set(page, share(terms));
@@ -103,53 +121,117 @@ function weigh(index: KnowledgeIndex, text: string, language: string, limits: Re
       scored.push({ passage, score, coverage: own + (page - own) * limits.pageShare });
     }
   }
-  return { terms: weighed, scored, share: whole > 0 ? total / whole : 0 };
+  return { terms: weighed, scored, share: whole > 0 ? total / whole : 0, distinct };
 }
 
 /**
  * Passages best first, by score and coverage together: BM25 alone puts first a long passage that holds one of the
  * question's words many times.
  */
-function bestFirst(scored: ScoredPassage[]): ScoredPassage[] {
+export function bestFirst(scored: ScoredPassage[]): ScoredPassage[] {
   const ranks = new Map(scored.map((each) => [each, each.score * each.coverage * each.coverage]));
   return scored.sort((a, b) => (ranks.get(b) ?? 0) - (ranks.get(a) ?? 0));
 }
 
-/** The passages that hold enough of one question's weight, best first. */
-const candidates = (index: KnowledgeIndex, text: string, language: string, limits: RetrievalLimits) =>
-  bestFirst(weigh(index, text, language, limits).scored.filter(({ coverage }) => coverage >= limits.minCoverage));
+/** The passages that hold enough of one text's weight, best first. */
+const candidates = (scored: ScoredPassage[], limits: RetrievalLimits) =>
+  bestFirst(scored.filter(({ coverage }) => coverage >= limits.minCoverage));
 
 /** What became of a candidate passage, and by which rule. */
-export type Verdict = 'given' | 'already given' | 'below minCoverage' | 'maxPassages' | 'maxPerPage' | 'maxTokens';
+export type Verdict =
+  | 'given'
+  | 'already given'
+  | 'below minCoverage'
+  | 'no distinctive word'
+  | 'maxPassages'
+  | 'maxPerPage'
+  | 'maxTokens';
 
 /** The rule language of a text: its script's (Chinese, Japanese), or else the one it is said to be in. */
-const ownLanguage = (text: string, tag: string) => ruleLanguage(scriptLanguage(text, tag));
+export const ownLanguage = (text: string, tag: string) => ruleLanguage(scriptLanguage(text, tag));
 
-/**
- * The texts looked up for a question, in order: the model's search words, the latest message, the previous one; each
- * against its own language's passages first (with that language's rules), then against every other language's.
- */
-function texts(index: KnowledgeIndex, question: Question): { text: string; language: string }[] {
-  const visitor = question.language ?? index.language;
-  return [
-    ...(question.searchWords ? [{ text: question.searchWords, tag: index.language }] : []),
-    ...[question.latest, question.previous ?? '']
-      .filter((text) => text.trim() !== '')
-      .map((text) => ({ text, tag: visitor })),
-  ].flatMap(({ text, tag }) => {
-    const own = ownLanguage(text, tag);
-    return [own, ...index.languages.filter((language) => language !== own)].map((language) => ({ text, language }));
-  });
+/** A model's answer that the site cannot cover the question. */
+export const saysNone = (words: string) => /^\W*none\W*$/i.test(words);
+
+/** One text looked up in one language's passages; `distinct` when its specific words decide which pages may answer. */
+interface Lookup {
+  text: string;
+  language: string;
+  /** The follow-up as typed and the previous question's words: it adds candidates, never pages of its own. */
+  joined: boolean;
 }
 
-/** Takes candidates in order within the limits, saying of each what became of it. */
-function choose(found: readonly ScoredPassage[], limits: RetrievalLimits): Verdict[] {
+/**
+ * Whether the model's search words say more than the latest message: words that only repeat it resolve nothing (a
+ * follow-up is then looked up as without them).
+ */
+export function resolves(index: KnowledgeIndex, question: Question): boolean {
+  if (!question.searchWords) return false;
+  const typed = new Set(tokenize(question.latest, index.language));
+  return tokenize(question.searchWords, index.language).some((term) => !typed.has(term));
+}
+
+/**
+ * The texts looked up for a question, in order: the model's search words (when they say more than the question), the
+ * latest message; without such words, a follow-up as typed joined with the previous question's words. Each in its own
+ * language's passages, or in every language's when the pages have none in its own. A follow-up is looked up in its
+ * standalone form only: the previous question is never looked up on its own.
+ */
+function lookups(index: KnowledgeIndex, question: Question): Lookup[] {
+  if (question.searchWords !== undefined && saysNone(question.searchWords)) return [];
+  const visitor = question.language ?? index.language;
+  const words = resolves(index, question)
+    ? [{ text: question.searchWords ?? '', tag: index.language, joined: false }]
+    : [];
+  const latest = { text: question.latest, tag: visitor, joined: false };
+  const previous = question.previous?.trim() ?? '';
+  const joined =
+    words.length === 0 && previous !== ''
+      ? [{ text: `${question.latest}\n${previous}`, tag: visitor, joined: true }]
+      : [];
+  return [...words, latest, ...joined]
+    .filter(({ text }) => text.trim() !== '')
+    .flatMap(({ text, tag, joined }) => {
+      const own = joined ? ownLanguage(question.latest, tag) : ownLanguage(text, tag);
+      const languages = index.languages.includes(own) ? [own] : index.languages;
+      return languages.map((language) => ({ text, language, joined }));
+    });
+}
+
+/**
+ * What each lookup finds, and the pages that may answer: those holding a distinctive word of the latest message or
+ * of the model's words (a lookup joined with the previous question names none), so that a question is never covered
+ * by its site-common words alone, nor a new topic by the previous question's.
+ */
+export function lookUp(index: KnowledgeIndex, question: Question, limits: RetrievalLimits) {
+  const looked = lookups(index, question).map((lookup) => ({
+    ...lookup,
+    ...weigh(index, lookup.text, lookup.language, limits, question.searchWords !== undefined),
+  }));
+  const pages = new Set<string>();
+  for (const { language, distinct, joined } of looked) {
+    if (joined || distinct.length === 0) continue;
+    const inLanguage = (result: { [field: string]: unknown }) => result.language === language;
+    for (const { id } of index.search.search(distinct.join(' '), { filter: inLanguage })) {
+      pages.add(index.passages[id].page);
+    }
+  }
+  return { looked, pages };
+}
+
+/** Takes candidates of `pages` in order within the limits, saying of each what became of it. */
+export function choose(
+  found: readonly ScoredPassage[],
+  pages: ReadonlySet<string>,
+  limits: RetrievalLimits,
+): Verdict[] {
   const chosen: ScoredPassage[] = [];
   const perPage = new Map<string, number>();
   let tokens = 0;
   return found.map((candidate): Verdict => {
     const { passage } = candidate;
     if (candidate.coverage < limits.minCoverage) return 'below minCoverage';
+    if (!pages.has(passage.page)) return 'no distinctive word';
     if (chosen.some((taken) => taken.passage === passage)) return 'already given';
     if (chosen.length === limits.maxPassages) return 'maxPassages';
     if ((perPage.get(passage.page) ?? 0) >= limits.maxPerPage) return 'maxPerPage';
@@ -172,45 +254,8 @@ export function retrieve(
   question: Question,
   limits: RetrievalLimits = RETRIEVAL_LIMITS,
 ): ScoredPassage[] {
-  const found = texts(index, question).flatMap(({ text, language }) => candidates(index, text, language, limits));
-  const verdicts = choose(found, limits);
+  const { looked, pages } = lookUp(index, question, limits);
+  const found = looked.flatMap(({ scored }) => candidates(scored, limits));
+  const verdicts = choose(found, pages, limits);
   return found.filter((_, at) => verdicts[at] === 'given');
-}
-
-/** What retrieval does with a question, for the owner (`npm run knowledge -- ask`): every text, term and candidate. */
-export function explain(index: KnowledgeIndex, question: Question, limits: RetrievalLimits = RETRIEVAL_LIMITS) {
-  const looked = texts(index, question).map(({ text, language }) => {
-    const { terms, scored } = weigh(index, text, language, limits);
-    return { text, language, terms, scored: bestFirst(scored) };
-  });
-  const found = looked.flatMap(({ scored }) => scored);
-  const verdicts = choose(found, limits);
-  return {
-    texts: looked.map(({ text, language, terms, scored }) => ({ text, language, terms, candidates: scored.length })),
-    candidates: found.map((candidate, at) => ({ ...candidate, verdict: verdicts[at] })),
-    searchWords: searchWordsReason(index, question, limits),
-  };
-}
-
-/**
- * Whether to ask a model for search words, and why: the visitor writes in a language that no page is in, the message
- * follows another, the site is large, or no passage holds enough of the latest message's weight.
- */
-export function searchWordsReason(
-  index: KnowledgeIndex,
-  question: Question,
-  limits: RetrievalLimits = RETRIEVAL_LIMITS,
-): SearchWordsReason | undefined {
-  const own = ownLanguage(question.latest, question.language ?? index.language);
-  if (!index.languages.includes(own)) return 'language';
-  // A follow-up's words rarely stand alone ("And how do I restore it?"), and whether they do is not lexical: as the
-  // peers that condense a question with its history, every follow-up asks.
-  if (question.previous) return 'follow-up';
-  if (index.passages.length >= limits.largeSite) return 'large-site';
-  // A word that no page uses means the visitor's words are not the site's ("phone" where a page says "call us"): a
-  // passage matching the rest is not trusted, and the model is asked for the site's terms. A passage's coverage counts
-  // here against the whole question, its common words too.
-  const { terms, scored, share } = weigh(index, question.latest, own, limits);
-  const confident = scored.some(({ coverage }) => coverage * share >= limits.confidentCoverage);
-  return confident && !terms.some(({ use }) => use === 'absent') ? undefined : 'not-found';
 }
