@@ -101,7 +101,7 @@ async function forwardChat(
     {
       language: visitorLanguage(body) ?? assistant?.language,
       rewrite: assistant?.rewriteQuestions !== false,
-      site: { title: assistant?.page.title, description: assistant?.description },
+      site: { title: assistant?.page.title, description: assistant?.description ?? knowledge?.description() },
     },
   );
   if (!site.parsed.ok) return refuse(400, 'invalid_body', site.parsed.reason);

@@ -13,6 +13,8 @@ export interface Passage {
   language: string;
   /** The words its page's owner adds (front matter `keywords:`, `<meta name="keywords">`), indexed like the title. */
   keywords?: string;
+  /** Its page's description, on the page's first passage only (see {@link Page.description}). */
+  description?: string;
   /** Its estimated size in the model's tokens, its title and headings included, for the material's budget. */
   tokens: number;
 }
@@ -92,5 +94,6 @@ export function chunkPage(page: Page): Passage[] {
     }
     if (text.trim() !== '') add(text);
   }
+  if (page.description && passages.length > 0) passages[0].description = page.description;
   return passages;
 }

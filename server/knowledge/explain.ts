@@ -1,18 +1,9 @@
 // What retrieval does with a question, for the owner (`npm run knowledge -- ask`), and whether to ask a model for
 // search words: both read the index as retrieve.ts does, with its rules.
 import { RETRIEVAL_LIMITS, type RetrievalLimits } from './retrieval-limits.ts';
-import {
-  bestFirst,
-  choose,
-  lookUp,
-  ownLanguage,
-  type Question,
-  resolves,
-  type SearchWordsReason,
-  saysNone,
-  weigh,
-} from './retrieve.ts';
+import { judge, ownLanguage, type Question, resolves, type SearchWordsReason, saysNone } from './retrieve.ts';
 import type { KnowledgeIndex } from './search-index.ts';
+import { weigh } from './weigh.ts';
 
 /** How a follow-up was looked up, and why (`undefined`: the message follows nothing). */
 export type FollowUpRule =
@@ -39,9 +30,7 @@ function followUpRule(index: KnowledgeIndex, question: Question): FollowUpRule |
 
 /** Every text looked up, its terms and distinctive words, every candidate and what became of it. */
 export function explain(index: KnowledgeIndex, question: Question, limits: RetrievalLimits = RETRIEVAL_LIMITS) {
-  const { looked, pages } = lookUp(index, question, limits);
-  const found = looked.flatMap(({ scored }) => bestFirst(scored));
-  const verdicts = choose(found, pages, limits);
+  const { looked, found, verdicts } = judge(index, question, limits);
   return {
     texts: looked.map(({ text, language, terms, scored, distinct, joined }) => ({
       text,

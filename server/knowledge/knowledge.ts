@@ -21,7 +21,7 @@ export { keptInWorker } from './index-in-worker.ts';
 export { formatMaterial, MATERIAL_PREAMBLE, type Material } from './material.ts';
 export { oneLine, type Page, readingHash, readThisWay } from './page.ts';
 export { RETRIEVAL_LIMITS, type RetrievalLimits } from './retrieval-limits.ts';
-export { type Question, retrieve, type ScoredPassage, type SearchWordsReason, saysNone } from './retrieve.ts';
+export { type Question, retrieve, type SearchWordsReason, saysNone } from './retrieve.ts';
 export {
   buildIndex,
   INDEX_FORMAT,
@@ -31,6 +31,7 @@ export {
   type KnowledgeIndex,
   leftOutOf,
 } from './search-index.ts';
+export { siteDescription } from './site-description.ts';
 export {
   type CrawlLimits,
   type KnownPage,
@@ -40,6 +41,7 @@ export {
   type SyncContext,
 } from './sitemap-source.ts';
 export { slicer } from './slice.ts';
+export type { ScoredPassage } from './weigh.ts';
 
 /** One entry of the site's `knowledge:` list: a folder published at `url`, or a sitemap. */
 export type KnowledgeSource =

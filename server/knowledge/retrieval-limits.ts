@@ -46,6 +46,13 @@ export interface RetrievalLimits {
    * returns page through "return" alone, a new topic not by the previous question's words).
    */
   distinctShare: number;
+  /**
+   * A candidate ranking below this share of its lookup's best one is left out: the pages listed under a reply are
+   * those it is about, not every page that shares a word with it.
+   */
+  relativeRank: number;
+  /** The most pages a question's passages come from (the Sources a reply can list). */
+  maxPages: number;
 }
 
 export const RETRIEVAL_LIMITS: RetrievalLimits = {
@@ -62,4 +69,6 @@ export const RETRIEVAL_LIMITS: RetrievalLimits = {
   confidentCoverage: 0.75,
   largeSite: 1000,
   distinctShare: 0.8,
+  relativeRank: 0.35,
+  maxPages: 3,
 };
