@@ -74,7 +74,10 @@ describe('the relevance rule', () => {
       // Diaries that name roses and pruning once, in a long day's notes.
       ...['april', 'may', 'june', 'july'].map((month) =>
         page(`/diary-${month}`, `Diary: ${month}`, 'en', [
-          ['Notes', `We pruned roses. ${'The bees came to the lavender by the gate, and the hens laid well. '.repeat(12)}`],
+          [
+            'Notes',
+            `We pruned roses. ${'The bees came to the lavender by the gate, and the hens laid well. '.repeat(12)}`,
+          ],
         ]),
       ),
     ]);
