@@ -1,5 +1,6 @@
 // Replicas of the production server as operators run them, sharing a real Redis: each test starts what it needs on
 // 127.0.0.1 and stops it.
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_TOKENS } from '../../contract/llm.ts';
 import { FAKE_REPLY } from '../../testing/fake-provider.ts';
@@ -15,6 +16,7 @@ import {
   until,
 } from '../../testing/production-harness.ts';
 import { freePort, type RedisServer, startRedisServer } from '../../testing/redis-server.ts';
+import { REDIS_KEY_PREFIX } from './counters.ts';
 import { nextUtcMidnight, TEMPLATE_TOKENS } from './spend-cap.ts';
 
 /** What each chat request reserves before it is forwarded (see `reservationFor`). */
@@ -100,6 +102,12 @@ describe('replicas behind a load balancer', () => {
       expect((await chat(a)).status).toBe(200);
       const streamed = await chat(b, { stream: true });
       const streamedText = await streamed.text();
+      // The stream's last piece reaches the page before its replica settles the reservation in Redis: the next
+      // request waits for that (on a busy machine it came first, and found the stream's whole reservation still held).
+      const spent = new Redis(`${redis.url}/2`);
+      const day = `${REDIS_KEY_PREFIX}tokens:${new Date().toISOString().slice(0, 10)}`;
+      await expect.poll(async () => Number(await spent.get(day)), { timeout: 10_000 }).toBe(2 * TOKENS_PER_EXCHANGE);
+      spent.disconnect();
       expect(await statuses(() => chat(a))).toEqual([200]);
       const refusedB = await chat(b);
       const refusedA = await chat(a, { stream: true });
