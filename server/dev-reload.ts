@@ -3,7 +3,7 @@
 import { sep } from 'node:path';
 import type { ViteDevServer } from 'vite';
 import type { Knowledge } from './knowledge-sync/knowledge-sync.ts';
-import { startupFailure } from './settings/startup-failure.ts';
+import { startupFailure } from './settings/settings.ts';
 
 /** Editors save in several writes; one reaction follows the last of them. */
 const SETTLE_MS = 150;

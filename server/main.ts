@@ -7,12 +7,15 @@ import { createApp } from './app.ts';
 import { listen } from './listen.ts';
 import { serveMetrics } from './metrics.ts';
 import { buildServerParts } from './server-parts.ts';
-import { loadAssistantConfig } from './settings/assistant-config.ts';
-import { loadDotEnvFiles } from './settings/dot-env-files.ts';
-import { readServerEnv } from './settings/env.ts';
-import { type DirectBuild, describeUpstream } from './settings/env-upstream.ts';
-import { settingNotices } from './settings/setting-names.ts';
-import { startupFailure } from './settings/startup-failure.ts';
+import {
+  type DirectBuild,
+  describeUpstream,
+  loadAssistantConfig,
+  loadDotEnvFiles,
+  readServerEnv,
+  settingNotices,
+  startupFailure,
+} from './settings/settings.ts';
 import { startedLine, stoppedLine } from './startup-line.ts';
 
 const clientDir = fileURLToPath(new URL('../client', import.meta.url));

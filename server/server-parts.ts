@@ -1,15 +1,13 @@
 // The composition root: where data lives (memory, Redis, files, PostgreSQL) and which parts exist is decided here,
 // once, from the settings. The production server, `npm run dev`, `vite preview` and the knowledge commands all call
 // it and close what it returns; no entry point wires parts by hand.
-import { FileCountStore } from './feedback/count-store.ts';
-import { createFeedback, type Feedback } from './feedback/feedback.ts';
-import { RedisCountStore } from './feedback/redis-count-store.ts';
+import { createFeedback, type Feedback, FileCountStore, RedisCountStore } from './feedback/owner-loop.ts';
 import type { KnowledgeSource } from './knowledge/knowledge.ts';
 import { type KnowledgeStore, openKnowledgeStore } from './knowledge-store/knowledge-store.ts';
 import { type Knowledge, startKnowledge } from './knowledge-sync/knowledge-sync.ts';
-import { RedisCounters } from './limits/counters.ts';
+import { RedisCounters } from './limits/limits.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
-import type { ServerConfig } from './settings/env.ts';
+import type { ServerConfig } from './settings/settings.ts';
 
 /** What the parts are built from: the server's settings (`readServerEnv`), or the store's alone for the commands. */
 export type PartsSettings = Pick<ServerConfig, 'store'> &

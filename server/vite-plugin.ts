@@ -12,18 +12,32 @@ import { LANGUAGES, pageFileName, pickLanguage } from '../locales/languages.ts';
 import { createApp, ownerPageServed } from './app.ts';
 import { followSiteFiles } from './dev-reload.ts';
 import type { Knowledge } from './knowledge-sync/knowledge-sync.ts';
-import { refusedFrameNotice } from './pages/frame-ancestors.ts';
-import { fillPageHtml, fillPages, localizeLoader, readPageTemplates } from './pages/page-html.ts';
-import { pageLanguage } from './pages/page-language.ts';
-import { precompressDir } from './pages/precompress.ts';
-import { frameHeaders, headersForPath, securityHeaders } from './pages/security-headers.ts';
+import {
+  fillPageHtml,
+  fillPages,
+  frameHeaders,
+  headersForPath,
+  localizeLoader,
+  pageLanguage,
+  precompressDir,
+  readPageTemplates,
+  refusedFrameNotice,
+  securityHeaders,
+} from './pages/pages.ts';
 import { buildServerParts } from './server-parts.ts';
-import { type AssistantConfig, assistantConfigFile, loadAssistantConfig } from './settings/assistant-config.ts';
-import { OUTSIDE_BASE_PATH, pathUnder, readBasePath } from './settings/base-path.ts';
-import { EnvError, readServerEnv } from './settings/env.ts';
-import { describeUpstream } from './settings/env-upstream.ts';
-import { settingNotices } from './settings/setting-names.ts';
-import { exitOnConfigError } from './settings/startup-failure.ts';
+import {
+  type AssistantConfig,
+  assistantConfigFile,
+  describeUpstream,
+  EnvError,
+  exitOnConfigError,
+  loadAssistantConfig,
+  OUTSIDE_BASE_PATH,
+  pathUnder,
+  readBasePath,
+  readServerEnv,
+  settingNotices,
+} from './settings/settings.ts';
 import { isPagePath, isServerPath } from './vite-paths.ts';
 
 /** The token is in `VITE_LLM_API_KEY`, i.e. in the bundle: the spec's direct mode. */

@@ -2,19 +2,20 @@ import { type Context, Hono } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { CHAT_COMPLETIONS_PATH, LIMIT_ERROR_CODES } from '../../contract/llm.ts';
 import { apiError, type RefusalCode, readJsonBody, refusalLine } from '../api-error.ts';
-import type { ProxyOptions, ServerEnv, Upstream } from '../hono-env.ts';
-import { DEFAULT_MAX_BODY_BYTES, limitBody } from '../limits/body-limit.ts';
-import type { Counters } from '../limits/counters.ts';
-import { rateLimit } from '../limits/rate-limit.ts';
+import type { ServerEnv, Upstream } from '../hono-env.ts';
+import type { Counters } from '../limits/limits.ts';
 import {
   capRefusal,
+  DEFAULT_MAX_BODY_BYTES,
+  limitBody,
   type Reservation,
+  rateLimit,
   readUsage,
-  reservationFor,
   type SpendCap,
   type TokenUsage,
-} from '../limits/spend-cap.ts';
-import { visitorLanguage } from './chat-request.ts';
+} from '../limits/limits.ts';
+import type { ChatOptions } from './chat-options.ts';
+import { reservationFor, visitorLanguage } from './chat-request.ts';
 import { DEMO_MODEL } from './demo-responder.ts';
 import { Exchange } from './exchange.ts';
 import { describeProviderError, rebuildCompletion } from './reply-rebuild.ts';
@@ -45,7 +46,7 @@ type ChatUpstream = Exclude<Upstream, { kind: 'none' }>;
  * token added server-side and the model pinned. Only the reply comes back, rebuilt (see `reply-rebuild.ts`): upstream
  * error bodies never reach the client, only a generic error with the upstream status.
  */
-export function chatRoute(options: ProxyOptions & { upstream: ChatUpstream }, deps: ChatRouteDeps): Hono<ServerEnv> {
+export function chatRoute(options: ChatOptions & { upstream: ChatUpstream }, deps: ChatRouteDeps): Hono<ServerEnv> {
   const { metrics } = options;
   const route = new Hono<ServerEnv>();
   route.post(
@@ -65,7 +66,7 @@ export function chatRoute(options: ProxyOptions & { upstream: ChatUpstream }, de
 
 async function forwardChat(
   c: Context<ServerEnv>,
-  options: ProxyOptions & { upstream: ChatUpstream },
+  options: ChatOptions & { upstream: ChatUpstream },
   { log, spendCap, framesAllowed }: ChatRouteDeps,
 ): Promise<Response> {
   const started = Date.now();

@@ -1,11 +1,14 @@
 import type { IndexBudget, KnowledgeSource } from '../knowledge/knowledge.ts';
 import type { KnowledgeStore } from '../knowledge-store/knowledge-store.ts';
 import { buildServerParts } from '../server-parts.ts';
-import { type AssistantConfig, loadAssistantConfig } from '../settings/assistant-config.ts';
-import { loadDotEnvFiles } from '../settings/dot-env-files.ts';
-import { EnvError } from '../settings/env.ts';
-import { readStoreEnv } from '../settings/env-store.ts';
-import { startupFailure } from '../settings/startup-failure.ts';
+import {
+  type AssistantConfig,
+  EnvError,
+  loadAssistantConfig,
+  loadDotEnvFiles,
+  readStoreEnv,
+  startupFailure,
+} from '../settings/settings.ts';
 
 /** What the knowledge commands work on: the site's sources and the store, as the server would find them. */
 export interface KnowledgeSetup {

@@ -15,7 +15,8 @@ import {
   until,
 } from '../../testing/production-harness.ts';
 import { freePort, type RedisServer, startRedisServer } from '../../testing/redis-server.ts';
-import { nextUtcMidnight, TEMPLATE_TOKENS } from './spend-cap.ts';
+import { TEMPLATE_TOKENS } from '../chat/chat-request.ts';
+import { nextUtcMidnight } from './spend-cap.ts';
 
 /** What each chat request reserves before it is forwarded (see `reservationFor`). */
 const RESERVATION = Buffer.byteLength(PROMPT) + TEMPLATE_TOKENS + MAX_TOKENS;
