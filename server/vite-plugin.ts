@@ -1,26 +1,22 @@
-import { writeFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { getRequestListener } from '@hono/node-server';
 import { type Connect, type HttpServer, loadEnv, type Plugin, type ResolvedConfig } from 'vite';
 import { bundleLoader } from '../build/embed-loader.ts';
 import { localizePage } from '../build/prerender-card.ts';
 import { EMBED_HOST_PARAM, EMBED_LANG_PARAM, EMBED_LOADER_PATH } from '../contract/embed.ts';
-import { BUILD_INFO_FILE, type BuildInfo, DEFAULT_BASE_URL, PROXY_BASE_PATH } from '../contract/llm.ts';
+import { PROXY_BASE_PATH } from '../contract/llm.ts';
 import { OWNER_PAGE_FILE, OWNER_PAGE_PATH } from '../contract/owner.ts';
 import { CATALOGUES } from '../locales/catalogues.ts';
-import { LANGUAGES, pageFileName, pickLanguage } from '../locales/languages.ts';
+import { pickLanguage } from '../locales/languages.ts';
 import { createApp, ownerPageServed } from './app.ts';
 import { followSiteFiles } from './dev-reload.ts';
 import type { Knowledge } from './knowledge-sync/knowledge-sync.ts';
 import {
   fillPageHtml,
-  fillPages,
   frameHeaders,
   headersForPath,
   localizeLoader,
   pageLanguage,
-  precompressDir,
-  readPageTemplates,
   refusedFrameNotice,
   securityHeaders,
 } from './pages/pages.ts';
@@ -38,13 +34,8 @@ import {
   readServerEnv,
   settingNotices,
 } from './settings/settings.ts';
+import { directModeBaseURL, finishClientBuild } from './vite-build.ts';
 import { isPagePath, isServerPath } from './vite-paths.ts';
-
-/** The token is in `VITE_LLM_API_KEY`, i.e. in the bundle: the spec's direct mode. */
-function directModeBaseURL(config: ResolvedConfig): string | undefined {
-  if (!config.env.VITE_LLM_API_KEY?.trim()) return undefined;
-  return config.env.VITE_LLM_BASE_URL?.trim() || DEFAULT_BASE_URL;
-}
 
 export const DIRECT_MODE_WARNING =
   'Direct mode: VITE_LLM_API_KEY is set, so the provider token is embedded in the JavaScript bundle, where every ' +
@@ -236,22 +227,7 @@ export function llmServer(): Plugin[] {
         order: 'post',
         sequential: true,
         async handler(output) {
-          if (config.build.ssr || !output.dir) return;
-          const direct = directModeBaseURL(config);
-          const info: BuildInfo = direct
-            ? { mode: 'direct', providerOrigin: new URL(direct).origin }
-            : { mode: 'proxy' };
-          await writeFile(join(output.dir, BUILD_INFO_FILE), `${JSON.stringify(info)}\n`);
-          if (direct) {
-            // No server fills a direct-mode page (a static host serves it as written): the site's settings go in now.
-            const pages = fillPages(readPageTemplates(output.dir), assistant);
-            const dir = output.dir;
-            await Promise.all(
-              LANGUAGES.map((language) => writeFile(join(dir, pageFileName(language)), pages[language])),
-            );
-          }
-          const count = await precompressDir(output.dir);
-          config.logger.info(`[llm-server] wrote ${count} precompressed (.br/.gz) files in ${output.dir}`);
+          if (!config.build.ssr && output.dir) await finishClientBuild(output.dir, config, assistant);
         },
       },
     },
