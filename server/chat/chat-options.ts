@@ -1,7 +1,7 @@
 import type { Feedback } from '../feedback/owner-loop.ts';
 import type { Upstream } from '../hono-env.ts';
 import type { Knowledge } from '../knowledge-sync/knowledge-sync.ts';
-import type { LimitOptions } from '../limits/limits.ts';
+import type { Counters, LimitOptions, SpendCap } from '../limits/limits.ts';
 import type { AssistantConfig } from '../settings/settings.ts';
 
 /** The chat route's options, as the app is given them (composed with the other rooms' in server/app-options.ts). */
@@ -21,4 +21,16 @@ export interface ChatOptions extends LimitOptions {
    * Unset (direct mode, and the tests that are not about it): no tokens, no counts.
    */
   feedback?: Feedback;
+}
+
+/** Where a chat request goes: a provider or the demo (a direct-mode build has no chat route). */
+export type ChatUpstream = Exclude<Upstream, { kind: 'none' }>;
+
+/** What the chat route needs besides its options: where counts go, and where its log lines go. */
+export interface ChatRouteDeps {
+  counters: Counters;
+  spendCap: SpendCap | undefined;
+  log: (line: string) => void;
+  /** Whether a host page at `origin` may frame the site whose own host is `selfHost` (`FRAME_ANCESTORS`). */
+  framesAllowed: (origin: string, selfHost: string) => boolean;
 }
