@@ -25,6 +25,12 @@ export interface Translated extends Asked {
 export interface QuestionSet {
   asked: Asked[];
   offTopic: string[];
+  /**
+   * Off-topic questions that share a common word with a page, in another sense ("tax return", "sell bicycles" on a
+   * shop that sells bags; "vacuum my car seats" on PostgreSQL), written for issue 45 before its first run. They count
+   * with `offTopic`, asked alone and asked second after an on-topic question.
+   */
+  nearMisses: string[];
   followUps: FollowUp[];
   translated: Translated[];
   /**
@@ -92,6 +98,16 @@ export const SHOP_QUESTIONS: QuestionSet = {
     'How many legs does a spider have?',
     'Do you sell running shoes?',
     'What is the square root of 144?',
+  ],
+  nearMisses: [
+    'Can you help me with my tax return?',
+    'Who won the last Formula 1 race?',
+    'How do I wash my car?',
+    'Can I return my library books here?',
+    'Where can I buy a train ticket to Brussels?',
+    'How do I apply for a student loan?',
+    'What is the price of gold today?',
+    'How long does it take to cook pasta?',
   ],
   followUps: [
     { first: 'How do I return an item?', followUp: 'And how long does the refund take?', pages: ['returns'] },
@@ -164,6 +180,14 @@ export const SHOP_QUESTIONS: QuestionSet = {
     'My tote no longer keeps the rain out, what can I do?': 'waxed canvas re-waxing water',
     'Are your bags made of leather?': 'bags leather materials',
     'Who makes your products?': 'workshop sewn',
+    'Can you help me with my tax return?': 'tax return help',
+    'Who won the last Formula 1 race?': 'Formula 1 race winner',
+    'How do I wash my car?': 'car wash',
+    'Can I return my library books here?': 'return library books',
+    'Where can I buy a train ticket to Brussels?': 'train ticket Brussels',
+    'How do I apply for a student loan?': 'student loan application',
+    'What is the price of gold today?': 'gold price today',
+    'How long does it take to cook pasta?': 'pasta cooking time',
     'And how long does the refund take?': 'refund working days',
     'How much does it cost?': 'delivery France cost',
     'And can I tumble dry it?': 'linen tumble dry',
@@ -261,6 +285,16 @@ export const POSTGRES_QUESTIONS: QuestionSet = {
     'What is the best index fund to invest in for retirement?',
     'How do I vacuum my car seats?',
     'Which trigger causes a migraine?',
+  ],
+  nearMisses: [
+    'How do I restore an old photograph?',
+    'What is the best table for a small dining room?',
+    'How do I apply for a research grant?',
+    'How do I copy a DVD?',
+    'How do I lock my front door with a smart lock?',
+    'How do I plant rows of carrots?',
+    'How do I select a good watermelon?',
+    'How do I join a gym near me?',
   ],
   followUps: [
     {
@@ -371,6 +405,14 @@ export const POSTGRES_QUESTIONS: QuestionSet = {
     'What is the best index fund to invest in for retirement?': 'index fund retirement investing',
     'How do I vacuum my car seats?': 'vacuum car seats',
     'Which trigger causes a migraine?': 'migraine trigger',
+    'How do I restore an old photograph?': 'photo restoration',
+    'What is the best table for a small dining room?': 'dining table small room',
+    'How do I apply for a research grant?': 'research grant application',
+    'How do I copy a DVD?': 'copy DVD',
+    'How do I lock my front door with a smart lock?': 'smart lock front door',
+    'How do I plant rows of carrots?': 'planting carrots rows',
+    'How do I select a good watermelon?': 'choosing ripe watermelon',
+    'How do I join a gym near me?': 'gym membership nearby',
     'How can I make a lookup on a column faster?': 'create index column',
     'Why does my table keep growing after deletes and how do I reclaim the space?':
       'vacuum reclaim disk space dead tuples',
@@ -453,6 +495,16 @@ export const GIT_QUESTIONS: QuestionSet = {
     'How do I tie a branch of a tree to a stake?',
     'How do I stash money for a holiday?',
   ],
+  nearMisses: [
+    'How do I merge two companies legally?',
+    'How do I clone a sheep?',
+    'How do I commit a poem to memory?',
+    'How do I reset my router?',
+    'How do I tag a friend in a photo on Instagram?',
+    'How do I push a stalled car?',
+    'How do I cherry-pick the best apples at the market?',
+    'Where do I log in to my bank account?',
+  ],
   followUps: [
     { first: 'How do I stash my changes?', followUp: 'And how do I get them back?', pages: ['git-stash.html'] },
     {
@@ -534,6 +586,14 @@ export const GIT_QUESTIONS: QuestionSet = {
     'What should I pack for a trip to Japan?': 'packing list Japan trip',
     'How do I tie a branch of a tree to a stake?': 'tie tree branch stake',
     'How do I stash money for a holiday?': 'stash money holiday savings',
+    'How do I merge two companies legally?': 'company merger legal',
+    'How do I clone a sheep?': 'sheep cloning',
+    'How do I commit a poem to memory?': 'memorize poem',
+    'How do I reset my router?': 'router reset',
+    'How do I tag a friend in a photo on Instagram?': 'Instagram tag friend photo',
+    'How do I push a stalled car?': 'push start stalled car',
+    'How do I cherry-pick the best apples at the market?': 'choosing apples market',
+    'Where do I log in to my bank account?': 'bank account login',
     'How do I put my unfinished changes aside to work on something else?': 'stash changes',
     'How do I find which commit introduced a bug?': 'bisect',
     'How do I see who last changed each line of a file?': 'blame',
@@ -562,3 +622,25 @@ export const GIT_QUESTIONS: QuestionSet = {
     コミットメッセージを変更する方法: 'commit amend message',
   },
 };
+
+/**
+ * Conversations about something else (issue 45), fixed before their first run: every off-topic question (near misses
+ * too) asked second after an on-topic one (the n-th after the n-th asked question), and every asked question second
+ * after the asked question half the list away whose pages are others. The first question is only context: the second
+ * is scored, as a lone question is.
+ */
+export function conversations(set: QuestionSet): { offTopic: FollowUp[]; onTopic: FollowUp[] } {
+  const { asked } = set;
+  const offTopic = [...set.offTopic, ...set.nearMisses].map((question, at) => ({
+    first: asked[at % asked.length].question,
+    followUp: question,
+    pages: [],
+  }));
+  const onTopic = asked.map(({ question, pages }, at) => {
+    const unrelated = (step: number): Asked => asked[(at + step) % asked.length];
+    let step = Math.floor(asked.length / 2);
+    while (unrelated(step).pages.some((page) => pages.includes(page))) step++;
+    return { first: unrelated(step).question, followUp: question, pages };
+  });
+  return { offTopic, onTopic };
+}

@@ -243,5 +243,21 @@ async function main() {
   });
 }
 
+/**
+ * `--retrieval` (with `--shop`, the shop alone): the three corpora's retrieval quality alone, quicker while the rules
+ * are tuned; its results go to `bench/results/knowledge-retrieval.md`, not over the full run's.
+ */
+async function retrievalAlone(docs: boolean) {
+  const loadBefore = loadavg();
+  const evaluation = await retrievalEvaluation(docs);
+  const text = `${evaluation.text}\n\nMeasured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC; ${machineLine(loadBefore)}.`;
+  console.log(text);
+  await writeResults('knowledge-retrieval', text, evaluation.scores);
+}
+
 const syncPages = /--sync-pages=(\d+)/.exec(process.argv.join(' '))?.[1];
-await (syncPages ? syncAlone(Number(syncPages)) : main());
+await (syncPages
+  ? syncAlone(Number(syncPages))
+  : process.argv.includes('--retrieval')
+    ? retrievalAlone(!process.argv.includes('--shop'))
+    : main());

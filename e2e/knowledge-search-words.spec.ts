@@ -15,6 +15,7 @@ const DOCS_URL = 'https://help.garden.example/';
 /** Search words no visitor would type, so the test sees where they go (and where they never go). */
 const WORDS = 'return refund zqxwords';
 const GERMAN = 'Wie kann ich etwas zurückgeben?';
+const CONTACT = 'https://garden.example/contact';
 
 /** The site's folder, a sitemap page with sections, and the server on them with `config` added to its knowledge. */
 async function startGarden(provider: FakeProvider, site: KnowledgeSite, config = '') {
@@ -80,7 +81,7 @@ const test = base.extend<object, { site: KnowledgeSite; garden: { url: string };
     },
     { scope: 'worker' },
   ],
-  garden: gardenWith('history: 1\n'),
+  garden: gardenWith(`history: 1\ncontact: ${CONTACT}\n`),
   unasked: gardenWith('rewrite_questions: false\n'),
 });
 
@@ -155,6 +156,33 @@ test('gives a follow-up its page, through the search words of it and the questio
   );
   expect(chat.messages[0].content).toContain('> We deliver seedlings in spring, in boxes of twelve. Delivery costs');
   expect(chat.messages.at(-1)).toEqual({ role: 'user', content: 'And how much is it?' });
+});
+
+test('a new topic after an on-topic question gets no Sources, whatever the question before it found, and Contact us', async ({
+  page,
+  fake,
+  garden,
+}) => {
+  await open(page, garden.url);
+  await ask(page, 'Do you deliver seedlings?');
+  expect(await sourceLinks(page)).toEqual([`${DOCS_URL}faq/#do-you-deliver-seedlings`]);
+  fake.reset();
+  // What a model gives for a question the site cannot cover: it was told which site it is.
+  fake.queue({ content: 'NONE' });
+  fake.respondWith({ content: `${FAKE_REPLY} [1]` });
+  await ask(page, 'What will the weather be like tomorrow?', 2);
+
+  const [search, chat] = sent(fake);
+  expect(search.messages.at(-1)?.content).toBe(
+    'Previous question: Do you deliver seedlings?\nQuestion: What will the weather be like tomorrow?',
+  );
+  // No passage reached the model: the previous question's page is not carried over to a new topic.
+  expect(JSON.stringify(chat.messages)).not.toContain('We deliver seedlings');
+  // One Sources list, the first reply's; one Contact us, the second's (a covered reply offers none).
+  await expect(page.getByRole('link', { name: 'Contact us' })).toHaveCount(1);
+  await expect(page.getByRole('link', { name: 'Contact us' })).toHaveAttribute('href', CONTACT);
+  await expect(page.locator('[data-sources]')).toHaveCount(1);
+  expect(await sourceLinks(page)).toEqual([`${DOCS_URL}faq/#do-you-deliver-seedlings`]);
 });
 
 test.describe('with the browser in German, on an English site', () => {

@@ -1,5 +1,4 @@
-// The chat request's steps, in the order `forwardChat` (chat-route.ts) takes them: parse, reserve, find, call, then
-// relay or rebuild, and settle. Each takes data and gives data, or a `Response` that ends the request (a refusal).
+// The chat request's steps, in `forwardChat`'s order (chat-route.ts); each gives data or the `Response` that ends it.
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { CHAT_COMPLETIONS_PATH, LIMIT_ERROR_CODES } from '../../contract/llm.ts';
@@ -31,7 +30,6 @@ export interface ChatTurn {
 }
 
 type Parsed = Extract<ParsedChatRequest, { ok: true }>;
-
 /** What the provider is asked with: the request with its passages, and what the search words cost. */
 export interface Found extends Parsed {
   searchReason: NonNullable<SiteLookUp['searchWords']>['reason'] | undefined;
@@ -64,10 +62,9 @@ export async function parse(turn: ChatTurn): Promise<{ body: unknown; site: Site
   const { c, options, deps } = turn;
   const read = await readJsonBody(c, 'the request');
   if ('status' in read) return refuse(turn, read.status, read.code, read.message);
-  const { body } = read;
   const { knowledge, assistant, upstream } = options;
   const site = lookUpSite(
-    body,
+    read.body,
     upstream.kind === 'demo' ? DEMO_MODEL : upstream.model,
     {
       instructions: assistant?.instructions,
@@ -77,10 +74,14 @@ export async function parse(turn: ChatTurn): Promise<{ body: unknown; site: Site
         : {}),
     },
     knowledge,
-    { language: visitorLanguage(body) ?? assistant?.language, rewrite: assistant?.rewriteQuestions !== false },
+    {
+      language: visitorLanguage(read.body) ?? assistant?.language,
+      rewrite: assistant?.rewriteQuestions !== false,
+      site: { title: assistant?.page.title, description: assistant?.description ?? knowledge?.description() },
+    },
   );
   if (!site.parsed.ok) return refuse(turn, 400, 'invalid_body', site.parsed.reason);
-  return { body, site, parsed: site.parsed };
+  return { body: read.body, site, parsed: site.parsed };
 }
 
 /** Reserve: a provider's call is paid for before it is made, so that no burst can outrun the cap (the demo is free). */
@@ -127,7 +128,7 @@ export function accounts(turn: ChatTurn, found: Found, reservation: Reservation 
 
 /** The exchange stopped before the provider answered: the visitor left, the deadline passed, or no connection. */
 export function failed(turn: ChatTurn, exchange: Exchange): Response {
-  const { c } = turn;
+  const c = turn.c;
   if (exchange.stopped === 'visitor-left')
     return done(turn, apiError(c, 502, 'upstream_unavailable', 'Aborted.'), 'client-closed');
   if (exchange.stopped === 'timeout') {
@@ -173,10 +174,7 @@ export async function call(
   return done(turn, refusal, `upstream-status=${answer.status}${said}`);
 }
 
-/**
- * Relay: the stream passed through chunk by chunk as it arrives (no buffering), under the same abort signal and a
- * deadline that each chunk restarts; the exchange ends with the stream (`streaming`), not with this step.
- */
+/** Relay: chunk by chunk as it comes, each restarting the deadline; the exchange ends with the stream, not here. */
 export async function relay(
   turn: ChatTurn,
   answer: UpstreamAnswer,

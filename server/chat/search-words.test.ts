@@ -118,6 +118,49 @@ describe('the search-word call', () => {
     expect(sent()[1].messages).toEqual([{ role: 'user', content: GERMAN }]);
   });
 
+  it("names the site (its title, its description or else the home page's), and NONE gives no passages", async () => {
+    const home = await mkdtemp(join(tmpdir(), 'search-words-home-'));
+    const homeStore = openKnowledgeStore(
+      { dataDir: await mkdtemp(join(tmpdir(), 'search-words-home-store-')) },
+      () => {},
+    );
+    await writeFile(
+      join(home, 'index.md'),
+      '---\ndescription: Hand-forged garden tools, sold online.\n---\n# Welcome\n\nHello.\n',
+    );
+    await writeFile(
+      join(home, 'returns.md'),
+      '# Returns\n\nYou can return any item within thirty days for a refund.\n',
+    );
+    const site = startKnowledge([{ path: home, url: 'https://tools.example/' }], { store: homeStore, log: () => {} });
+    await site.ready;
+    const titled = { ...assistant, page: { ...assistant.page, title: 'Forge & Spade' } };
+    try {
+      provider.queue({ content: 'NONE' });
+      const fromHome = await start({ assistant: titled, knowledge: site });
+      const reply = await postChat(fromHome.url, chatBody(GERMAN, { language: 'de' }));
+      const [search, chat] = sent();
+      expect(search.messages[0].content).toContain(
+        'the website "Forge & Spade" into search words for the site\'s pages, which are written in the language tagged ' +
+          '"en". The site: Hand-forged garden tools, sold online.',
+      );
+      // NONE: no passages, no sources, and no second lookup with the question as typed.
+      expect(chat.messages).toEqual([{ role: 'user', content: GERMAN }]);
+      expect((await reply.json()).sources).toBeUndefined();
+
+      provider.reset();
+      provider.queue({ content: 'return refund' });
+      const described = await start({ assistant: { ...titled, description: 'Spades and rakes.' }, knowledge: site });
+      await (await postChat(described.url, chatBody(GERMAN, { language: 'de' }))).text();
+      expect(sent()[0].messages[0].content).toContain('The site: Spades and rakes. Answer');
+      expect(sent()[1].messages[0].content).toContain('https://tools.example/returns');
+    } finally {
+      site.stop();
+      await homeStore.close();
+      await rm(home, { recursive: true, force: true });
+    }
+  });
+
   it("is paid for in the spend cap's reservation of the same message", async () => {
     // Room for the message alone, not for the search words (and the material they may find) as well.
     const without = await start({

@@ -2,7 +2,13 @@
 // asks a follow-up, asks a large site, or the question as typed finds nothing confident, the model is asked once for a
 // few search words. They are search text only: never shown, never put into the prompt.
 import type { Upstream } from '../hono-env.ts';
-import { formatMaterial, type Question, RETRIEVAL_LIMITS, type SearchWordsReason } from '../knowledge/knowledge.ts';
+import {
+  formatMaterial,
+  oneLine,
+  type Question,
+  RETRIEVAL_LIMITS,
+  type SearchWordsReason,
+} from '../knowledge/knowledge.ts';
 import type { Knowledge } from '../knowledge-sync/knowledge-sync.ts';
 import { readUsage, type TokenUsage } from '../limits/limits.ts';
 import {
@@ -21,20 +27,32 @@ export const SEARCH_WORDS_LIMITS = { maxTokens: 60, temperature: 0, timeoutMs: 3
 /** The longest search text kept from the model's answer: search words, not an answer. */
 const MAX_WORDS_LENGTH = 200;
 
-/** What the model is asked: words to search the site's pages with, in the pages' language, and nothing else. */
-export function searchWordsPrompt(pagesLanguage: string): string {
+/** The site the model is told about: its pages' language, its `title`, and what it is about (`description`). */
+export interface SiteFacts {
+  language: string;
+  title?: string;
+  description?: string;
+}
+
+/**
+ * What the model is asked: words to search the site's pages with, in the pages' language, and nothing else; or NONE
+ * when the site (named, with what it is about) cannot cover the question.
+ */
+export function searchWordsPrompt({ language, title, description }: SiteFacts): string {
+  const name = title ? `the website "${oneLine(title)}"` : 'a website';
+  const about = description ? ` The site: ${oneLine(description)}` : '';
   return (
-    `You turn a website visitor's question into search words for the site's pages, which are written in the language ` +
-    `tagged "${pagesLanguage}". Answer with 2 to 8 search words in that language, on one line: standalone (resolve ` +
-    `what a follow-up refers to from the previous question), using the terms such a site would use. Never answer the ` +
-    `question.`
+    `You turn a visitor's question to ${name} into search words for the site's pages, which are written in the ` +
+    `language tagged "${language}".${about} Answer with 2 to 8 search words in that language, on one line: ` +
+    `standalone (resolve what a follow-up refers to from the previous question), using the terms such a site would ` +
+    `use. If the site cannot be about the question, answer NONE. Never answer the question.`
   );
 }
 
 /** The search-word request: the question (and, for a follow-up, the previous one), at temperature 0, a few tokens. */
 export function searchWordsRequest(
   model: string,
-  pagesLanguage: string,
+  site: SiteFacts,
   latest: string,
   previous: string | undefined,
 ): ChatRequest {
@@ -42,7 +60,7 @@ export function searchWordsRequest(
   return {
     model,
     messages: [
-      { role: 'system', content: searchWordsPrompt(pagesLanguage) },
+      { role: 'system', content: searchWordsPrompt(site) },
       { role: 'user', content: question },
     ],
     max_tokens: SEARCH_WORDS_LIMITS.maxTokens,
@@ -108,7 +126,7 @@ export function lookUpSite(
   model: string,
   rules: Omit<ConversationRules, 'lookUp'>,
   knowledge: Knowledge | undefined,
-  { language, rewrite }: { language?: string; rewrite: boolean },
+  { language, rewrite, site }: { language?: string; rewrite: boolean; site?: Omit<SiteFacts, 'language'> },
 ): SiteLookUp {
   if (!knowledge)
     return { parsed: parseChatRequest(body, model, rules), withWords: () => parseChatRequest(body, model, rules) };
@@ -129,7 +147,7 @@ export function lookUpSite(
   const reason = parsed.ok && asked && rewrite ? knowledge.searchWordsReason(asked) : undefined;
   const pagesLanguage = knowledge.language();
   if (!reason || !asked || !pagesLanguage) return { parsed, withWords: parse };
-  const request = searchWordsRequest(model, pagesLanguage, asked.latest, asked.previous);
+  const request = searchWordsRequest(model, { ...site, language: pagesLanguage }, asked.latest, asked.previous);
   return {
     parsed,
     searchWords: { reason, request, reserve: reservationFor(request) + MATERIAL_RESERVE },

@@ -21,9 +21,13 @@ export function askReport(
   const explained = knowledge.explain(question);
   if (!explained) return 'The pages are not indexed yet.';
   const lines: string[] = [];
-  // A text is looked up in each language the pages are in, with that language's rules (its own language first).
-  for (const { text, language, terms, candidates } of explained.texts) {
-    lines.push(`Looked up: "${text}" in the ${language} passages (${candidates} hold any of its searched terms)`);
+  // How a follow-up was looked up, and why, before what it looked up.
+  if (explained.followUp) lines.push(`Follow-up (${explained.followUp.rule}): ${explained.followUp.why}.`);
+  // A text is looked up in its own language's passages, or in every language's when the pages have none in it.
+  for (const { text, language, terms, candidates, distinct, joined } of explained.texts) {
+    const what = joined ? "the message with the previous question's words" : `"${text}"`;
+    lines.push(`Looked up: ${what} in the ${language} passages (${candidates} hold any of its searched terms)`);
+    if (!joined) lines.push(`  distinctive: ${distinct.join(' ') || 'none (no word the pages know)'}`);
     for (const { term, passages, weight, use } of terms) {
       lines.push(`  ${term.padEnd(18)} in ${String(passages).padStart(5)} passages  weight ${fixed(weight)}  ${use}`);
     }

@@ -39,6 +39,7 @@ const StorePage = v.object({
     v.object({
       url: v.optional(v.string()),
       keywords: v.optional(v.string()),
+      description: v.optional(v.string()),
       headings: v.array(v.string()),
       text: v.string(),
       tokens: v.number(),

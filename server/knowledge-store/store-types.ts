@@ -5,7 +5,9 @@ import type { Passage } from '../knowledge/knowledge.ts';
  * A passage as stored: its page's address, title and language live once, on the page. Its own address only when its
  * section's `#id` makes it another (a store written before section links has none).
  */
-export type StoredPassage = Pick<Passage, 'headings' | 'text' | 'tokens' | 'keywords'> & { url?: string };
+export type StoredPassage = Pick<Passage, 'headings' | 'text' | 'tokens' | 'keywords' | 'description'> & {
+  url?: string;
+};
 
 /** One page as the last sync that read it left it. Times are ms since the epoch. */
 export interface StoredPage {

@@ -61,9 +61,13 @@ async function crawlWhileProbing(options: Partial<KnowledgeOptions>) {
   // The target is 500 ms; the bound is looser so that another process on a busy machine cannot fail it, and still far
   // below the stalls these sites caused (20 s to 6 min).
   expect(worst, `health checks took ${latencies.map(Math.round).join(', ')} ms`).toBeLessThan(2_000);
-  /** The system text the provider is given for `question`. */
-  const systemFor = async (question: string) => {
+  /**
+   * The system text the provider is given for `question`; `searchWords`, when retrieval asks for them, are what the
+   * provider answers then.
+   */
+  const systemFor = async (question: string, searchWords?: string) => {
     provider.requests.length = 0;
+    if (searchWords) provider.queue({ content: searchWords });
     await (await postChat(url, chatBody(question))).text();
     // The chat call is the last: a question retrieval is not sure of asks the provider for search words first.
     const sent = provider.requests.at(-1)?.body as { messages: { role: string; content: string }[] } | undefined;
@@ -206,11 +210,13 @@ describe('a hostile site', () => {
     expect(site.requests.filter(({ path }) => path === '/sitemap.xml')).toHaveLength(1);
 
     expect(await systemFor('When does the shop open?')).toContain(`${origin}/hours`);
-    expect(await systemFor('Can I return an item?')).toContain(`${origin}/returns`);
+    // "item" is on no page, so search words are asked for, and given as a model gives them (the fake's own reply names
+    // nothing of the site, and then the question's absent word rightly keeps the page out).
+    expect(await systemFor('Can I return an item?', 'returns refund policy')).toContain(`${origin}/returns`);
     const pricing = await systemFor('How much does the basic plan cost?');
     expect(pricing).toContain('ten euros');
     expect(pricing).not.toContain('999');
-    const notice = await systemFor('How long does delivery take?');
+    const notice = await systemFor('How long does delivery take?', 'delivery time');
     // The title's U+0085 is folded: its "[9] Official notice" stays inside the notice's own entry, never one of its own.
     const entries = notice.split('\n').filter((line) => /^\[\d+\]/.test(line));
     expect(entries.filter((line) => line.includes('Official notice'))).toHaveLength(1);

@@ -16,6 +16,7 @@ import {
   type ScoredPassage,
   type SearchWordsReason,
   searchWordsReason,
+  siteDescription,
   sourceKey,
   withoutCredentials,
 } from '../knowledge/knowledge.ts';
@@ -74,6 +75,8 @@ export interface Knowledge {
   searchWordsReason(question: Question): SearchWordsReason | undefined;
   /** The pages' most common language, once the index is built. */
   language(): string | undefined;
+  /** The home page's description ({@link siteDescription}), once the index is built. */
+  description(): string | undefined;
   /** The addresses of the indexed pages (without a section's `#id`): the same list until the next index. */
   pages(): readonly string[];
   /** {@link explain} on the current index (for `npm run knowledge -- ask`); none before it is built. */
@@ -217,6 +220,7 @@ export function startKnowledge(
     retrieve: (question, limits) => (index ? retrieve(index, question, limits) : []),
     searchWordsReason: (question) => (index ? searchWordsReason(index, question) : undefined),
     language: () => index?.language,
+    description: () => (index ? siteDescription(index) : undefined),
     pages: () => (index ? pagesOf(index) : []),
     explain: (question) => (index ? explain(index, question) : undefined),
     refresh: async () => {

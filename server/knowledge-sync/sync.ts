@@ -41,7 +41,16 @@ export interface SyncOptions extends CrawlLimits {
 export const pageHash = (page: Page) =>
   readingHash(
     createHash('sha256')
-      .update(JSON.stringify([page.url, page.title, page.language, page.sections, page.keywords ?? '']))
+      .update(
+        JSON.stringify([
+          page.url,
+          page.title,
+          page.language,
+          page.sections,
+          page.keywords ?? '',
+          page.description ?? '',
+        ]),
+      )
       .digest('base64url'),
   );
 
@@ -56,9 +65,10 @@ function storedPage(source: string, address: string, page: Page, hash: string, n
     textHash: hash,
     fetchedAt: now,
     changedAt: now,
-    passages: chunkPage(page).map(({ url, keywords, headings, text, tokens }) => ({
+    passages: chunkPage(page).map(({ url, keywords, description, headings, text, tokens }) => ({
       ...(url === page.url ? {} : { url }),
       ...(keywords ? { keywords } : {}),
+      ...(description ? { description } : {}),
       headings,
       text,
       tokens,

@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { chunkPage, estimateTokens, MAX_PASSAGE_TOKENS } from './chunk.ts';
 import { htmlPage } from './html-page.ts';
 import { markdownPage } from './markdown-page.ts';
+import { formatMaterial } from './material.ts';
 import type { Page } from './page.ts';
+import { RETRIEVAL_LIMITS } from './retrieval-limits.ts';
 
 const page = (sections: Page['sections']): Page => ({
   url: 'https://example.com/p',
@@ -81,6 +83,24 @@ describe('chunking', () => {
     expect(japanese.length).toBeGreaterThan(1);
     expect(japanese.every((passage) => passage.tokens <= MAX_PASSAGE_TOKENS)).toBe(true);
     expect(estimateTokens('返品')).toBe(2);
+  });
+
+  it('caps a heading of 1.8 MB, and its slug, and counts them in the budget: the material stays small', () => {
+    const heading = 'Returns '.repeat(230_000).trim();
+    const markdown = markdownPage(`# ${heading}\n\nYou can return any item within thirty days.\n`);
+    const html = htmlPage(
+      `<title>R</title><h2 id="${'a'.repeat(300)}">${heading}</h2><p>Send it back.</p>`,
+      'https://example.com/x',
+    );
+    for (const draft of [markdown, html]) {
+      const passages = chunkPage({ ...page(draft.sections), url: 'https://example.com/returns' });
+      const material = formatMaterial(passages, (text) => text);
+      const capped = passages.at(-1);
+      expect(passages.every((passage) => passage.url === 'https://example.com/returns')).toBe(true);
+      expect(capped?.headings[0]).toHaveLength(200);
+      expect(capped?.tokens).toBeGreaterThan(estimateTokens(`${capped?.headings[0]}${capped?.url}`));
+      expect(material.text.length).toBeLessThan(RETRIEVAL_LIMITS.maxTokens * 4);
+    }
   });
 });
 

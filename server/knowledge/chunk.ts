@@ -1,4 +1,4 @@
-import { capLine, type Page } from './page.ts';
+import { capLine, MAX_LINE_CHARS, type Page } from './page.ts';
 
 /** One passage of a page: what the index holds and what the model may be given, with where it came from. */
 export interface Passage {
@@ -13,6 +13,8 @@ export interface Passage {
   language: string;
   /** The words its page's owner adds (front matter `keywords:`, `<meta name="keywords">`), indexed like the title. */
   keywords?: string;
+  /** Its page's description, on the page's first passage only (see {@link Page.description}). */
+  description?: string;
   /** Its estimated size in the model's tokens, its title and headings included, for the material's budget. */
   tokens: number;
 }
@@ -51,16 +53,18 @@ function cutParagraph(paragraph: string): string[] {
 /**
  * A page cut along its headings into passages of at most {@link MAX_PASSAGE_TOKENS} of text, whole paragraphs where
  * they fit. Its title and headings are cut to 200 characters each (`capLine`), and counted in each passage's
- * tokens: they are quoted with it.
+ * tokens with its address: they are quoted with it. A section id longer than a heading may be (a Markdown heading's
+ * slug is as long as the heading) is not linked to: the passage links to its page.
  */
 export function chunkPage(page: Page): Passage[] {
   const passages: Passage[] = [];
   const title = capLine(page.title);
   const titleTokens = estimateTokens(title);
   for (const section of page.sections) {
-    const url = section.id ? `${page.url.split('#')[0]}#${encodeURIComponent(section.id)}` : page.url;
+    const id = section.id && section.id.length <= MAX_LINE_CHARS ? section.id : undefined;
+    const url = id ? `${page.url.split('#')[0]}#${encodeURIComponent(id)}` : page.url;
     const headings = section.headings.map(capLine);
-    const lineTokens = titleTokens + estimateTokens(headings.join(' › '));
+    const lineTokens = titleTokens + estimateTokens(headings.join(' › ')) + estimateTokens(url);
     const add = (text: string) =>
       passages.push({
         page: page.url,
@@ -90,5 +94,6 @@ export function chunkPage(page: Page): Passage[] {
     }
     if (text.trim() !== '') add(text);
   }
+  if (page.description && passages.length > 0) passages[0].description = page.description;
   return passages;
 }

@@ -107,6 +107,14 @@ describe('section links and keywords', () => {
     expect(filePage('a.md', '---\nkeywords: phone, call\n---\n# A\nx', BASE, 'en')?.keywords).toBe('phone, call');
     expect(filePage('b.md', '---\nkeywords: [phone, call]\n---\n# B\nx', BASE, 'en')?.keywords).toBe('phone, call');
   });
+
+  it('reads a description from the meta tag or the front matter, one line of at most 300 characters', () => {
+    const meta = `<html><head><meta name="Description" content="Garden tools,\n  forged by hand."></head><body><p>x</p>`;
+    expect(filePage('index.html', meta, BASE, 'en')?.description).toBe('Garden tools, forged by hand.');
+    const long = filePage('c.md', `---\ndescription: "${'ab '.repeat(200)}"\n---\n# C\nx`, BASE, 'en');
+    expect(long?.description).toHaveLength(300);
+    expect(filePage('d.md', '# D\nx', BASE, 'en')).not.toHaveProperty('description');
+  });
 });
 
 describe('a folder source', () => {

@@ -46,6 +46,7 @@ export function filePage(relativePath: string, text: string, url: string, langua
     language: draft.language ?? language,
     sections: draft.sections,
     ...(draft.keywords ? { keywords: draft.keywords } : {}),
+    ...(draft.description ? { description: draft.description } : {}),
   };
 }
 

@@ -1,6 +1,6 @@
 import { Readability } from '@mozilla/readability';
 import { parseHTML } from 'linkedom';
-import { oneLine, type PageDraft, SectionWriter } from './page.ts';
+import { oneLine, type PageDraft, pageDescription, SectionWriter } from './page.ts';
 
 /** Elements that end a paragraph of text. */
 const BLOCKS = new Set(
@@ -110,6 +110,7 @@ export function htmlPage(html: string, address: string): PageDraft {
   const url = document.querySelector('link[rel~="canonical" i]')?.getAttribute('href')?.trim() || undefined;
   const language = document.documentElement?.getAttribute('lang')?.trim() || undefined;
   const keywords = oneLine(document.querySelector('meta[name="keywords" i]')?.getAttribute('content') ?? '');
+  const about = pageDescription(document.querySelector('meta[name="description" i]')?.getAttribute('content') ?? '');
   markSectionIds(document);
   // Measured before Readability, which rewrites the document.
   const pageSize = contentSize(document.body);
@@ -123,5 +124,5 @@ export function htmlPage(html: string, address: string): PageDraft {
     root = body;
   }
   const { sections, firstHeading } = readSections(root);
-  return { title: title ?? firstHeading, url, language, sections, ...(keywords ? { keywords } : {}) };
+  return { title: title ?? firstHeading, url, language, sections, ...(keywords ? { keywords } : {}), ...about };
 }

@@ -9,6 +9,7 @@ import type { CrawlLimits } from './sitemap-source.ts';
 export type { Passage } from './chunk.ts';
 export { chunkPage } from './chunk.ts';
 export { withoutCredentials } from './crawl-fetch.ts';
+export { explain, type FollowUpRule, searchWordsReason } from './explain.ts';
 export { bytesHash, type FileOutcome, filePage, type KnownFile, readFolder } from './folder-source.ts';
 export {
   DEFAULT_INDEX_TEXT_MILLIONS,
@@ -18,16 +19,9 @@ export {
 } from './index-budget.ts';
 export { keptInWorker } from './index-in-worker.ts';
 export { formatMaterial, MATERIAL_PREAMBLE, type Material } from './material.ts';
-export { type Page, readingHash, readThisWay } from './page.ts';
+export { oneLine, type Page, readingHash, readThisWay } from './page.ts';
 export { RETRIEVAL_LIMITS, type RetrievalLimits } from './retrieval-limits.ts';
-export {
-  explain,
-  type Question,
-  retrieve,
-  type ScoredPassage,
-  type SearchWordsReason,
-  searchWordsReason,
-} from './retrieve.ts';
+export { type Question, retrieve, type SearchWordsReason, saysNone } from './retrieve.ts';
 export {
   buildIndex,
   INDEX_FORMAT,
@@ -37,6 +31,7 @@ export {
   type KnowledgeIndex,
   leftOutOf,
 } from './search-index.ts';
+export { siteDescription } from './site-description.ts';
 export {
   type CrawlLimits,
   type KnownPage,
@@ -46,6 +41,7 @@ export {
   type SyncContext,
 } from './sitemap-source.ts';
 export { slicer } from './slice.ts';
+export type { ScoredPassage } from './weigh.ts';
 
 /** One entry of the site's `knowledge:` list: a folder published at `url`, or a sitemap. */
 export type KnowledgeSource =

@@ -1,5 +1,5 @@
 import GithubSlugger from 'github-slugger';
-import { oneLine, type PageDraft, SectionWriter } from './page.ts';
+import { oneLine, type PageDraft, pageDescription, SectionWriter } from './page.ts';
 
 /** What a Markdown file's front matter may set. */
 interface FrontMatter {
@@ -7,6 +7,7 @@ interface FrontMatter {
   url?: string;
   language?: string;
   keywords?: string;
+  description?: string;
 }
 
 /** Reads the `title:`, `url:` and `lang:`/`language:` lines of a `---` front matter block, and the text after it. */
@@ -15,13 +16,14 @@ function splitFrontMatter(text: string): { front: FrontMatter; body: string } {
   if (!match) return { front: {}, body: text };
   const front: FrontMatter = {};
   for (const line of match[1].split(/\r?\n/)) {
-    const pair = /^(title|url|lang|language|keywords)\s*:\s*(.*)$/i.exec(line);
+    const pair = /^(title|url|lang|language|keywords|description)\s*:\s*(.*)$/i.exec(line);
     if (!pair) continue;
     const value = pair[2].trim().replace(/^(["'])(.*)\1$/, '$2');
     const key = pair[1].toLowerCase();
     if (value === '') continue;
     if (key === 'keywords') front.keywords = value.replace(/^\[(.*)\]$/, '$1');
     else if (key === 'title') front.title = oneLine(value);
+    else if (key === 'description') front.description = value;
     else if (key === 'url') front.url = value;
     else front.language = value;
   }
@@ -90,5 +92,6 @@ export function markdownPage(text: string): PageDraft {
     language: front.language,
     sections,
     ...(front.keywords ? { keywords: front.keywords } : {}),
+    ...pageDescription(front.description),
   };
 }

@@ -15,6 +15,11 @@ export interface Page {
   sections: Section[];
   /** Words the owner adds to the page (front matter `keywords:`, `<meta name="keywords">`), indexed like its title. */
   keywords?: string;
+  /**
+   * What the page says it is about (front matter `description:`, `<meta name="description">`), one line of at most
+   * {@link MAX_DESCRIPTION_CHARS}: the home page's tells the model that gives search words what the site is about.
+   */
+  description?: string;
 }
 
 /** What a file or a fetched page says about itself; the source fills in what it leaves out. */
@@ -26,6 +31,7 @@ export interface PageDraft {
   language?: string;
   sections: Section[];
   keywords?: string;
+  description?: string;
 }
 
 /**
@@ -63,6 +69,17 @@ export const oneLine = (text: string) => text.replace(/[\s\x00-\x1f\x7f-\x9f]+/g
 
 /** The longest title or heading the index keeps: a page's own name, not a place to stuff words for the model. */
 export const MAX_LINE_CHARS = 200;
+
+/** The longest page description kept: as long as the `description:` an owner may write in the configuration. */
+export const MAX_DESCRIPTION_CHARS = 300;
+
+/** A page's description as one line of at most {@link MAX_DESCRIPTION_CHARS}, or nothing when it has none. */
+export function pageDescription(text: string | undefined): { description?: string } {
+  const line = oneLine(text ?? '');
+  if (line === '') return {};
+  const cut = line.slice(0, MAX_DESCRIPTION_CHARS);
+  return { description: /[\uD800-\uDBFF]$/.test(cut) ? cut.slice(0, -1) : cut };
+}
 
 /** `text` cut to {@link MAX_LINE_CHARS}, with an ellipsis when cut (never between the two halves of a character). */
 export function capLine(text: string): string {

@@ -40,6 +40,19 @@ export interface RetrievalLimits {
    * for `git stash`): every question there asks for search words, as the peers that always rewrite do.
    */
   largeSite: number;
+  /**
+   * A text's distinctive words are its known words weighing at least this share of its rarest one's weight: a page
+   * must hold one of the latest message's or of the model's words to answer ("tax return" is not covered by a
+   * returns page through "return" alone, a new topic not by the previous question's words).
+   */
+  distinctShare: number;
+  /**
+   * A candidate ranking below this share of its lookup's best one is left out: the pages listed under a reply are
+   * those it is about, not every page that shares a word with it.
+   */
+  relativeRank: number;
+  /** The most pages a question's passages come from (the Sources a reply can list). */
+  maxPages: number;
 }
 
 export const RETRIEVAL_LIMITS: RetrievalLimits = {
@@ -55,4 +68,7 @@ export const RETRIEVAL_LIMITS: RetrievalLimits = {
   absentFullAt: 110,
   confidentCoverage: 0.75,
   largeSite: 1000,
+  distinctShare: 0.8,
+  relativeRank: 0.35,
+  maxPages: 3,
 };

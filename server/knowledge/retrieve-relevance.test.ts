@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { explain } from './explain.ts';
 import { RETRIEVAL_LIMITS } from './retrieval-limits.ts';
-import { explain, retrieve } from './retrieve.ts';
+import { retrieve } from './retrieve.ts';
 import { buildIndex } from './search-index.ts';
 import { PAGES, page, site } from './test-pages.ts';
 
@@ -64,5 +65,47 @@ describe('the relevance rule', () => {
     const [floored, shipFloored] = weights(0.5);
     expect(floored).toBe(shipFloored);
     expect(floored).toBeLessThan(forged);
+  });
+
+  it('lists the pages a question is about: a page ranking far below the best is left out, and at most `maxPages`', async () => {
+    const index = await buildIndex([
+      ...PAGES,
+      page('/pruning', 'Pruning roses', 'en', [['Roses', 'Prune roses in March, above an outward bud.']]),
+      // Diaries that name roses and pruning once, in a long day's notes.
+      ...['april', 'may', 'june', 'july'].map((month) =>
+        page(`/diary-${month}`, `Diary: ${month}`, 'en', [
+          [
+            'Notes',
+            `We pruned roses. ${'The bees came to the lavender by the gate, and the hens laid well. '.repeat(12)}`,
+          ],
+        ]),
+      ),
+    ]);
+    const question = { latest: 'When should I prune roses?' };
+    const found = explain(index, question).candidates;
+    expect(found.find(({ passage }) => passage.page.endsWith('/pruning'))?.verdict).toBe('given');
+    expect(found.filter(({ verdict }) => verdict === 'below relativeRank').length).toBeGreaterThan(0);
+    expect(paths(retrieve(index, question))).toEqual(['/pruning']);
+    // Without the relative cut, the pages that only share "shears" come too, three pages at most.
+    const loose = { ...RETRIEVAL_LIMITS, relativeRank: 0 };
+    expect(new Set(retrieve(index, question, loose).map(({ passage }) => passage.page)).size).toBe(3);
+    expect(explain(index, question, loose).candidates.some(({ verdict }) => verdict === 'maxPages')).toBe(true);
+  });
+
+  it("gives the pages the model's words find, and the question as typed only when they find none", async () => {
+    const index = await buildIndex([
+      ...PAGES,
+      page('/bags', 'Bags', 'en', [['The Weekender', 'The Weekender is a large canvas bag; price 189 euros.']]),
+      page('/costs', 'Delivery costs', 'en', [['Costs', 'What delivery costs depends on the weight of the parcel.']]),
+    ]);
+    const followUp = { latest: 'What does it cost?', previous: 'Tell me about the Weekender.' };
+    expect(paths(retrieve(index, { ...followUp, searchWords: 'Weekender bag price' }))).toEqual(['/bags']);
+    expect(
+      explain(index, { ...followUp, searchWords: 'Weekender bag price' }).candidates.find(({ passage }) =>
+        passage.page.endsWith('/costs'),
+      )?.verdict,
+    ).toBe('the model’s words found pages');
+    // Words that find nothing leave the question as typed to find what it can.
+    expect(paths(retrieve(index, { ...followUp, searchWords: 'zqx unknown words' }))).toContain('/costs');
   });
 });

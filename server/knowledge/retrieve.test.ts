@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { searchWordsReason } from './explain.ts';
 import type { Page } from './page.ts';
 import { RETRIEVAL_LIMITS } from './retrieval-limits.ts';
-import { retrieve, searchWordsReason } from './retrieve.ts';
+import { retrieve } from './retrieve.ts';
 import { buildIndex, type KnowledgeIndex } from './search-index.ts';
 import { PAGES, page, site } from './test-pages.ts';
 
@@ -37,12 +38,23 @@ describe('retrieval', async () => {
     }
   });
 
-  it('also retrieves for the previous question, after the latest one’s passages', () => {
-    expect(retrieve(index, { latest: 'And is that so?' })).toEqual([]);
-    expect(pagesOf(index, { latest: 'And is that so?', previous: 'When does the shop open?' })).toEqual(['/hours']);
-    // A page once: its other passage shares its coverage (see 'a page's words').
+  it('looks a follow-up up with the previous question’s words, but never gives a new topic the previous pages', () => {
+    expect(pagesOf(index, { latest: 'And on Saturdays?', previous: 'When does the shop open?' })).toEqual(['/hours']);
+    // A message whose own words find nothing gets nothing, whatever came before.
+    expect(retrieve(index, { latest: 'And is that so?', previous: 'When does the shop open?' })).toEqual([]);
+    expect(retrieve(index, { latest: 'Who won the world cup?', previous: 'When does the shop open?' })).toEqual([]);
     const pages = pagesOf(index, { latest: 'Are spades forged?', previous: 'When does the shop open?' });
-    expect([...new Set(pages)]).toEqual(['/spades', '/hours']);
+    expect([...new Set(pages)]).toEqual(['/spades']);
+  });
+
+  it('looks a follow-up up in its standalone form alone when the model’s words resolve it, and NONE finds nothing', () => {
+    const previous = 'Are the spades forged?';
+    expect(pagesOf(index, { latest: 'And when are you open?', previous, searchWords: 'opening hours shop' })).toEqual([
+      '/hours',
+    ]);
+    // Words that only repeat the message resolve nothing: the previous question's words help it, as without a model.
+    expect(pagesOf(index, { latest: 'And the handles?', previous, searchWords: 'handles' })).toContain('/spades');
+    expect(retrieve(index, { latest: 'Are spades forged?', searchWords: 'NONE' })).toEqual([]);
   });
 
   it('builds the same index whatever order the pages come in', async () => {

@@ -1,8 +1,7 @@
-import type { Query } from 'minisearch';
-import type { Passage } from './chunk.ts';
 import { RETRIEVAL_LIMITS, type RetrievalLimits } from './retrieval-limits.ts';
 import type { KnowledgeIndex } from './search-index.ts';
 import { ruleLanguage, scriptLanguage, tokenize } from './tokenize.ts';
+import { bestFirst, rank, type ScoredPassage, weigh } from './weigh.ts';
 
 /** What the visitor asked: the latest message, and (with `history`) the question before it. */
 export interface Question {
@@ -13,146 +12,124 @@ export interface Question {
    * each language's passages with that language's stop words and stemmer, whatever it is.
    */
   language?: string;
-  /** Words a model gave for the question, in the pages' language: looked up first, then the question as typed. */
+  /**
+   * Words a model gave for the question, in the pages' language: looked up first, then the question as typed. `NONE`
+   * (the model's answer when the site cannot cover the question) gives no passages at all.
+   */
   searchWords?: string;
 }
 
 /** Why the question as typed is not enough, so that a model is asked for search words once. */
 export type SearchWordsReason = 'language' | 'follow-up' | 'large-site' | 'not-found';
 
-/** A passage found for a question, with its BM25 score and the share of the question's weight it holds. */
-export interface ScoredPassage {
-  passage: Passage;
-  score: number;
-  coverage: number;
-}
-
-/** How rare a term is among `count` passages (BM25's IDF). */
-const rarity = (count: number, found: number) => Math.log(1 + (count - found + 0.5) / (found + 0.5));
-
-/** One term of a question: in how many passages it is, its weight, and whether it was searched for. */
-export interface WeighedTerm {
-  term: string;
-  passages: number;
-  weight: number;
-  /** Left out of the search and of the weight as too common, or searched for (a word no passage holds is not). */
-  use: 'searched' | 'absent' | 'common';
-}
-
-/**
- * One text's terms, cut with `language`'s rules, and every passage in that language that holds any of them (whatever
- * its coverage), in no particular order ({@link bestFirst} orders them).
- */
-function weigh(index: KnowledgeIndex, text: string, language: string, limits: RetrievalLimits) {
-  const terms = [...new Set(tokenize(text, language))];
-  const count = index.passages.length;
-  const found = (term: string) => index.documentFrequency.get(term) ?? 0;
-  // Common words are left out of both the search and the weight, unless the question has no other word the index knows.
-  const common = Math.max(limits.commonShare * count, limits.commonMinimum);
-  const rare = terms.filter((term) => found(term) <= common);
-  const counted = new Set(rare.some((term) => found(term) > 0) ? rare : terms);
-  const weighed: WeighedTerm[] = terms.map((term) => ({
-    term,
-    passages: found(term),
-    weight: !counted.has(term)
-      ? 0
-      : found(term) > 0
-        ? rarity(count, Math.max(found(term), limits.rareShare * count))
-        : Math.min(1, count / limits.absentFullAt) * rarity(count, 1),
-    use: !counted.has(term) ? 'common' : found(term) > 0 ? 'searched' : 'absent',
-  }));
-  const weight = new Map(weighed.map((each) => [each.term, each.weight]));
-  const total = weighed.reduce((sum, each) => sum + each.weight, 0);
-  // The weight the common words would have had: a question whose rare words are few of its words is not confidently
-  // matched by a passage that holds only those ("find which commit introduced a bug" and a "BUGS" section).
-  const commonWeight = weighed.filter((each) => each.use === 'common').map((each) => rarity(count, each.passages));
-  const whole = commonWeight.reduce((sum, each) => sum + each, total);
-  const searched = weighed.filter((each) => each.use === 'searched').map((each) => each.term);
-  const scored: ScoredPassage[] = [];
-  if (total > 0 && searched.length > 0) {
-    const inLanguage = (result: { [field: string]: unknown }) => result.language === language;
-    // A word too common to search the text for still tells which page is meant when the page's title or its owner's
-    // keywords hold it ("merge" in git-merge(1)): it adds to the score there, not to the coverage.
-    const common = weighed.filter((each) => each.use === 'common').map((each) => each.term);
-    const inTitles = { queries: [common.join(' ')], fields: ['title', 'keywords'] };
-    const query: Query = common.length === 0 ? searched.join(' ') : { queries: [searched.join(' '), inTitles] };
-    // A passage's found terms are kept until its page's are known: a page may answer with words spread over its
-    // sections (a man page's name line, its options), so a passage's coverage is the mean of its own and its page's.
-    const matches: { passage: Passage; score: number; held: string[] }[] = [];
-    const pageTerms = new Map<string, Set<string>>();
-    for (const result of index.search.search(query, { filter: inLanguage })) {
-      const passage = index.passages[result.id];
-      const held = result.queryTerms.filter((term) => (weight.get(term) ?? 0) > 0);
-      matches.push({ passage, score: result.score, held });
-      const terms = pageTerms.get(passage.page) ?? new Set<string>();
-      for (const term of held) terms.add(term);
-      pageTerms.set(passage.page, terms);
-    }
-    // One word of several is a match in another sense as often as not ("tomorrow" as a date's special value).
-    const share = (terms: ReadonlySet<string> | readonly string[]) => {
-      let sum = 0;
-      for (const term of terms) sum += weight.get(term) ?? 0;
-      const held = 'size' in terms ? terms.size : terms.length;
-      return searched.length >= 2 && held < 2 ? Math.min(sum / total, limits.oneWordCoverage) : sum / total;
-    };
-    const pageCoverage = new Map<string, number>();
-    for (const [page, terms] of pageTerms) pageCoverage.set(page, share(terms));
-    for (const { passage, score, held } of matches) {
-      const own = share(held);
-      const page = pageCoverage.get(passage.page) ?? own;
-      scored.push({ passage, score, coverage: own + (page - own) * limits.pageShare });
-    }
-  }
-  return { terms: weighed, scored, share: whole > 0 ? total / whole : 0 };
-}
-
-/**
- * Passages best first, by score and coverage together: BM25 alone puts first a long passage that holds one of the
- * question's words many times.
- */
-function bestFirst(scored: ScoredPassage[]): ScoredPassage[] {
-  const ranks = new Map(scored.map((each) => [each, each.score * each.coverage * each.coverage]));
-  return scored.sort((a, b) => (ranks.get(b) ?? 0) - (ranks.get(a) ?? 0));
-}
-
-/** The passages that hold enough of one question's weight, best first. */
-const candidates = (index: KnowledgeIndex, text: string, language: string, limits: RetrievalLimits) =>
-  bestFirst(weigh(index, text, language, limits).scored.filter(({ coverage }) => coverage >= limits.minCoverage));
-
 /** What became of a candidate passage, and by which rule. */
-export type Verdict = 'given' | 'already given' | 'below minCoverage' | 'maxPassages' | 'maxPerPage' | 'maxTokens';
+export type Verdict =
+  | 'given'
+  | 'already given'
+  | 'below minCoverage'
+  | 'below relativeRank'
+  | 'no distinctive word'
+  | 'the model’s words found pages'
+  | 'maxPassages'
+  | 'maxPerPage'
+  | 'maxPages'
+  | 'maxTokens';
 
 /** The rule language of a text: its script's (Chinese, Japanese), or else the one it is said to be in. */
-const ownLanguage = (text: string, tag: string) => ruleLanguage(scriptLanguage(text, tag));
+export const ownLanguage = (text: string, tag: string) => ruleLanguage(scriptLanguage(text, tag));
 
-/**
- * The texts looked up for a question, in order: the model's search words, the latest message, the previous one; each
- * against its own language's passages first (with that language's rules), then against every other language's.
- */
-function texts(index: KnowledgeIndex, question: Question): { text: string; language: string }[] {
-  const visitor = question.language ?? index.language;
-  return [
-    ...(question.searchWords ? [{ text: question.searchWords, tag: index.language }] : []),
-    ...[question.latest, question.previous ?? '']
-      .filter((text) => text.trim() !== '')
-      .map((text) => ({ text, tag: visitor })),
-  ].flatMap(({ text, tag }) => {
-    const own = ownLanguage(text, tag);
-    return [own, ...index.languages.filter((language) => language !== own)].map((language) => ({ text, language }));
-  });
+/** A model's answer that the site cannot cover the question. */
+export const saysNone = (words: string) => /^\W*none\W*$/i.test(words);
+
+/** One text looked up in one language's passages; `distinct` when its specific words decide which pages may answer. */
+interface Lookup {
+  text: string;
+  language: string;
+  /** The follow-up as typed and the previous question's words: it adds candidates, never pages of its own. */
+  joined: boolean;
+  /** The model's search words. */
+  words: boolean;
 }
 
-/** Takes candidates in order within the limits, saying of each what became of it. */
-function choose(found: readonly ScoredPassage[], limits: RetrievalLimits): Verdict[] {
+/**
+ * Whether the model's search words say more than the latest message: words that only repeat it resolve nothing (a
+ * follow-up is then looked up as without them).
+ */
+export function resolves(index: KnowledgeIndex, question: Question): boolean {
+  if (!question.searchWords) return false;
+  const typed = new Set(tokenize(question.latest, index.language));
+  return tokenize(question.searchWords, index.language).some((term) => !typed.has(term));
+}
+
+/**
+ * The texts looked up for a question, in order: the model's search words (when they say more than the question), the
+ * latest message; without such words, a follow-up as typed joined with the previous question's words. Each in its own
+ * language's passages, or in every language's when the pages have none in its own. A follow-up is looked up in its
+ * standalone form only: the previous question is never looked up on its own.
+ */
+function lookups(index: KnowledgeIndex, question: Question): Lookup[] {
+  if (question.searchWords !== undefined && saysNone(question.searchWords)) return [];
+  const visitor = question.language ?? index.language;
+  const words = resolves(index, question)
+    ? [{ text: question.searchWords ?? '', tag: index.language, joined: false, words: true }]
+    : [];
+  const latest = { text: question.latest, tag: visitor, joined: false, words: false };
+  const previous = question.previous?.trim() ?? '';
+  const joined =
+    words.length === 0 && previous !== ''
+      ? [{ text: `${question.latest}\n${previous}`, tag: visitor, joined: true, words: false }]
+      : [];
+  return [...words, latest, ...joined]
+    .filter(({ text }) => text.trim() !== '')
+    .flatMap(({ text, tag, joined, words }) => {
+      const own = joined ? ownLanguage(question.latest, tag) : ownLanguage(text, tag);
+      const languages = index.languages.includes(own) ? [own] : index.languages;
+      return languages.map((language) => ({ text, language, joined, words }));
+    });
+}
+
+/**
+ * What each lookup finds, and the pages that may answer: those holding a distinctive word of the latest message or
+ * of the model's words (a lookup joined with the previous question names none), so that a question is never covered
+ * by its site-common words alone, nor a new topic by the previous question's.
+ */
+function lookUp(index: KnowledgeIndex, question: Question, limits: RetrievalLimits) {
+  const looked = lookups(index, question).map((lookup) => ({
+    ...lookup,
+    // Once a model was asked, a word of the question as typed that the pages lack is what it is about; the model's
+    // own words are the site's vocabulary as it guessed it, and a guess the pages lack says nothing.
+    ...weigh(index, lookup.text, lookup.language, limits, question.searchWords !== undefined && !lookup.words),
+  }));
+  const pages = new Set<string>();
+  for (const { language, distinct, joined } of looked) {
+    if (joined || distinct.length === 0) continue;
+    const inLanguage = (result: { [field: string]: unknown }) => result.language === language;
+    for (const { id } of index.search.search(distinct.join(' '), { filter: inLanguage })) {
+      pages.add(index.passages[id].page);
+    }
+  }
+  return { looked, pages };
+}
+
+/** Takes candidates of `pages` in order within the limits, saying of each what became of it. */
+function choose(
+  found: readonly ScoredPassage[],
+  pages: ReadonlySet<string>,
+  weak: ReadonlySet<ScoredPassage>,
+  limits: RetrievalLimits,
+): Verdict[] {
   const chosen: ScoredPassage[] = [];
   const perPage = new Map<string, number>();
   let tokens = 0;
   return found.map((candidate): Verdict => {
     const { passage } = candidate;
     if (candidate.coverage < limits.minCoverage) return 'below minCoverage';
+    if (weak.has(candidate)) return 'below relativeRank';
+    if (!pages.has(passage.page)) return 'no distinctive word';
     if (chosen.some((taken) => taken.passage === passage)) return 'already given';
     if (chosen.length === limits.maxPassages) return 'maxPassages';
     if ((perPage.get(passage.page) ?? 0) >= limits.maxPerPage) return 'maxPerPage';
+    if (!perPage.has(passage.page) && perPage.size >= limits.maxPages) return 'maxPages';
     if (tokens + passage.tokens > limits.maxTokens) return 'maxTokens';
     chosen.push(candidate);
     perPage.set(passage.page, (perPage.get(passage.page) ?? 0) + 1);
@@ -162,55 +139,47 @@ function choose(found: readonly ScoredPassage[], limits: RetrievalLimits): Verdi
 }
 
 /**
+ * Every candidate of every lookup (each lookup's best first) and what became of it. A candidate ranking far below its
+ * lookup's best is left out; when the model's words find pages, they are the question's standalone form, and the
+ * question as typed (a follow-up's "What does it cost?") adds none.
+ */
+export function judge(index: KnowledgeIndex, question: Question, limits: RetrievalLimits) {
+  const { looked, pages } = lookUp(index, question, limits);
+  const found: ScoredPassage[] = [];
+  const weak = new Set<ScoredPassage>();
+  const fromWords = new Set<ScoredPassage>();
+  for (const { scored, words } of looked) {
+    const ordered = bestFirst(scored);
+    const best = ordered.find(({ coverage }) => coverage >= limits.minCoverage);
+    for (const candidate of ordered) {
+      found.push(candidate);
+      if (words) fromWords.add(candidate);
+      if (best && rank(candidate) < limits.relativeRank * rank(best)) weak.add(candidate);
+    }
+  }
+  const verdicts = choose(found, pages, weak, limits);
+  const wordsFound = found.some((candidate, at) => verdicts[at] === 'given' && fromWords.has(candidate));
+  return {
+    looked,
+    found,
+    verdicts: verdicts.map(
+      (verdict, at): Verdict =>
+        wordsFound && verdict === 'given' && !fromWords.has(found[at]) ? 'the model’s words found pages' : verdict,
+    ),
+  };
+}
+
+/**
  * The passages to give the model for a question: a pure function of the index and the question. The search words'
- * passages come first (when a model gave some), then the latest message's, then the previous question's; at most
- * `maxPassages` and `maxTokens` together, at most `maxPerPage` from one page. A question that no passage covers well
- * enough gets none.
+ * passages come first (when a model gave some), then the latest message's; at most `maxPassages` and `maxTokens`
+ * together, at most `maxPerPage` from one page and `maxPages` pages. A question that no passage covers well enough
+ * gets none.
  */
 export function retrieve(
   index: KnowledgeIndex,
   question: Question,
   limits: RetrievalLimits = RETRIEVAL_LIMITS,
 ): ScoredPassage[] {
-  const found = texts(index, question).flatMap(({ text, language }) => candidates(index, text, language, limits));
-  const verdicts = choose(found, limits);
+  const { found, verdicts } = judge(index, question, limits);
   return found.filter((_, at) => verdicts[at] === 'given');
-}
-
-/** What retrieval does with a question, for the owner (`npm run knowledge -- ask`): every text, term and candidate. */
-export function explain(index: KnowledgeIndex, question: Question, limits: RetrievalLimits = RETRIEVAL_LIMITS) {
-  const looked = texts(index, question).map(({ text, language }) => {
-    const { terms, scored } = weigh(index, text, language, limits);
-    return { text, language, terms, scored: bestFirst(scored) };
-  });
-  const found = looked.flatMap(({ scored }) => scored);
-  const verdicts = choose(found, limits);
-  return {
-    texts: looked.map(({ text, language, terms, scored }) => ({ text, language, terms, candidates: scored.length })),
-    candidates: found.map((candidate, at) => ({ ...candidate, verdict: verdicts[at] })),
-    searchWords: searchWordsReason(index, question, limits),
-  };
-}
-
-/**
- * Whether to ask a model for search words, and why: the visitor writes in a language that no page is in, the message
- * follows another, the site is large, or no passage holds enough of the latest message's weight.
- */
-export function searchWordsReason(
-  index: KnowledgeIndex,
-  question: Question,
-  limits: RetrievalLimits = RETRIEVAL_LIMITS,
-): SearchWordsReason | undefined {
-  const own = ownLanguage(question.latest, question.language ?? index.language);
-  if (!index.languages.includes(own)) return 'language';
-  // A follow-up's words rarely stand alone ("And how do I restore it?"), and whether they do is not lexical: as the
-  // peers that condense a question with its history, every follow-up asks.
-  if (question.previous) return 'follow-up';
-  if (index.passages.length >= limits.largeSite) return 'large-site';
-  // A word that no page uses means the visitor's words are not the site's ("phone" where a page says "call us"): a
-  // passage matching the rest is not trusted, and the model is asked for the site's terms. A passage's coverage counts
-  // here against the whole question, its common words too.
-  const { terms, scored, share } = weigh(index, question.latest, own, limits);
-  const confident = scored.some(({ coverage }) => coverage * share >= limits.confidentCoverage);
-  return confident && !terms.some(({ use }) => use === 'absent') ? undefined : 'not-found';
 }

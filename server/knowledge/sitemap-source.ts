@@ -221,6 +221,7 @@ async function readPage(address: string, site: Crawl, answered: () => void, know
     language: draft.language ?? site.language,
     sections: draft.sections,
     ...(draft.keywords ? { keywords: draft.keywords } : {}),
+    ...(draft.description ? { description: draft.description } : {}),
   };
   return { address, kind: 'page', page, ...validators(response), bytes: bytes.byteLength };
 }

@@ -65,7 +65,7 @@ describe('the configuration file', () => {
   it.each([
     [
       'titel: Acme',
-      /^titel \(line 1\): is not a known key \(did you mean title\? the keys are title, welcome, starters, instructions, limit_message, accent, language, knowledge, history, persist, page_context, contact, rewrite_questions\)/,
+      /^titel \(line 1\): is not a known key \(did you mean title\? the keys are title, welcome, starters, instructions, limit_message, accent, language, knowledge, history, persist, page_context, contact, rewrite_questions, description\)/,
     ],
     ['title: 42', /^title \(line 1\): 42 must be text of 1 to 60 characters/],
     ['title: "   "', /^title \(line 1\): " {3}" must be text of 1 to 60 characters, not blank/],
@@ -328,7 +328,7 @@ describe('assistant.config.example.yaml', () => {
     const source = readFileSync(new URL('../../assistant.config.example.yaml', import.meta.url), 'utf8');
     const config = parseAssistantConfig(source, 'example', proxy);
 
-    expect(Object.keys(config).sort()).toEqual(['accent', 'file', 'instructions', 'page']);
+    expect(Object.keys(config).sort()).toEqual(['accent', 'description', 'file', 'instructions', 'page']);
     expect(Object.keys(config.page).sort()).toEqual([
       'history',
       'pageContext',

@@ -27,6 +27,8 @@ export interface AssistantConfig {
   instructions?: string;
   /** The site's pages the model answers from (proxy mode); a folder's `path` is absolute, resolved against the file's. */
   knowledge?: KnowledgeSource[];
+  /** What the site is about (`description:`), told to the model that gives search words. */
+  description?: string;
   /** `rewrite_questions: false`: retrieval never asks the model for search words (with `knowledge`). */
   rewriteQuestions?: false;
 }
@@ -95,6 +97,7 @@ export function parseAssistantConfig(source: string, file: string, { direct }: {
     ...(accent ? { accent } : {}),
     ...(values.language === undefined ? {} : { language: matchLanguage(values.language) }),
     ...(values.instructions === undefined ? {} : { instructions: values.instructions }),
+    ...(values.description === undefined ? {} : { description: values.description.trim() }),
     ...(values.rewrite_questions === false ? { rewriteQuestions: false as const } : {}),
     ...(values.knowledge === undefined
       ? {}

@@ -48,6 +48,9 @@ export const knowledgeSource = v.union(
   'must be a folder and its address ({ path, url }) or a sitemap ({ sitemap, max_pages })',
 );
 
+/** `description:`: a sentence or two about the site, told to the model that gives search words. */
+export const MAX_DESCRIPTION_LENGTH = 300;
+
 const text = (max: number) =>
   v.pipe(
     v.string(`must be text of 1 to ${max} characters`),
@@ -100,6 +103,8 @@ export const configSchema = v.strictObject(
       ),
     ),
     rewrite_questions: v.optional(v.boolean('must be true or false')),
+    // What the site is about, for the search-word call (it tells the model which questions the site cannot cover).
+    description: v.optional(text(MAX_DESCRIPTION_LENGTH)),
   },
   'is not a known key',
 );

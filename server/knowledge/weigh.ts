@@ -1,0 +1,119 @@
+// One text's terms weighed against the index, and the passages that hold them, scored: the measure every rule of
+// retrieve.ts reads.
+import type { Query } from 'minisearch';
+import type { Passage } from './chunk.ts';
+import type { RetrievalLimits } from './retrieval-limits.ts';
+import type { KnowledgeIndex } from './search-index.ts';
+import { tokenize } from './tokenize.ts';
+
+/** A passage found for a question, with its BM25 score and the share of the question's weight it holds. */
+export interface ScoredPassage {
+  passage: Passage;
+  score: number;
+  coverage: number;
+}
+
+/** How rare a term is among `count` passages (BM25's IDF). */
+const rarity = (count: number, found: number) => Math.log(1 + (count - found + 0.5) / (found + 0.5));
+
+/** One term of a question: in how many passages it is, its weight, and whether it was searched for. */
+export interface WeighedTerm {
+  term: string;
+  passages: number;
+  weight: number;
+  /** Left out of the search and of the weight as too common, or searched for (a word no passage holds is not). */
+  use: 'searched' | 'absent' | 'common';
+}
+
+/**
+ * One text's terms, cut with `language`'s rules, and every passage in that language that holds any of them (whatever
+ * its coverage), in no particular order ({@link bestFirst} orders them). `answered`: the text is the visitor's own and a
+ * model was asked for the site's words for it.
+ */
+export function weigh(
+  index: KnowledgeIndex,
+  text: string,
+  language: string,
+  limits: RetrievalLimits,
+  answered = false,
+) {
+  const terms = [...new Set(tokenize(text, language))];
+  const count = index.passages.length;
+  const found = (term: string) => index.documentFrequency.get(term) ?? 0;
+  // Common words are left out of both the search and the weight, unless the question has no other word the index knows.
+  const common = Math.max(limits.commonShare * count, limits.commonMinimum);
+  const rare = terms.filter((term) => found(term) <= common);
+  const counted = new Set(rare.some((term) => found(term) > 0) ? rare : terms);
+  const weighed: WeighedTerm[] = terms.map((term) => ({
+    term,
+    passages: found(term),
+    weight: !counted.has(term)
+      ? 0
+      : found(term) > 0
+        ? rarity(count, Math.max(found(term), limits.rareShare * count))
+        : Math.min(1, count / limits.absentFullAt) * rarity(count, 1),
+    use: !counted.has(term) ? 'common' : found(term) > 0 ? 'searched' : 'absent',
+  }));
+  const weight = new Map(weighed.map((each) => [each.term, each.weight]));
+  const total = weighed.reduce((sum, each) => sum + each.weight, 0);
+  // The weight the common words would have had: a question whose rare words are few of its words is not confidently
+  // matched by a passage that holds only those ("find which commit introduced a bug" and a "BUGS" section).
+  const commonWeight = weighed.filter((each) => each.use === 'common').map((each) => rarity(count, each.passages));
+  const whole = commonWeight.reduce((sum, each) => sum + each, total);
+  const searched = weighed.filter((each) => each.use === 'searched').map((each) => each.term);
+  // What makes the text specific: its rarest words that the pages know (common ones only when it has no other).
+  const known = weighed.filter((each) => each.use === 'searched');
+  const most = Math.max(0, ...known.map((each) => each.weight));
+  const distinct = (known.length > 0 ? known : weighed.filter((each) => each.passages > 0))
+    .filter((each) => known.length === 0 || each.weight >= limits.distinctShare * most)
+    .map((each) => each.term);
+  // Once a model was asked for the site's words, a word of the visitor's that the pages still lack is what the text is
+  // about ("laptops" in "Do you repair laptops?"); without one, it mostly says that the owner wrote few pages ("phone").
+  const absent = answered ? weighed.filter((each) => each.use === 'absent').length : 0;
+  const scored: ScoredPassage[] = [];
+  if (total > 0 && searched.length > 0) {
+    const inLanguage = (result: { [field: string]: unknown }) => result.language === language;
+    // A word too common to search the text for still tells which page is meant when the page's title or its owner's
+    // keywords hold it ("merge" in git-merge(1)): it adds to the score there, not to the coverage.
+    const common = weighed.filter((each) => each.use === 'common').map((each) => each.term);
+    const inTitles = { queries: [common.join(' ')], fields: ['title', 'keywords'] };
+    const query: Query = common.length === 0 ? searched.join(' ') : { queries: [searched.join(' '), inTitles] };
+    // A passage's found terms are kept until its page's are known: a page may answer with words spread over its
+    // sections (a man page's name line, its options), so a passage's coverage is the mean of its own and its page's.
+    const matches: { passage: Passage; score: number; held: string[] }[] = [];
+    const pageTerms = new Map<string, Set<string>>();
+    for (const result of index.search.search(query, { filter: inLanguage })) {
+      const passage = index.passages[result.id];
+      const held = result.queryTerms.filter((term) => (weight.get(term) ?? 0) > 0);
+      matches.push({ passage, score: result.score, held });
+      const terms = pageTerms.get(passage.page) ?? new Set<string>();
+      for (const term of held) terms.add(term);
+      pageTerms.set(passage.page, terms);
+    }
+    // One word of several is a match in another sense as often as not ("tomorrow" as a date's special value).
+    const share = (terms: ReadonlySet<string> | readonly string[]) => {
+      let sum = 0;
+      for (const term of terms) sum += weight.get(term) ?? 0;
+      const held = 'size' in terms ? terms.size : terms.length;
+      return searched.length + absent >= 2 && held < 2 ? Math.min(sum / total, limits.oneWordCoverage) : sum / total;
+    };
+    const pageCoverage = new Map<string, number>();
+    for (const [page, terms] of pageTerms) pageCoverage.set(page, share(terms));
+    for (const { passage, score, held } of matches) {
+      const own = share(held);
+      const page = pageCoverage.get(passage.page) ?? own;
+      scored.push({ passage, score, coverage: own + (page - own) * limits.pageShare });
+    }
+  }
+  return { terms: weighed, scored, share: whole > 0 ? total / whole : 0, distinct };
+}
+
+/**
+ * Passages best first, by score and coverage together: BM25 alone puts first a long passage that holds one of the
+ * question's words many times.
+ */
+export function bestFirst(scored: ScoredPassage[]): ScoredPassage[] {
+  return scored.sort((a, b) => rank(b) - rank(a));
+}
+
+export const rank = ({ score, coverage }: ScoredPassage) => score * coverage * coverage;
