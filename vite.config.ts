@@ -14,6 +14,7 @@ import { sizeBudget } from './build/size-budget.ts';
 import { sqlMigrations } from './build/sql-migrations.ts';
 import { startUpPreload } from './build/start-up-preload.ts';
 import { llmServer } from './server/vite-plugin.ts';
+import { VitestSlowestFiles } from './testing/slowest-files.ts';
 
 export default defineConfig({
   plugins: [
@@ -106,10 +107,12 @@ export default defineConfig({
         test: {
           name: 'node',
           environment: 'node',
-          include: ['{server,contract,build,locales,packages,deploy}/**/*.test.{ts,tsx}'],
+          include: ['{server,contract,build,locales,packages,deploy,testing}/**/*.test.{ts,tsx}'],
         },
       },
     ],
+    // The ten slowest files at the end: where the command's time goes.
+    reporters: ['default', new VitestSlowestFiles()],
     // Every core: the files run side by side (the default leaves one core free, which on 2 cores is half the machine).
     maxWorkers: '100%',
     restoreMocks: true,

@@ -3,7 +3,7 @@
 // bench measures (knowledge, the owner's loop).
 import { MAX_TOKENS, TEMPERATURE } from '../contract/llm.ts';
 import { createApp } from '../server/app.ts';
-import type { ProxyOptions } from '../server/hono-env.ts';
+import type { AppOptions } from '../server/app-options.ts';
 import { listen } from '../server/listen.ts';
 import { spawnScript } from './cannon-run.ts';
 
@@ -23,7 +23,7 @@ export const chatBody = (content: string) =>
     temperature: TEMPERATURE,
   });
 
-export function listenBenchApp(baseURL: string, extra: Partial<ProxyOptions> = {}) {
+export function listenBenchApp(baseURL: string, extra: Partial<AppOptions> = {}) {
   const app = createApp({
     upstream: { kind: 'provider', baseURL, apiKey: 'bench-fake-token', model: 'bench-model' },
     timeoutMs: 10_000,

@@ -7,7 +7,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { extname, join } from 'node:path';
-import { askSearchWords, searchWordsRequest } from '../server/chat/search-words.ts';
+import { askSearchWords, searchWordsRequest } from '../server/chat/chat.ts';
 import type { KnowledgeSource } from '../server/knowledge/knowledge.ts';
 import type { RetrievalLimits } from '../server/knowledge/retrieval-limits.ts';
 import { openKnowledgeStore } from '../server/knowledge-store/knowledge-store.ts';

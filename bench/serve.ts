@@ -2,7 +2,7 @@ import { cp, readFile, stat, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { readSizeReport } from '../build/size-budget.ts';
 import { CHAT_COMPLETIONS_PATH, DEFAULT_MODEL, DEFAULT_TIMEOUT_MS, MAX_TOKENS, TEMPERATURE } from '../contract/llm.ts';
-import { precompressDir } from '../server/pages/precompress.ts';
+import { precompressDir } from '../server/pages/pages.ts';
 import { startProductionServer, viteBuild } from '../testing/production-app.ts';
 
 /** The benchmark's own build, apart from `dist/` so that it never ends up deployed or races a developer's build. */

@@ -9,7 +9,7 @@ import { DEFAULT_PAGE_SETTINGS } from '../contract/page-settings.ts';
 import { CATALOGUE_ELEMENT_ID } from '../locales/catalogue.ts';
 import { CATALOGUES } from '../locales/catalogues.ts';
 import { DEFAULT_LANGUAGE, LANGUAGES, type Language, pageFileName, textDirection } from '../locales/languages.ts';
-import { fillPages, pageTemplatesDir } from '../server/pages/page-html.ts';
+import { fillPages, pageTemplatesDir } from '../server/pages/pages.ts';
 
 const RENDER_SCRIPT = fileURLToPath(new URL('./render-card.ts', import.meta.url));
 

@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import type { Page } from '@playwright/test';
 import type { EmbedApi, EmbedEvents } from '../embed/loader';
-import { readAccent } from '../server/settings/accent';
+import { readAccent } from '../server/pages/accent';
 import { FAKE_REPLY } from '../testing/fake-provider';
 import { type HostSite, hostPageHtml } from '../testing/host-site';
 import { configuredAppFixture, hostSiteFixture } from './embed-site';

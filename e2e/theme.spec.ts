@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import type { FrameLocator, Locator, Page } from '@playwright/test';
-import { readAccent } from '../server/settings/accent';
+import { readAccent } from '../server/pages/accent';
 import { DEFAULT_DARK_ACCENT } from '../src/theme';
 import { type HostSite, hostPageHtml } from '../testing/host-site';
 import { startAppServer } from './app-server';

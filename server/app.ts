@@ -3,21 +3,27 @@ import { EMBED_HOST_PARAM, EMBED_LANG_PARAM } from '../contract/embed.ts';
 import { FEEDBACK_PATH } from '../contract/feedback.ts';
 import { PROXY_BASE_PATH } from '../contract/llm.ts';
 import { apiError, refusalLine } from './api-error.ts';
-import { chatRoute } from './chat/chat-route.ts';
-import { feedbackRoutes } from './feedback/feedback-routes.ts';
-import type { ProxyOptions, ServerEnv } from './hono-env.ts';
-import { MemoryCounters, RedisCounters } from './limits/counters.ts';
-import { SpendCap } from './limits/spend-cap.ts';
-import { frameAncestorAllows, refusedFrameNotice } from './pages/frame-ancestors.ts';
-import { prepareLoaders, prepareOwnerPage, preparePages } from './pages/page-html.ts';
-import { pageLanguage } from './pages/page-language.ts';
-import { frameAncestorSources, headersForPath, securityHeaders } from './pages/security-headers.ts';
-import { serveClient } from './pages/serve-client.ts';
-import { DEFAULT_ASSISTANT_CONFIG } from './settings/assistant-config.ts';
-import { pathUnder } from './settings/base-path.ts';
+import type { AppOptions } from './app-options.ts';
+import { chatRoute } from './chat/chat.ts';
+import { feedbackRoutes } from './feedback/owner-loop.ts';
+import type { ServerEnv } from './hono-env.ts';
+import { MemoryCounters, RedisCounters, SpendCap } from './limits/limits.ts';
+import {
+  frameAncestorAllows,
+  frameAncestorSources,
+  headersForPath,
+  pageLanguage,
+  prepareLoaders,
+  prepareOwnerPage,
+  preparePages,
+  refusedFrameNotice,
+  securityHeaders,
+  serveClient,
+} from './pages/pages.ts';
+import { DEFAULT_ASSISTANT_CONFIG, pathUnder } from './settings/settings.ts';
 
 /** The owner's page exists where its stats do: a chat route that counts, and `OWNER_TOKEN` set. */
-export function ownerPageServed(options: ProxyOptions): boolean {
+export function ownerPageServed(options: AppOptions): boolean {
   return options.upstream.kind !== 'none' && options.feedback !== undefined && Boolean(options.ownerToken);
 }
 
@@ -27,7 +33,7 @@ export function ownerPageServed(options: ProxyOptions): boolean {
  * the built app. Vite's dev and preview servers and the production server all run this app, so what is tested here
  * is what runs everywhere.
  */
-export function createApp(options: ProxyOptions): Hono<ServerEnv> {
+export function createApp(options: AppOptions): Hono<ServerEnv> {
   const log = options.log ?? ((line: string) => console.log(line));
   const headers = securityHeaders(options.security);
   const counters = options.counters ?? new MemoryCounters();

@@ -3,7 +3,7 @@
 import { sep } from 'node:path';
 import type { ViteDevServer } from 'vite';
 import type { Knowledge } from './knowledge-sync/knowledge-sync.ts';
-import { startupFailure } from './settings/startup-failure.ts';
+import { startupFailure } from './settings/settings.ts';
 
 /** Editors save in several writes; one reaction follows the last of them. */
 const SETTLE_MS = 150;
@@ -21,7 +21,7 @@ export interface SiteFiles {
 
 /**
  * Watches the configuration file and the folder sources with Vite's own watcher. A configuration with a mistake is
- * said in the log, and the server keeps the last good one; the library stops when its server closes.
+ * said in the log, and the server keeps the last good one (the library is closed with the server's parts).
  */
 export function followSiteFiles(server: ViteDevServer, files: SiteFiles): void {
   const { configFile, folders, knowledge, log } = files;
@@ -51,6 +51,5 @@ export function followSiteFiles(server: ViteDevServer, files: SiteFiles): void {
   server.httpServer?.once('close', () => {
     for (const timer of timers.values()) clearTimeout(timer);
     server.watcher.off('add', changed).off('change', changed).off('unlink', changed);
-    knowledge?.stop();
   });
 }

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import type { Hono } from 'hono';
 import type { ServerEnv } from './hono-env.ts';
+import { type ConnectionLimits, DEFAULT_CONNECTION_LIMITS } from './settings/settings.ts';
 
 /** A listening server and how to stop it. */
 export interface RunningServer {
@@ -18,27 +19,6 @@ export interface RunningServer {
    */
   drain(graceMs: number): Promise<number>;
 }
-
-/** What a client may hold: time to send its request, and a share of the process's connections. */
-export interface ConnectionLimits {
-  /** How long a client may take to send a request's headers (`server.headersTimeout`). */
-  headersTimeoutMs: number;
-  /** How long a client may take to send a whole request, body included (`server.requestTimeout`); replies are not timed. */
-  requestTimeoutMs: number;
-  /** Connections open at once in this process (`server.maxConnections`); more are closed on arrival. 0: no cap. */
-  maxConnections: number;
-}
-
-/**
- * Node's own defaults (300 s for a request, 60 s for its headers, no cap) let a client that trickles its bytes hold a
- * connection for minutes. A chat request is small, so 15 s is ample; a reverse proxy that buffers request bodies takes
- * even that wait off the server.
- */
-export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = {
-  headersTimeoutMs: 10_000,
-  requestTimeoutMs: 15_000,
-  maxConnections: 1000,
-};
 
 /**
  * Node looks for timed-out requests only this often (30 s by default), so a cut can come that much late: look every

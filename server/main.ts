@@ -4,17 +4,18 @@ import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { BUILD_INFO_FILE, type BuildInfo } from '../contract/llm.ts';
 import { createApp } from './app.ts';
-import { serverFeedback } from './feedback/server-feedback.ts';
-import { startSiteKnowledge } from './knowledge-sync/knowledge-sync.ts';
-import { RedisCounters } from './limits/counters.ts';
 import { listen } from './listen.ts';
-import { createMetrics, serveMetrics } from './metrics.ts';
-import { loadAssistantConfig } from './settings/assistant-config.ts';
-import { loadDotEnvFiles } from './settings/dot-env-files.ts';
-import { readServerEnv } from './settings/env.ts';
-import { type DirectBuild, describeUpstream } from './settings/env-upstream.ts';
-import { settingNotices } from './settings/setting-names.ts';
-import { startupFailure } from './settings/startup-failure.ts';
+import { serveMetrics } from './metrics.ts';
+import { buildServerParts } from './server-parts.ts';
+import {
+  type DirectBuild,
+  describeUpstream,
+  loadAssistantConfig,
+  loadDotEnvFiles,
+  readServerEnv,
+  settingNotices,
+  startupFailure,
+} from './settings/settings.ts';
 import { startedLine, stoppedLine } from './startup-line.ts';
 
 const clientDir = fileURLToPath(new URL('../client', import.meta.url));
@@ -36,12 +37,10 @@ async function main(): Promise<void> {
   const config = readServerEnv(process.env, { directBuild });
   const assistant = loadAssistantConfig(process.env, process.cwd(), { direct: directBuild !== undefined });
   const log = (line: string) => console.log(line);
-  const counters = config.redisUrl ? new RedisCounters(config.redisUrl, log) : undefined;
-  const metrics = config.metrics ? createMetrics() : undefined;
-  // Loaded from the store in the background (synced first when the store lacks them): the server answers at once,
-  // and `/readyz` says 503 until the pages are indexed.
-  const knowledge = assistant.knowledge && startSiteKnowledge(assistant.knowledge, config.store, log);
-  const feedback = serverFeedback(config, log, metrics, knowledge || undefined);
+  // The site's pages load from the store in the background (synced first when the store lacks them): the server
+  // answers at once, and `/readyz` says 503 until the pages are indexed.
+  const parts = buildServerParts(config, { sources: assistant.knowledge, log });
+  const { counters, metrics, knowledge, feedback } = parts;
   const app = createApp({ ...config.proxy, assistant, knowledge, clientDir, counters, metrics, feedback, log });
   const running = await listen(app, { port: config.port, host: config.host, limits: config.connections, log });
   const metricsServer =
@@ -72,12 +71,12 @@ async function main(): Promise<void> {
     stopping = true;
     console.log(`[server] ${signal}: finishing the replies in flight (up to ${config.proxy.timeoutMs} ms)`);
     metricsServer?.server.close();
+    // No sync starts while the replies finish (the index in memory still answers them); the rest closes after.
     knowledge?.stop();
     void running
       .drain(config.proxy.timeoutMs)
       .then(async (cut) => {
-        await counters?.close();
-        await feedback?.close();
+        await parts.close();
         console.log(stoppedLine(signal, cut));
       })
       .finally(() => process.exit(0));

@@ -3,13 +3,15 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Redis } from 'ioredis';
 import { createServer, type PreviewServer, preview, type ViteDevServer } from 'vite';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { EMBED_ACCENT_SENTINEL } from '../contract/embed.ts';
 import { CHAT_COMPLETIONS_PATH } from '../contract/llm.ts';
 import { CATALOGUES } from '../locales/catalogues.ts';
 import { FAKE_REPLY, type FakeProvider, startFakeProvider } from '../testing/fake-provider.ts';
-import { ROOT_DIR } from '../testing/production-app.ts';
+import { awayFromMinuteEdge, ROOT_DIR } from '../testing/production-app.ts';
+import { startRedisServer } from '../testing/redis-server.ts';
 import { recordingLogger } from '../testing/vite-logger.ts';
 import { llmServer } from './vite-plugin.ts';
 
@@ -29,6 +31,7 @@ const SERVER_VARIABLES = [
   'VITE_LLM_MODEL',
   'VITE_LLM_TIMEOUT_MS',
   'ASSISTANT_CONFIG',
+  'REDIS_URL',
 ];
 
 let root: string;
@@ -165,6 +168,30 @@ describe('the dev server (npm run dev)', () => {
     expect(page).not.toContain(TOKEN);
     expect(lines.join('\n')).toContain(`proxy to ${provider.baseURL} (model dev/model)`);
     expect(lines.join('\n')).not.toContain(TOKEN);
+  });
+
+  it('counts the rate limit in Redis with REDIS_URL, as npm start does: two dev servers share one limit', async () => {
+    const redis = await startRedisServer();
+    try {
+      await writeFile(join(root, '.env'), `REDIS_URL=${redis.url}/5\nRATE_LIMIT_PER_MINUTE=2\n`);
+      const [first, second] = [await startDev(), await startDev()];
+      const redisState = async (url: string) =>
+        ((await (await fetch(`${url}/readyz`)).json()) as { redis: string }).redis;
+      for (const { url } of [first, second]) await until(async () => (await redisState(url)) === 'reachable', 'Redis');
+      await awayFromMinuteEdge();
+      const statuses = [];
+      for (const { url } of [first, first, second]) statuses.push((await ask(url)).status);
+
+      // Counted in this process's memory, the second server would let its first request through.
+      expect(statuses).toEqual([200, 200, 429]);
+      const reader = new Redis(`${redis.url}/5`);
+      const keys = await reader.keys('ai-assistant:rate:*');
+      reader.disconnect();
+      expect(keys).toHaveLength(1);
+    } finally {
+      await Promise.all(servers.splice(0).map((server) => server.close()));
+      await redis.stop();
+    }
   });
 
   it("leaves everything outside the proxy path to Vite, with production's frame policy alone", async () => {

@@ -1,36 +1,41 @@
-import { writeFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { getRequestListener } from '@hono/node-server';
-import { type Connect, loadEnv, type Plugin, type ResolvedConfig } from 'vite';
+import { type Connect, type HttpServer, loadEnv, type Plugin, type ResolvedConfig } from 'vite';
 import { bundleLoader } from '../build/embed-loader.ts';
 import { localizePage } from '../build/prerender-card.ts';
 import { EMBED_HOST_PARAM, EMBED_LANG_PARAM, EMBED_LOADER_PATH } from '../contract/embed.ts';
-import { BUILD_INFO_FILE, type BuildInfo, DEFAULT_BASE_URL, PROXY_BASE_PATH } from '../contract/llm.ts';
+import { PROXY_BASE_PATH } from '../contract/llm.ts';
 import { OWNER_PAGE_FILE, OWNER_PAGE_PATH } from '../contract/owner.ts';
 import { CATALOGUES } from '../locales/catalogues.ts';
-import { LANGUAGES, pageFileName, pickLanguage } from '../locales/languages.ts';
+import { pickLanguage } from '../locales/languages.ts';
 import { createApp, ownerPageServed } from './app.ts';
 import { followSiteFiles } from './dev-reload.ts';
-import { serverFeedback } from './feedback/server-feedback.ts';
-import { type Knowledge, startSiteKnowledge } from './knowledge-sync/knowledge-sync.ts';
-import { refusedFrameNotice } from './pages/frame-ancestors.ts';
-import { fillPageHtml, fillPages, localizeLoader, readPageTemplates } from './pages/page-html.ts';
-import { pageLanguage } from './pages/page-language.ts';
-import { precompressDir } from './pages/precompress.ts';
-import { frameHeaders, headersForPath, securityHeaders } from './pages/security-headers.ts';
-import { type AssistantConfig, assistantConfigFile, loadAssistantConfig } from './settings/assistant-config.ts';
-import { OUTSIDE_BASE_PATH, pathUnder, readBasePath } from './settings/base-path.ts';
-import { EnvError, readServerEnv } from './settings/env.ts';
-import { describeUpstream } from './settings/env-upstream.ts';
-import { settingNotices } from './settings/setting-names.ts';
-import { exitOnConfigError } from './settings/startup-failure.ts';
+import type { Knowledge } from './knowledge-sync/knowledge-sync.ts';
+import {
+  fillPageHtml,
+  frameHeaders,
+  headersForPath,
+  localizeLoader,
+  pageLanguage,
+  refusedFrameNotice,
+  securityHeaders,
+} from './pages/pages.ts';
+import { buildServerParts } from './server-parts.ts';
+import {
+  type AssistantConfig,
+  assistantConfigFile,
+  describeUpstream,
+  EnvError,
+  exitOnConfigError,
+  loadAssistantConfig,
+  OUTSIDE_BASE_PATH,
+  pathUnder,
+  readBasePath,
+  readServerEnv,
+  settingNotices,
+} from './settings/settings.ts';
+import { directModeBaseURL, finishClientBuild } from './vite-build.ts';
 import { isPagePath, isServerPath } from './vite-paths.ts';
-
-/** The token is in `VITE_LLM_API_KEY`, i.e. in the bundle: the spec's direct mode. */
-function directModeBaseURL(config: ResolvedConfig): string | undefined {
-  if (!config.env.VITE_LLM_API_KEY?.trim()) return undefined;
-  return config.env.VITE_LLM_BASE_URL?.trim() || DEFAULT_BASE_URL;
-}
 
 export const DIRECT_MODE_WARNING =
   'Direct mode: VITE_LLM_API_KEY is set, so the provider token is embedded in the JavaScript bundle, where every ' +
@@ -65,7 +70,7 @@ function readAssistantConfig(config: ResolvedConfig): AssistantConfig {
  *   rest of the production CSP rightly forbids); its page is filled by `transformIndexHtml`.
  */
 function mountProxy(
-  middlewares: Connect.Server,
+  { middlewares, httpServer }: { middlewares: Connect.Server; httpServer: HttpServer | null },
   config: ResolvedConfig,
   assistant: AssistantConfig,
   applyToPages: boolean,
@@ -83,15 +88,18 @@ function mountProxy(
   if (direct) proxy.security.connectSrc = [...proxy.security.connectSrc, new URL(direct).origin];
 
   const log = (line: string) => config.logger.info(line, { timestamp: true });
-  // Read in the background: the server answers at once, and `/readyz` says when the pages are indexed.
-  const knowledge = assistant.knowledge && startSiteKnowledge(assistant.knowledge, settings.store, log);
+  // The same parts as `npm start` (REDIS_URL counts the limits and the owner's counts in Redis), but no metrics: the
+  // site's pages are read in the background, and `/readyz` says when they are indexed.
+  const parts = buildServerParts({ ...settings, metrics: undefined }, { sources: assistant.knowledge, log });
+  httpServer?.once('close', () => void parts.close());
+  const { counters, knowledge, feedback } = parts;
   const options = {
     ...proxy,
     assistant,
     knowledge,
     clientDir: applyToPages ? resolve(config.root, config.build.outDir) : undefined,
-    // Votes and the owner's counts, as `npm start` keeps them.
-    feedback: serverFeedback(settings, log, undefined, knowledge || undefined),
+    counters,
+    feedback,
     log,
   };
   const app = createApp(options);
@@ -188,7 +196,7 @@ export function llmServer(): Plugin[] {
       configureServer(server) {
         // Vitest runs its own Vite server (mode `test`) for the unit tests, which need no proxy and no start-up notes.
         if (server.config.mode === 'test') return;
-        const knowledge = mountProxy(server.middlewares, server.config, assistant, false);
+        const knowledge = mountProxy(server, server.config, assistant, false);
         followSiteFiles(server, {
           configFile: assistantConfigFile(loadEnv(config.mode, config.envDir, ''), config.root),
           checkConfig: () => loadSiteConfig(config),
@@ -198,7 +206,7 @@ export function llmServer(): Plugin[] {
         });
       },
       configurePreviewServer(server) {
-        mountProxy(server.middlewares, server.config, assistant, true);
+        mountProxy(server, server.config, assistant, true);
       },
       transformIndexHtml(html, context) {
         // The dev server's page, in the language its `?lang=` or the site asks for (Vite's hook sees no request
@@ -219,22 +227,7 @@ export function llmServer(): Plugin[] {
         order: 'post',
         sequential: true,
         async handler(output) {
-          if (config.build.ssr || !output.dir) return;
-          const direct = directModeBaseURL(config);
-          const info: BuildInfo = direct
-            ? { mode: 'direct', providerOrigin: new URL(direct).origin }
-            : { mode: 'proxy' };
-          await writeFile(join(output.dir, BUILD_INFO_FILE), `${JSON.stringify(info)}\n`);
-          if (direct) {
-            // No server fills a direct-mode page (a static host serves it as written): the site's settings go in now.
-            const pages = fillPages(readPageTemplates(output.dir), assistant);
-            const dir = output.dir;
-            await Promise.all(
-              LANGUAGES.map((language) => writeFile(join(dir, pageFileName(language)), pages[language])),
-            );
-          }
-          const count = await precompressDir(output.dir);
-          config.logger.info(`[llm-server] wrote ${count} precompressed (.br/.gz) files in ${output.dir}`);
+          if (!config.build.ssr && output.dir) await finishClientBuild(output.dir, config, assistant);
         },
       },
     },

@@ -9,7 +9,7 @@ import {
   MIN_CONTROL_CONTRAST,
   readAccent,
   whiteContrastOf,
-} from '../server/settings/accent';
+} from '../server/pages/accent';
 import { DEFAULT_DARK_ACCENT, semanticColors } from './theme';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));

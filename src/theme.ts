@@ -44,7 +44,7 @@ const blackA64 = '#09090Ba3';
 
 // ACCENT_VARIABLE: what the site's `accent` sets (server/page-html.ts). Unset, the user's bubble, Send and the launcher
 // are the spec's blue, dark enough in both schemes for white text to pass AA. In the dark scheme, the dark shade a site
-// whose `accent` is that blue gets (server/settings/accent.ts): white text on it at 6.2:1, and 3:1 against the dark page
+// whose `accent` is that blue gets (server/pages/accent.ts): white text on it at 6.2:1, and 3:1 against the dark page
 // and panel (WCAG 1.4.11), which a darker blue (blue.700, 2.0:1) would fade into.
 export const DEFAULT_DARK_ACCENT = '#2158d1';
 const accentLight = `var(${ACCENT_VARIABLE},${blue600})`;
@@ -58,7 +58,7 @@ const accentHover = scheme(/* @__PURE__ */ darker(accentLight), /* @__PURE__ */ 
 const onAccent = scheme(white, white);
 /**
  * Keyboard focus: at least 3:1 against the page and the bubbles in both schemes; with a site's `accent`, a shade of it
- * that keeps that (server/settings/accent.ts).
+ * that keeps that (server/pages/accent.ts).
  */
 const focusRing = scheme(`var(${ACCENT_RING_VARIABLE},${blue600})`, `var(${ACCENT_RING_VARIABLE},${blue400})`);
 

@@ -41,3 +41,28 @@ export function createControllableFetchReply() {
   };
   return { logic, calls, latest };
 }
+
+/**
+ * The machine's input for the real `requestReply` in a test with no machine: the pieces and the sources it would send
+ * the machine go to `onDelta` and `onSources`.
+ */
+export function replyInput(
+  text: string,
+  {
+    onDelta = () => undefined,
+    onSources = () => undefined,
+    history,
+  }: {
+    onDelta?: (text: string) => void;
+    onSources?: (sources: ReplySource[], token?: ReplyToken) => void;
+    history?: FetchReplyInput['history'];
+  } = {},
+): FetchReplyInput {
+  return {
+    text,
+    ...(history ? { history } : {}),
+    parent: {
+      send: (event) => (event.type === 'reply.delta' ? onDelta(event.text) : onSources(event.sources, event.token)),
+    },
+  };
+}

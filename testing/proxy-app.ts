@@ -1,7 +1,7 @@
 import { afterAll, afterEach } from 'vitest';
 import { CHAT_COMPLETIONS_PATH, MAX_TOKENS } from '../contract/llm.ts';
 import { createApp } from '../server/app.ts';
-import type { ProxyOptions } from '../server/hono-env.ts';
+import type { AppOptions } from '../server/app-options.ts';
 import { listen, type RunningServer } from '../server/listen.ts';
 import { FAKE_REPLY, type FakeProvider, startFakeProvider } from './fake-provider.ts';
 
@@ -26,7 +26,7 @@ export async function proxyHarness() {
     provider.requests.length = 0;
   });
 
-  async function start(overrides: Partial<ProxyOptions> = {}) {
+  async function start(overrides: Partial<AppOptions> = {}) {
     const logs: string[] = [];
     const app = createApp({
       upstream: { kind: 'provider', baseURL: provider.baseURL, apiKey: TOKEN, model: PINNED_MODEL },
@@ -45,7 +45,7 @@ export async function proxyHarness() {
 }
 
 /** An upstream `baseURL` for a provider written by the test itself on this port. */
-export const providerOn = (port: number): ProxyOptions['upstream'] => ({
+export const providerOn = (port: number): AppOptions['upstream'] => ({
   kind: 'provider',
   baseURL: `http://127.0.0.1:${port}/v1`,
   apiKey: TOKEN,

@@ -192,3 +192,18 @@ export function parseChatRequest(
   }
   return { ok: true, request, sources: material?.sources ?? [], passages: material?.passages ?? 0 };
 }
+
+/**
+ * Room for what a chat template wraps around a message (role markers, a model's default system prompt), which the
+ * provider counts as prompt tokens too.
+ */
+export const TEMPLATE_TOKENS = 64;
+
+/**
+ * The most a request can cost, the number the spend cap reserves (chat prices its own request): its message's length in UTF-8 bytes (byte-level tokenizers never make more tokens than
+ * bytes, so this bounds the prompt from above), the chat template, and every token it may be answered with.
+ */
+export function reservationFor(request: ChatRequest): number {
+  const message = request.messages.reduce((bytes, { content }) => bytes + Buffer.byteLength(content), 0);
+  return message + TEMPLATE_TOKENS + request.max_tokens;
+}

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { chatBody, PINNED_MODEL, postChat, proxyHarness } from '../../testing/proxy-app.ts';
-import { reservationFor } from '../limits/spend-cap.ts';
 import { parseAssistantConfig } from '../settings/assistant-config.ts';
+import { reservationFor } from './chat-request.ts';
 import { CONTROL_SEQUENCES } from './control-sequences.ts';
 
 // What the site's configuration adds to a chat request in proxy mode: its instructions as the `system` message, and

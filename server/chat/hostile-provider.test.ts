@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { MAX_TOKENS } from '../../contract/llm.ts';
 import { PROVIDER_SECRET } from '../../testing/fake-provider.ts';
 import { chatBody, postChat, proxyHarness, until } from '../../testing/proxy-app.ts';
-import { TEMPLATE_TOKENS } from '../limits/spend-cap.ts';
+import { TEMPLATE_TOKENS } from './chat-request.ts';
 
 const { provider, start } = await proxyHarness();
 

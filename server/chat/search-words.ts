@@ -10,8 +10,14 @@ import {
   type SearchWordsReason,
 } from '../knowledge/knowledge.ts';
 import type { Knowledge } from '../knowledge-sync/knowledge-sync.ts';
-import { readUsage, reservationFor, type TokenUsage } from '../limits/spend-cap.ts';
-import { type ChatRequest, type ConversationRules, type ParsedChatRequest, parseChatRequest } from './chat-request.ts';
+import { readUsage, type TokenUsage } from '../limits/limits.ts';
+import {
+  type ChatRequest,
+  type ConversationRules,
+  type ParsedChatRequest,
+  parseChatRequest,
+  reservationFor,
+} from './chat-request.ts';
 import { breakControlSequences } from './control-sequences.ts';
 import { callUpstream, readBounded, type UpstreamAnswer } from './upstream.ts';
 

@@ -1,5 +1,5 @@
 import { type ReplySource, type ReplyTokenFields, SOURCES_OBJECT } from '../../contract/llm.ts';
-import { readUsage, type TokenUsage } from '../limits/spend-cap.ts';
+import { readUsage, type TokenUsage } from '../limits/limits.ts';
 import { describeProviderError, rebuildChunk } from './reply-rebuild.ts';
 
 /** One event of a provider's stream may hold this many bytes: a chunk of one token is a few hundred. */

@@ -1,10 +1,14 @@
 import type { IndexBudget, KnowledgeSource } from '../knowledge/knowledge.ts';
-import { type KnowledgeStore, openKnowledgeStore } from '../knowledge-store/knowledge-store.ts';
-import { type AssistantConfig, loadAssistantConfig } from '../settings/assistant-config.ts';
-import { loadDotEnvFiles } from '../settings/dot-env-files.ts';
-import { EnvError } from '../settings/env.ts';
-import { readStoreEnv } from '../settings/env-store.ts';
-import { startupFailure } from '../settings/startup-failure.ts';
+import type { KnowledgeStore } from '../knowledge-store/knowledge-store.ts';
+import { buildServerParts } from '../server-parts.ts';
+import {
+  type AssistantConfig,
+  EnvError,
+  loadAssistantConfig,
+  loadDotEnvFiles,
+  readStoreEnv,
+  startupFailure,
+} from '../settings/settings.ts';
 
 /** What the knowledge commands work on: the site's sources and the store, as the server would find them. */
 export interface KnowledgeSetup {
@@ -27,12 +31,11 @@ export function knowledgeSetup(log: (line: string) => void): KnowledgeSetup | un
     const settings = readStoreEnv(process.env, problems);
     if (problems.length > 0) throw new EnvError(problems);
     const assistant = loadAssistantConfig(process.env, process.cwd(), { direct: false });
-    return {
-      assistant,
-      sources: assistant.knowledge ?? [],
-      store: openKnowledgeStore(settings, log),
-      indexBudget: settings.indexBudget,
-    };
+    const sources = assistant.knowledge ?? [];
+    // The server's store, from the same place; the command works on it itself (no library, no counts), and closes it.
+    const { store } = buildServerParts({ store: settings }, { sources, library: false, log });
+    if (!store) throw new Error('no knowledge store');
+    return { assistant, sources, store, indexBudget: settings.indexBudget };
   } catch (error) {
     console.error(startupFailure(error).replace(/^\[server\]/, '[knowledge]'));
     return undefined;

@@ -3,10 +3,9 @@ import { type Context, Hono } from 'hono';
 import { FEEDBACK_PATH, STATS_MAX_DAYS } from '../../contract/feedback.ts';
 import { STATS_PATH } from '../../contract/owner.ts';
 import { apiError, readJsonBody } from '../api-error.ts';
-import type { ProxyOptions, ServerEnv } from '../hono-env.ts';
-import { limitBody } from '../limits/body-limit.ts';
-import type { Counters } from '../limits/counters.ts';
-import { clientKeyOf, rateLimit } from '../limits/rate-limit.ts';
+import type { ServerEnv } from '../hono-env.ts';
+import type { Counters } from '../limits/limits.ts';
+import { clientKeyOf, type LimitOptions, limitBody, rateLimit } from '../limits/limits.ts';
 import type { Feedback } from './feedback.ts';
 
 /** A vote is a token and two words: anything bigger is no vote. */
@@ -26,7 +25,7 @@ export interface FeedbackRouteDeps {
  * `POST /api/feedback` (a vote: the chat route's rate limit, 1 KB at most, 400 with a code for a token that is forged,
  * expired or malformed) and `GET /api/stats?days=` (the owner's counts, for `Authorization: Bearer <OWNER_TOKEN>`).
  */
-export function feedbackRoutes(options: ProxyOptions, deps: FeedbackRouteDeps): Hono<ServerEnv> {
+export function feedbackRoutes(options: LimitOptions, deps: FeedbackRouteDeps): Hono<ServerEnv> {
   const { feedback, counters, log, ownerToken } = deps;
   const route = new Hono<ServerEnv>();
   route.use(FEEDBACK_PATH, ...rateLimit(options, counters, log), limitBody(MAX_FEEDBACK_BYTES, log));

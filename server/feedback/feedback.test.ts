@@ -7,6 +7,7 @@ import { FEEDBACK_PATH, type Stats } from '../../contract/feedback.ts';
 import { STATS_PATH } from '../../contract/owner.ts';
 import { chatBody, postChat, proxyHarness } from '../../testing/proxy-app.ts';
 import { type RedisServer, startRedisServer } from '../../testing/redis-server.ts';
+import { RedisCounters } from '../limits/counters.ts';
 import { type CountStore, FileCountStore } from './count-store.ts';
 import { createFeedback, type Feedback } from './feedback.ts';
 import { RedisCountStore } from './redis-count-store.ts';
@@ -24,6 +25,7 @@ const { start } = await proxyHarness();
 const OWNER_TOKEN = 'test-owner-token-0123456789abcdef';
 const folders: string[] = [];
 const feedbacks: Feedback[] = [];
+const connections: RedisCounters[] = [];
 let redis: RedisServer;
 // Where Redis saves when told to: searched for the visitor's text.
 const redisDir = mkdtempSync(join(tmpdir(), 'feedback-redis-'));
@@ -37,6 +39,7 @@ afterAll(async () => {
 });
 afterEach(async () => {
   await Promise.all(feedbacks.splice(0).map((feedback) => feedback.close()));
+  await Promise.all(connections.splice(0).map((connection) => connection.close()));
   for (const folder of folders.splice(0)) rmSync(folder, { recursive: true, force: true });
 });
 
@@ -44,6 +47,13 @@ function dataDir(): string {
   const folder = mkdtempSync(join(tmpdir(), 'feedback-test-'));
   folders.push(folder);
   return folder;
+}
+
+/** The counts in Redis at `url`, on a connection of their own as the server's parts make it (server-parts.ts). */
+function redisCounts(url: string): RedisCountStore {
+  const counters = new RedisCounters(url, () => {});
+  connections.push(counters);
+  return new RedisCountStore(counters.connection);
 }
 
 /** A server with the owner's loop over `store`, and its log. */
@@ -234,8 +244,8 @@ describe('the counts', () => {
 
   it('are shared by two replicas through Redis: a vote on one replica replaces the vote taken by the other', async () => {
     const url = `${redis.url}/1`;
-    const a = await serverWith(new RedisCountStore(url));
-    const b = await serverWith(new RedisCountStore(url));
+    const a = await serverWith(redisCounts(url));
+    const b = await serverWith(redisCounts(url));
     const reply = await replyToken(a.url);
     await replyToken(b.url);
     // Both at once: one of them replaces the other, never both counted.
@@ -277,7 +287,7 @@ describe('no visitor text', () => {
     const marker = `marker-${Date.now().toString(36)}-unique-question`;
     const folder = dataDir();
     const fileServer = await serverWith(new FileCountStore(folder));
-    const redisServer = await serverWith(new RedisCountStore(`${redis.url}/2`));
+    const redisServer = await serverWith(redisCounts(`${redis.url}/2`));
     for (const { url } of [fileServer, redisServer]) {
       const reply = await replyToken(url, `Where is ${marker}?`, { first_message: true });
       await postChat(url, chatBody(`And ${marker} again?`, { stream: true })).then((response) => response.text());

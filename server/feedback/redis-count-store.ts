@@ -1,46 +1,58 @@
 import { randomBytes } from 'node:crypto';
-import { Redis } from 'ioredis';
-import { REDIS_KEY_PREFIX } from '../limits/counters.ts';
+import type { Redis } from 'ioredis';
 import { type CountStore, type DayCounts, KEEP_DAYS } from './count-store.ts';
 
 const DAY_SECONDS = 86_400;
 
+/** How long a command waits for a connection that is still being made, as a queued command would. */
+const CONNECT_WAIT_MS = 1_000;
+/** Under the connection's own prefix (`REDIS_KEY_PREFIX`): the owner's keys apart from the limits'. */
+const PREFIX = 'feedback:';
+
 /**
  * The counts in Redis, shared by every replica with the same `REDIS_URL`: a hash per UTC day (expiring after
  * `KEEP_DAYS`), a key per reply vote still open to a change (expiring with its token), and the token secret.
+ * It borrows the server's one connection (the limits', which logs its outages and is closed by its owner).
  * A Redis that cannot be reached loses the counts meanwhile, never a chat: callers do not wait on a queue.
  */
 export class RedisCountStore implements CountStore {
-  private readonly redis: Redis;
+  constructor(private readonly connection: Redis) {}
 
-  constructor(url: string) {
-    this.redis = new Redis(url, {
-      enableOfflineQueue: true,
-      maxRetriesPerRequest: 1,
-      commandTimeout: 1_000,
-      retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
-      keyPrefix: `${REDIS_KEY_PREFIX}feedback:`,
+  /** The connection, once it is ready: the first vote or token of a starting server waits for it, briefly. */
+  private async ready(): Promise<Redis> {
+    const redis = this.connection;
+    if (redis.status === 'ready') return redis;
+    await new Promise<void>((resolve, reject) => {
+      const done = () => {
+        clearTimeout(timer);
+        redis.off('ready', done);
+        resolve();
+      };
+      const timer = setTimeout(() => {
+        redis.off('ready', done);
+        reject(new Error('Redis is not connected'));
+      }, CONNECT_WAIT_MS);
+      redis.once('ready', done);
     });
-    // The chat's own Redis connection logs the outages; this one stays quiet.
-    this.redis.on('error', () => undefined);
+    return redis;
   }
 
   async add(day: string, fields: DayCounts): Promise<void> {
-    const key = `day:${day}`;
-    const batch = this.redis.multi();
+    const key = `${PREFIX}day:${day}`;
+    const batch = (await this.ready()).multi();
     for (const [field, amount] of Object.entries(fields)) batch.hincrby(key, field, amount);
     batch.expire(key, KEEP_DAYS * DAY_SECONDS);
     await batch.exec();
   }
 
   async swapVote(id: string, vote: string, expiresAt: number): Promise<string | undefined> {
-    const previous = await this.redis.set(`vote:${id}`, vote, 'PXAT', expiresAt, 'GET');
+    const previous = await (await this.ready()).set(`${PREFIX}vote:${id}`, vote, 'PXAT', expiresAt, 'GET');
     return previous ?? undefined;
   }
 
   async read(days: readonly string[]): Promise<Record<string, DayCounts>> {
-    const batch = this.redis.pipeline();
-    for (const day of days) batch.hgetall(`day:${day}`);
+    const batch = (await this.ready()).pipeline();
+    for (const day of days) batch.hgetall(`${PREFIX}day:${day}`);
     const answers = (await batch.exec()) ?? [];
     const result: Record<string, DayCounts> = {};
     answers.forEach(([error, hash], index) => {
@@ -52,13 +64,13 @@ export class RedisCountStore implements CountStore {
   }
 
   async secret(): Promise<string> {
-    await this.redis.set('secret', randomBytes(32).toString('base64url'), 'NX');
-    const secret = await this.redis.get('secret');
+    const redis = await this.ready();
+    await redis.set(`${PREFIX}secret`, randomBytes(32).toString('base64url'), 'NX');
+    const secret = await redis.get(`${PREFIX}secret`);
     if (!secret) throw new Error('Redis lost the feedback secret as it was made');
     return secret;
   }
 
-  async close(): Promise<void> {
-    await this.redis.quit().catch(() => this.redis.disconnect());
-  }
+  /** Nothing of its own to close: the connection's owner ends it. */
+  async close(): Promise<void> {}
 }

@@ -28,10 +28,11 @@ afterEach(async () => {
 async function serverOn(db: number, commandTimeoutMs?: number) {
   const logs: string[] = [];
   const log = (line: string) => logs.push(line);
-  const feedback = createFeedback({ store: new RedisCountStore(`${redis.url}/${db}`), log });
-  feedbacks.push(feedback);
+  // One connection for the limits and the counts, as the server's parts share it (server-parts.ts).
   const shared = new RedisCounters(`${redis.url}/${db}`, log, { commandTimeoutMs });
   counters.push(shared);
+  const feedback = createFeedback({ store: new RedisCountStore(shared.connection), log });
+  feedbacks.push(feedback);
   const server = await start({ feedback, counters: shared, ownerToken: OWNER_TOKEN, log });
   return { url: server.url, logs };
 }

@@ -143,6 +143,11 @@ export class RedisCounters implements Counters {
     this.redis.on('close', () => this.markDown());
   }
 
+  /** The one connection to Redis, lent to the owner's counts (server/server-parts.ts); `close()` ends it. */
+  get connection(): Redis {
+    return this.redis;
+  }
+
   /** Whether Redis is connected and answering (what `/readyz` reports). */
   get reachable(): boolean {
     return this.redis.status === 'ready' && !this.down;

@@ -3,7 +3,8 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { rateLimiter, type Store } from 'hono-rate-limiter';
 import { LIMIT_ERROR_CODES } from '../../contract/llm.ts';
 import { apiError, refusalLine } from '../api-error.ts';
-import type { ProxyOptions, ServerEnv } from '../hono-env.ts';
+import type { ServerEnv } from '../hono-env.ts';
+import type { Metrics } from '../metrics.ts';
 import { oncePerWindow } from '../once-per-window.ts';
 import { clientAddress, clientAddressBehind, clientKey, trustedProxyList } from './client-key.ts';
 import type { Counters } from './counters.ts';
@@ -30,11 +31,34 @@ function counterStore(counters: Counters, windowMs: number): Store<ServerEnv> {
   };
 }
 
-type RateLimitOptions = Pick<ProxyOptions, 'rateLimitPerMinute' | 'trustProxyHops' | 'trustedProxies' | 'metrics'>;
+/** The limits' options, as the app is given them (composed with the other rooms' in server/app-options.ts). */
+export interface LimitOptions {
+  /** Chat requests per client per minute; `0` turns the limit off. */
+  rateLimitPerMinute: number;
+  /** How many reverse proxies in front of this server append to `X-Forwarded-For` (0: use the socket address). */
+  trustProxyHops: number;
+  /**
+   * The reverse proxies in front, by address or CIDR range; when given, it replaces `trustProxyHops`: a forwarded
+   * address counts only when the connecting peer is one of them.
+   */
+  trustedProxies?: string[];
+  /** Where rate-limit hits and spent tokens are counted: this process's memory by default, or Redis. */
+  counters?: Counters;
+  /**
+   * Tokens per UTC day: each provider call reserves the most it can cost first, and gets 429 until midnight when that
+   * would pass the cap; the reservation is then settled to the reported usage. 0 or unset: no cap.
+   */
+  dailyTokenLimit?: number;
+  /** Largest accepted request body in bytes. */
+  maxBodyBytes?: number;
+  metrics?: Metrics;
+}
+
+type RateLimitOptions = Pick<LimitOptions, 'rateLimitPerMinute' | 'trustProxyHops' | 'trustedProxies' | 'metrics'>;
 
 /** Who a request comes from, as the rate limit counts it: its socket address, or what trusted proxies forwarded. */
 export function clientKeyOf(
-  options: Pick<ProxyOptions, 'trustProxyHops' | 'trustedProxies'>,
+  options: Pick<LimitOptions, 'trustProxyHops' | 'trustedProxies'>,
   trustedProxies = options.trustedProxies?.length ? trustedProxyList(options.trustedProxies) : undefined,
 ): (c: Context<ServerEnv>) => string {
   return (c) => {

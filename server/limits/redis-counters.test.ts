@@ -5,8 +5,8 @@ import { MAX_TOKENS } from '../../contract/llm.ts';
 import { awayFromMinuteEdge } from '../../testing/production-app.ts';
 import { chatBody, parallelBurst, postChat, proxyHarness, until } from '../../testing/proxy-app.ts';
 import { type RedisServer, startRedisServer } from '../../testing/redis-server.ts';
+import { TEMPLATE_TOKENS } from '../chat/chat-request.ts';
 import { REDIS_KEY_PREFIX, RedisCounters } from './counters.ts';
-import { TEMPLATE_TOKENS } from './spend-cap.ts';
 
 const { provider, start } = await proxyHarness();
 let redis: RedisServer;

@@ -16,8 +16,9 @@ import {
   until,
 } from '../../testing/production-harness.ts';
 import { freePort, type RedisServer, startRedisServer } from '../../testing/redis-server.ts';
+import { TEMPLATE_TOKENS } from '../chat/chat-request.ts';
 import { REDIS_KEY_PREFIX } from './counters.ts';
-import { nextUtcMidnight, TEMPLATE_TOKENS } from './spend-cap.ts';
+import { nextUtcMidnight } from './spend-cap.ts';
 
 /** What each chat request reserves before it is forwarded (see `reservationFor`). */
 const RESERVATION = Buffer.byteLength(PROMPT) + TEMPLATE_TOKENS + MAX_TOKENS;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_TOKENS } from '../../contract/llm.ts';
 import { chatBody, parallelBurst, postChat, proxyHarness, until } from '../../testing/proxy-app.ts';
-import { TEMPLATE_TOKENS } from './spend-cap.ts';
+import { TEMPLATE_TOKENS } from '../chat/chat-request.ts';
 
 const { provider, start } = await proxyHarness();
 

@@ -1,7 +1,6 @@
 import type { Context } from 'hono';
 import { LIMIT_ERROR_CODES } from '../../contract/llm.ts';
 import { apiError } from '../api-error.ts';
-import type { ChatRequest } from '../chat/chat-request.ts';
 import type { Counters } from './counters.ts';
 
 /** The token usage a provider reports with a completion (OpenAI's `usage` object). */
@@ -29,21 +28,6 @@ export function readUsage(value: unknown): TokenUsage | undefined {
 export function nextUtcMidnight(now = Date.now()): number {
   const date = new Date(now);
   return Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), date.getUTCDate() + 1);
-}
-
-/**
- * Room for what a chat template wraps around a message (role markers, a model's default system prompt), which the
- * provider counts as prompt tokens too.
- */
-export const TEMPLATE_TOKENS = 64;
-
-/**
- * The most a request can cost: its message's length in UTF-8 bytes (byte-level tokenizers never make more tokens than
- * bytes, so this bounds the prompt from above), the chat template, and every token it may be answered with.
- */
-export function reservationFor(request: ChatRequest): number {
-  const message = request.messages.reduce((bytes, { content }) => bytes + Buffer.byteLength(content), 0);
-  return message + TEMPLATE_TOKENS + request.max_tokens;
 }
 
 /** Tokens held for one exchange until the provider says what it cost. */

@@ -13,7 +13,7 @@ import {
 } from '../../contract/page-settings.ts';
 import { CATALOGUES } from '../../locales/catalogues.ts';
 import { DEFAULT_LANGUAGE, LANGUAGES, type Language, pageFileName } from '../../locales/languages.ts';
-import type { AccentShades } from '../settings/accent.ts';
+import type { AccentShades } from './accent.ts';
 
 /** What a page is filled with: the page's settings, and the accent, which the page receives as CSS. */
 export interface PageFill {

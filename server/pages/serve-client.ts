@@ -5,6 +5,14 @@ import { EMBED_LOADER_PATH } from '../../contract/embed.ts';
 import { OWNER_PAGE_FILE, OWNER_PAGE_PATH } from '../../contract/owner.ts';
 import type { ServerEnv } from '../hono-env.ts';
 import type { ServedPage } from './page-html.ts';
+import type { SecurityOptions } from './security-headers.ts';
+
+/** The pages' options, as the app is given them (composed with the other rooms' in server/app-options.ts). */
+export interface PageOptions {
+  security: SecurityOptions;
+  /** The built client (`dist/client`) to serve next to the proxy; left out in Vite's dev and preview servers. */
+  clientDir?: string;
+}
 
 /** Which filled page a request gets (see server/page-html.ts): the one in the visitor's language. */
 export type PageChooser = (c: Context<ServerEnv>) => ServedPage;

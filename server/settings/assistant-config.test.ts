@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEFAULT_PAGE_SETTINGS } from '../../contract/page-settings.ts';
-import { darkBackgroundContrastOf, whiteContrastOf } from './accent.ts';
+import { darkBackgroundContrastOf, whiteContrastOf } from '../pages/accent.ts';
 import { DEFAULT_ASSISTANT_CONFIG, loadAssistantConfig, parseAssistantConfig } from './assistant-config.ts';
 import { AssistantConfigError } from './config-file.ts';
 

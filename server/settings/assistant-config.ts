@@ -4,7 +4,7 @@ import * as v from 'valibot';
 import { DEFAULT_PAGE_SETTINGS, type PageSettings } from '../../contract/page-settings.ts';
 import { type Language, matchLanguage } from '../../locales/languages.ts';
 import type { KnowledgeSource } from '../knowledge/knowledge.ts';
-import { type AccentShades, readAccent } from './accent.ts';
+import { type AccentShades, readAccent } from '../pages/pages.ts';
 import { AssistantConfigError, problemsOf, SourceFile, shown } from './config-file.ts';
 import { type ConfigFile, configSchema, KEYS } from './config-schema.ts';
 import type { Env } from './env-values.ts';

@@ -8,7 +8,7 @@ import {
   MAX_STARTERS,
 } from '../../contract/page-settings.ts';
 import { LANGUAGES, matchLanguage } from '../../locales/languages.ts';
-import { ACCENT_FORMS } from './accent.ts';
+import { ACCENT_FORMS } from '../pages/pages.ts';
 
 const MAX_TITLE_LENGTH = 60;
 const MAX_WELCOME_LENGTH = 2000;

@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import type { SettingName } from '../../contract/settings.ts';
-import { parseSourceList } from '../pages/security-headers.ts';
+import { parseSourceList } from '../pages/pages.ts';
 
 /**
  * Variables as read from `process.env` or Vite's `loadEnv`: only the names on the product's list can be read.

@@ -1,9 +1,10 @@
 import { DEFAULT_PROXY_TIMEOUT_MS } from '../../contract/llm.ts';
-import type { ProxyOptions } from '../hono-env.ts';
-import { trustedProxyList } from '../limits/client-key.ts';
-import { type ConnectionLimits, DEFAULT_CONNECTION_LIMITS } from '../listen.ts';
-import { DEFAULT_FRAME_ANCESTORS } from '../pages/security-headers.ts';
+import type { Upstream } from '../hono-env.ts';
+import type { LimitOptions } from '../limits/limits.ts';
+import { trustedProxyList } from '../limits/limits.ts';
+import { DEFAULT_FRAME_ANCESTORS, type SecurityOptions } from '../pages/pages.ts';
 import { readBasePath } from './base-path.ts';
+import { type ConnectionLimits, connectionLimits } from './connection-limits.ts';
 import { readStoreEnv, type StoreConfig } from './env-store.ts';
 import { type DirectBuild, readUpstream } from './env-upstream.ts';
 import { type Env, isLoopbackHost, readHost, readInteger, readSourceList } from './env-values.ts';
@@ -23,7 +24,14 @@ export const DEFAULT_METRICS_HOST = '127.0.0.1';
 export interface ServerConfig {
   port: number;
   host: string;
-  proxy: Omit<ProxyOptions, 'clientDir' | 'log' | 'counters' | 'metrics'>;
+  /** The app's options that come from the environment (see server/app-options.ts). */
+  proxy: Omit<LimitOptions, 'counters' | 'metrics'> & {
+    upstream: Upstream;
+    timeoutMs: number;
+    security: SecurityOptions;
+    basePath?: string;
+    ownerToken?: string;
+  };
   /** How long a client may take to send a request, and how many connections may be open at once. */
   connections: ConnectionLimits;
   /** Where rate limits and the spend cap are shared (`REDIS_URL`); unset: in this process's memory. */
@@ -50,43 +58,6 @@ export class EnvError extends Error {
     );
     this.name = 'EnvError';
   }
-}
-
-/** `HEADERS_TIMEOUT_MS`, `REQUEST_TIMEOUT_MS` and `MAX_CONNECTIONS`. */
-function connectionLimits(env: Env, problems: string[]): ConnectionLimits {
-  const limits: ConnectionLimits = {
-    headersTimeoutMs: readInteger(
-      env,
-      'HEADERS_TIMEOUT_MS',
-      DEFAULT_CONNECTION_LIMITS.headersTimeoutMs,
-      1000,
-      600_000,
-      problems,
-    ),
-    requestTimeoutMs: readInteger(
-      env,
-      'REQUEST_TIMEOUT_MS',
-      DEFAULT_CONNECTION_LIMITS.requestTimeoutMs,
-      1000,
-      600_000,
-      problems,
-    ),
-    maxConnections: readInteger(
-      env,
-      'MAX_CONNECTIONS',
-      DEFAULT_CONNECTION_LIMITS.maxConnections,
-      0,
-      1_000_000,
-      problems,
-    ),
-  };
-  // The headers are part of the request: a longer allowance for them than for the whole request would never apply.
-  if (limits.headersTimeoutMs > limits.requestTimeoutMs) {
-    problems.push(
-      `HEADERS_TIMEOUT_MS (${limits.headersTimeoutMs}) must not be longer than REQUEST_TIMEOUT_MS (${limits.requestTimeoutMs})`,
-    );
-  }
-  return limits;
 }
 
 /**

@@ -10,6 +10,7 @@ import {
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createActor, waitFor } from 'xstate';
 import { chatMachine } from '../../machines/chat-machine';
+import { replyInput } from '../../testing/controllable-reply';
 import { FAKE_REPLY, type FakeProvider, startFakeProvider } from '../../testing/fake-provider';
 import { createFetchReply, replyDelays } from './fetch-reply';
 import { type LlmConfig, readLlmConfig } from './llm-config';
@@ -48,7 +49,7 @@ function directConfig(timeoutMs: number, stream = false): LlmConfig {
 }
 
 const ask = (text = 'Hello', signal = new AbortController().signal, withConfig = config) =>
-  requestReply(text, signal, withConfig);
+  requestReply(replyInput(text), signal, withConfig);
 
 beforeAll(async () => {
   provider = await startFakeProvider();
@@ -185,7 +186,7 @@ describe('requestReply', () => {
 describe('requestReply, streaming', () => {
   const streamConfig = () => directConfig(HELD_TIMEOUT_MS, true);
   const askStreaming = (onDelta: (text: string) => void, signal = new AbortController().signal) =>
-    requestReply('Hello', signal, streamConfig(), onDelta);
+    requestReply(replyInput('Hello', { onDelta }), signal, streamConfig());
 
   it('asks for a stream with the spec payload, hands over each piece as it comes, and returns them joined', async () => {
     provider.queue({ stream: ['Hel', 'lo, ', 'world 👋'], pieceDelayMs: 20 });

@@ -1,6 +1,5 @@
 import { fromPromise } from 'xstate';
-import type { ReplySource } from '../../contract/llm';
-import type { FetchReplyInput, FetchReplyOutput, ReplyToken } from '../../machines/chat-machine';
+import type { FetchReplyInput, FetchReplyOutput } from '../../machines/chat-machine';
 import { lazyModule } from '../lazy-module';
 import type { LlmConfig } from './llm-config';
 
@@ -22,10 +21,7 @@ export function createFetchReply(config?: LlmConfig) {
     // Once the chunk is in, the request starts in the same task as the submit: awaiting `import()` again would put a
     // turn of the event loop (after React's render of the visitor's message) between Enter and the request.
     const { requestReply, pageLlmConfig } = requestModule.current() ?? (await requestModule.load());
-    const onDelta = (text: string) => input.parent.send({ type: 'reply.delta', text });
-    const onSources = (sources: ReplySource[], token?: ReplyToken) =>
-      input.parent.send({ type: 'reply.sources', sources, token });
-    return requestReply(input.text, signal, config ?? pageLlmConfig(), onDelta, input.history, onSources, input.first);
+    return requestReply(input, signal, config ?? pageLlmConfig());
   });
 }
 

@@ -2,6 +2,7 @@
 import { RateLimitError } from 'openai';
 import { describe, expect, it } from 'vitest';
 import { ReplyLimitedError } from '../../machines/chat-machine';
+import { replyInput } from '../../testing/controllable-reply';
 import { proxyHarness } from '../../testing/proxy-app';
 import { readLlmConfig } from './llm-config';
 import { requestReply } from './request-reply';
@@ -16,7 +17,7 @@ function proxyConfig(origin: string) {
 }
 
 const refusal = (origin: string) =>
-  requestReply('hello', new AbortController().signal, proxyConfig(origin)).then(
+  requestReply(replyInput('hello'), new AbortController().signal, proxyConfig(origin)).then(
     () => undefined,
     (error: unknown) => error,
   );
@@ -24,7 +25,7 @@ const refusal = (origin: string) =>
 describe("the proxy's refusals, as the page reads them", () => {
   it('says a request over the rate limit was refused by the rate, with its Retry-After', async () => {
     const { url } = await start({ rateLimitPerMinute: 1 });
-    await requestReply('hello', new AbortController().signal, proxyConfig(url));
+    await requestReply(replyInput('hello'), new AbortController().signal, proxyConfig(url));
 
     const error = await refusal(url);
 
@@ -63,7 +64,7 @@ describe("the proxy's refusals, as the page reads them", () => {
       'http://page.example.test',
     );
 
-    const error = await requestReply('hello', new AbortController().signal, direct).then(
+    const error = await requestReply(replyInput('hello'), new AbortController().signal, direct).then(
       () => undefined,
       (failure: unknown) => failure,
     );

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ReplySource } from '../../contract/llm';
 import { INDEX_BUDGET } from '../../server/knowledge/knowledge';
 import { type Knowledge, startSiteKnowledge } from '../../server/knowledge-sync/knowledge-sync';
+import { replyInput } from '../../testing/controllable-reply';
 import { proxyHarness } from '../../testing/proxy-app';
 import { readLlmConfig } from './llm-config';
 import { requestReply } from './request-reply';
@@ -54,12 +55,9 @@ async function ask(question: string, stream: boolean, origin: string, direct = f
   const seen: ReplySource[][] = [];
   const pieces: string[] = [];
   const reply = await requestReply(
-    question,
+    replyInput(question, { onDelta: (piece) => pieces.push(piece), onSources: (sources) => seen.push(sources) }),
     new AbortController().signal,
     config(origin, stream, direct),
-    (piece) => pieces.push(piece),
-    [],
-    (sources) => seen.push(sources),
   );
   return { reply, seen, pieces };
 }

@@ -2,6 +2,7 @@ import { APIError, OpenAI } from 'openai';
 import { isReplySource, LIMIT_ERROR_CODES, type ReplySource, SOURCES_OBJECT } from '../../contract/llm';
 import {
   type Exchange,
+  type FetchReplyInput,
   type FetchReplyOutput,
   type LimitReason,
   ReplyLimitedError,
@@ -56,33 +57,33 @@ function clientFor(config: LlmConfig): OpenAI {
 }
 
 /**
- * One chat-completion request for the visitor's latest message. Resolves with the first choice's content, or `null`
- * when the reply has none; rejects on any failure. With `config.stream` the reply is asked for as a stream, each
- * piece of content is handed to `onDelta` as it arrives, and the whole text is the result. Deadlines are the chat
- * machine's: it aborts `signal` when one passes.
+ * One chat-completion request for the machine's input (the visitor's latest message, its history, whether it is the
+ * first). Resolves with the first choice's content, or `null` when the reply has none; rejects on any failure. With
+ * `config.stream` the reply is asked for as a stream, each piece going to the invoking machine (`input.parent`) as it
+ * arrives, and the whole text is the result. Deadlines are the chat machine's: it aborts `signal` when one passes.
  */
 export async function requestReply(
-  text: string,
+  input: FetchReplyInput,
   signal: AbortSignal,
   config: LlmConfig,
-  onDelta: (text: string) => void = () => undefined,
-  history: readonly Exchange[] = [],
-  onSources: (sources: ReplySource[], token?: ReplyToken) => void = () => undefined,
-  first?: true,
 ): Promise<FetchReplyOutput> {
   // Only the page's own server gives sources and reply tokens: in direct mode the provider's answer could say anything.
   const proxied = config.mode === 'proxy';
+  const { parent } = input;
   const handlers = {
-    onDelta,
-    onSources: proxied ? onSources : () => undefined,
+    // A streamed reply's pieces go to the invoking machine as they come, and the sources before the reply.
+    onDelta: (text: string) => parent.send({ type: 'reply.delta', text }),
+    onSources: (sources: ReplySource[], token?: ReplyToken) => {
+      if (proxied) parent.send({ type: 'reply.sources', sources, token });
+    },
     // The server counts conversations by their first message; the spec's direct request carries nothing more.
-    first: proxied && first,
+    first: proxied && input.first,
     // The card's language (the server chose it for the visitor): the server's retrieval asks for search words in the
     // pages' language when it differs. Never sent to a provider the page calls itself.
     language: proxied ? globalThis.document?.documentElement.lang : undefined,
   };
   try {
-    return await request(text, signal, config, handlers, history);
+    return await request(input.text, signal, config, handlers, input.history ?? []);
   } catch (error) {
     // Only the page's own server has these limits: in direct mode a 429 is the provider's, whatever its code.
     throw (config.mode === 'proxy' ? limitRefusal(error) : undefined) ?? error;

@@ -1,0 +1,15 @@
+import type { ChatOptions } from './chat/chat.ts';
+import type { PageOptions } from './pages/pages.ts';
+
+/**
+ * Everything the app does, decided by its caller (nothing in the app reads `process.env`): each room's options, from
+ * the room that reads them, and the few the app itself reads.
+ */
+export interface AppOptions extends ChatOptions, PageOptions {
+  /** `OWNER_TOKEN`: the bearer token of `GET /api/stats` and the owner's page; unset, both answer 404. */
+  ownerToken?: string;
+  /** The sub-path everything is served under (`BASE_PATH`, e.g. `/assistant`); empty: the root. */
+  basePath?: string;
+  /** One line per proxied request and per problem; never message contents or the token. */
+  log?: (line: string) => void;
+}

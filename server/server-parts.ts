@@ -1,0 +1,78 @@
+// The composition root: where data lives (memory, Redis, files, PostgreSQL) and which parts exist is decided here,
+// once, from the settings. The production server, `npm run dev`, `vite preview` and the knowledge commands all call
+// it and close what it returns; no entry point wires parts by hand.
+import { createFeedback, type Feedback, FileCountStore, RedisCountStore } from './feedback/owner-loop.ts';
+import type { KnowledgeSource } from './knowledge/knowledge.ts';
+import { type KnowledgeStore, openKnowledgeStore } from './knowledge-store/knowledge-store.ts';
+import { type Knowledge, startKnowledge } from './knowledge-sync/knowledge-sync.ts';
+import { RedisCounters } from './limits/limits.ts';
+import { createMetrics, type Metrics } from './metrics.ts';
+import type { ServerConfig } from './settings/settings.ts';
+
+/** What the parts are built from: the server's settings (`readServerEnv`), or the store's alone for the commands. */
+export type PartsSettings = Pick<ServerConfig, 'store'> &
+  Partial<Pick<ServerConfig, 'redisUrl' | 'feedbackSecret' | 'metrics' | 'proxy'>>;
+
+export interface PartsOptions {
+  /** The site's sources (`assistant.knowledge`); none: no store and no library. */
+  sources?: readonly KnowledgeSource[];
+  /** `false`: the store is opened, and no library reads it (the knowledge commands work on the store themselves). */
+  library?: boolean;
+  log: (line: string) => void;
+}
+
+export interface ServerParts {
+  /** The rate limit's and the spend cap's counts in Redis (`REDIS_URL`); unset: the app counts in its own memory. */
+  counters?: RedisCounters;
+  metrics?: Metrics;
+  store?: KnowledgeStore;
+  /** The site's library, loading in the background: the server answers at once and `/readyz` waits for it. */
+  knowledge?: Knowledge;
+  /** The owner's loop; none for a direct-mode build (no reply to vote on) and for the commands. */
+  feedback?: Feedback;
+  /** Closes what was opened, the users before what they use: the library, the counts, then the Redis connection. */
+  close(): Promise<void>;
+}
+
+/** Builds the server's parts once: one Redis connection or none, shared by the limits and the owner's counts. */
+export function buildServerParts(settings: PartsSettings, { sources, library = true, log }: PartsOptions): ServerParts {
+  const counters = settings.redisUrl ? new RedisCounters(settings.redisUrl, log) : undefined;
+  const metrics = settings.metrics ? createMetrics() : undefined;
+  const store = sources && openKnowledgeStore(settings.store, log);
+  const knowledge =
+    store && sources && library
+      ? startKnowledge(sources, {
+          store,
+          refreshMs: settings.store.refreshHours * 3_600_000,
+          ...settings.store.indexBudget,
+          log,
+        })
+      : undefined;
+  const givesReplies = settings.proxy !== undefined && settings.proxy.upstream.kind !== 'none';
+  const feedback = givesReplies
+    ? createFeedback({
+        store: counters ? new RedisCountStore(counters.connection) : new FileCountStore(settings.store.dataDir, log),
+        secret: settings.feedbackSecret,
+        metrics,
+        log,
+        ...(knowledge ? { pages: () => knowledge.pages() } : {}),
+      })
+    : undefined;
+  let closed: Promise<void> | undefined;
+  return {
+    counters,
+    metrics,
+    store,
+    knowledge,
+    feedback,
+    close: () => {
+      closed ??= (async () => {
+        knowledge?.stop();
+        await store?.close();
+        await feedback?.close();
+        await counters?.close();
+      })();
+      return closed;
+    },
+  };
+}
