@@ -7,8 +7,9 @@ import { type KnowledgeSite, startKnowledgeSite } from '../../testing/knowledge-
 import { chatBody, postChat, proxyHarness } from '../../testing/proxy-app.ts';
 import { INDEX_BUDGET, MATERIAL_PREAMBLE } from '../knowledge/knowledge.ts';
 import { openKnowledgeStore } from '../knowledge-store/knowledge-store.ts';
-import { type Knowledge, startKnowledge, startSiteKnowledge } from '../knowledge-sync/knowledge-sync.ts';
+import { type Knowledge, startKnowledge } from '../knowledge-sync/knowledge-sync.ts';
 import { createMetrics } from '../metrics.ts';
+import { buildServerParts, type ServerParts } from '../server-parts.ts';
 import { DEFAULT_ASSISTANT_CONFIG } from '../settings/assistant-config.ts';
 import { demoReplyText } from './demo-responder.ts';
 
@@ -23,6 +24,7 @@ let dir: string;
 let dataDir: string;
 let site: KnowledgeSite;
 let knowledge: Knowledge;
+let parts: ServerParts;
 const silent = () => undefined;
 
 beforeAll(async () => {
@@ -42,15 +44,18 @@ beforeAll(async () => {
     type: 'application/xml',
   });
   dataDir = await mkdtemp(join(tmpdir(), 'knowledge-route-data-'));
-  knowledge = startSiteKnowledge(
-    [{ path: dir, url: 'https://www.example.com/docs/' }, { sitemap: `${site.origin}/sitemap.xml` }],
-    { dataDir, refreshHours: 24, indexBudget: INDEX_BUDGET },
-    silent,
+  parts = buildServerParts(
+    { store: { dataDir, refreshHours: 24, indexBudget: INDEX_BUDGET } },
+    {
+      sources: [{ path: dir, url: 'https://www.example.com/docs/' }, { sitemap: `${site.origin}/sitemap.xml` }],
+      log: silent,
+    },
   );
+  knowledge = parts.knowledge as Knowledge;
   await knowledge.ready;
 });
 afterAll(async () => {
-  knowledge.stop();
+  await parts.close();
   await site.close();
   await rm(dir, { recursive: true, force: true });
   await rm(dataDir, { recursive: true, force: true });

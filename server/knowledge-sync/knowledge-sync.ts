@@ -20,12 +20,7 @@ import {
   sourceKey,
   withoutCredentials,
 } from '../knowledge/knowledge.ts';
-import {
-  type KnowledgeSnapshot,
-  type KnowledgeStore,
-  openKnowledgeStore,
-  type StoreSettings,
-} from '../knowledge-store/knowledge-store.ts';
+import type { KnowledgeSnapshot, KnowledgeStore } from '../knowledge-store/knowledge-store.ts';
 import { progressLines, SERVER_PROGRESS_MS } from './progress.ts';
 import { pagesOf, storeIndex } from './store-index.ts';
 import { type SyncOptions, SyncWriteError, sourcesToSync, syncOnce } from './sync.ts';
@@ -230,24 +225,6 @@ export function startKnowledge(
     stop: () => {
       stopped = true;
       clearTimeout(timer);
-    },
-  };
-}
-
-/** The site's library as the server runs it: its store opened from the settings, closed when the library stops. */
-export function startSiteKnowledge(
-  sources: readonly KnowledgeSource[],
-  settings: StoreSettings & { refreshHours: number; indexBudget: IndexBudget },
-  log: (line: string) => void,
-): Knowledge {
-  const store = openKnowledgeStore(settings, log);
-  const refreshMs = settings.refreshHours * 3_600_000;
-  const knowledge = startKnowledge(sources, { store, refreshMs, ...settings.indexBudget, log });
-  return {
-    ...knowledge,
-    stop: () => {
-      knowledge.stop();
-      void store.close();
     },
   };
 }

@@ -5,23 +5,26 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { reportText, storeReport } from '../cli/knowledge-report.ts';
 import { INDEX_BUDGET, type IndexBudget } from '../knowledge/knowledge.ts';
 import { openKnowledgeStore } from '../knowledge-store/knowledge-store.ts';
-import { startSiteKnowledge } from './knowledge-sync.ts';
+import { buildServerParts } from '../server-parts.ts';
+import type { Knowledge } from './knowledge-sync.ts';
 
 let dir: string;
 afterEach(() => rm(dir, { recursive: true, force: true }));
 
-describe('startSiteKnowledge', () => {
+describe('the site library the server parts build', () => {
   it('indexes within the budget the settings give (KNOWLEDGE_INDEX_TEXT), naming the page it leaves out', async () => {
     dir = await mkdtemp(join(tmpdir(), 'site-knowledge-'));
     await writeFile(join(dir, 'hours.md'), '# Opening hours\n\nThe shop opens Monday to Saturday from nine.\n');
     await writeFile(join(dir, 'returns.md'), '# Returns\n\nReturn any garden tool within thirty days.\n');
     const log: string[] = [];
     const settings = { dataDir: join(dir, 'data'), refreshHours: 24, indexBudget: { ...INDEX_BUDGET, maxPassages: 1 } };
-    const knowledge = startSiteKnowledge([{ path: dir, url: 'https://shop.example/' }], settings, (line) =>
-      log.push(line),
+    const parts = buildServerParts(
+      { store: settings },
+      { sources: [{ path: dir, url: 'https://shop.example/' }], log: (line) => log.push(line) },
     );
+    const knowledge = parts.knowledge as Knowledge;
     await knowledge.ready;
-    knowledge.stop();
+    await parts.close();
     const found = (latest: string) => knowledge.retrieve({ latest }).map(({ passage }) => passage.page);
     expect(found('When does the shop open on Saturday?')).toEqual(['https://shop.example/hours']);
     expect(found('Can I return a garden tool?')).toEqual([]);

@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ReplySource } from '../../contract/llm';
 import { INDEX_BUDGET } from '../../server/knowledge/knowledge';
-import { type Knowledge, startSiteKnowledge } from '../../server/knowledge-sync/knowledge-sync';
+import type { Knowledge } from '../../server/knowledge-sync/knowledge-sync';
+import { buildServerParts, type ServerParts } from '../../server/server-parts';
 import { replyInput } from '../../testing/controllable-reply';
 import { proxyHarness } from '../../testing/proxy-app';
 import { readLlmConfig } from './llm-config';
@@ -19,20 +20,21 @@ const RETURNS = { n: 1, title: 'Returns', url: 'https://www.example.com/help/ret
 let dir: string;
 let dataDir: string;
 let knowledge: Knowledge;
+let parts: ServerParts;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'reply-sources-'));
   await writeFile(join(dir, 'returns.md'), '# Returns\n\nYou can return any garden tool within thirty days.\n');
   dataDir = await mkdtemp(join(tmpdir(), 'reply-sources-data-'));
-  knowledge = startSiteKnowledge(
-    [{ path: dir, url: 'https://www.example.com/help/' }],
-    { dataDir, refreshHours: 24, indexBudget: INDEX_BUDGET },
-    () => undefined,
+  parts = buildServerParts(
+    { store: { dataDir, refreshHours: 24, indexBudget: INDEX_BUDGET } },
+    { sources: [{ path: dir, url: 'https://www.example.com/help/' }], log: () => undefined },
   );
+  knowledge = parts.knowledge as Knowledge;
   await knowledge.ready;
 });
 afterAll(async () => {
-  knowledge.stop();
+  await parts.close();
   await rm(dir, { recursive: true, force: true });
   await rm(dataDir, { recursive: true, force: true });
 });
