@@ -81,7 +81,7 @@ const test = base.extend<
       );
       await writeFile(
         join(dir, 'docs', 'mulch.md'),
-        '# Mulch\n\nSpread compost as mulch around shrubs; a heap of fallen leaves becomes mulch by spring.\n',
+        '# Compost mulch\n\nA compost heap of fallen leaves becomes mulch by spring: spread it around shrubs.\n',
       );
       const config = join(dir, 'assistant.config.yaml');
       await writeFile(
@@ -182,7 +182,7 @@ async function compostPages(chat: ChatPage, fake: FakeProvider, reply: string) {
   expect(system).toContain('> A compost heap wants');
   expect(system).toContain('> Fork the compost heap over');
   const given = [...system.matchAll(/^\[\d\] (.+) — (\S+)$/gm)].map(([, title, url]) => [title, url]);
-  expect(given.map(([title]) => title).sort()).toEqual(['Compost bins', 'Composting', 'Mulch']);
+  expect(given.map(([title]) => title).sort()).toEqual(['Compost bins', 'Compost mulch', 'Composting']);
   expect(given.every(([, url]) => url.startsWith(DOCS_URL))).toBe(true);
   return given;
 }
