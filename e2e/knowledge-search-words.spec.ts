@@ -98,6 +98,9 @@ async function ask(page: Page, question: string, replies = 1) {
   await input.fill(question);
   await input.press('Enter');
   await expect(page.getByText(FAKE_REPLY)).toHaveCount(replies, { timeout: 15_000 });
+  // The reply has ended (the box is back, empty): a test that then resets the fake provider cuts no answer short.
+  await expect(input).toBeEnabled();
+  await expect(input).toHaveValue('');
 }
 
 /** The addresses of the Sources lists' links under the replies (in any language), in order. */
