@@ -1,4 +1,5 @@
 import type { HttpBindings } from '@hono/node-server';
+import type { Hono } from 'hono';
 import type { Feedback } from './feedback/feedback.ts';
 import type { Knowledge } from './knowledge-sync/knowledge-sync.ts';
 import type { Counters } from './limits/counters.ts';
@@ -20,6 +21,11 @@ export type Upstream =
   | { kind: 'provider'; baseURL: string; apiKey: string; model: string }
   | { kind: 'demo' }
   | { kind: 'none' };
+
+/** What the app mounts of the handoff (server/handoff/handoff.ts builds it): its routes, over the app's counters. */
+export interface HandoffRoutes {
+  routes(options: ProxyOptions, counters: Counters): Hono<ServerEnv>;
+}
 
 /** Everything the server does, decided by its caller: nothing in here reads `process.env`. */
 export interface ProxyOptions {
@@ -56,6 +62,8 @@ export interface ProxyOptions {
    * Unset (direct mode, and the tests that are not about it): no tokens, no counts.
    */
   feedback?: Feedback;
+  /** "Contact a person" (server/handoff/): `GET`/`POST /api/handoff` and the outbox's deliverer; unset, none. */
+  handoff?: HandoffRoutes;
   /** `OWNER_TOKEN`: the bearer token of `GET /api/stats` and the owner's page; unset, both answer 404. */
   ownerToken?: string;
   /** The sub-path everything is served under (`BASE_PATH`, e.g. `/assistant`); empty: the root. */

@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { BUILD_INFO_FILE, type BuildInfo } from '../contract/llm.ts';
 import { createApp } from './app.ts';
 import { serverFeedback } from './feedback/server-feedback.ts';
+import { serverHandoff } from './handoff/handoff.ts';
 import { startSiteKnowledge } from './knowledge-sync/knowledge-sync.ts';
 import { RedisCounters } from './limits/counters.ts';
 import { listen } from './listen.ts';
@@ -42,13 +43,25 @@ async function main(): Promise<void> {
   // and `/readyz` says 503 until the pages are indexed.
   const knowledge = assistant.knowledge && startSiteKnowledge(assistant.knowledge, config.store, log);
   const feedback = serverFeedback(config, log, metrics, knowledge || undefined);
-  const app = createApp({ ...config.proxy, assistant, knowledge, clientDir, counters, metrics, feedback, log });
+  const handoff = serverHandoff(config, assistant, feedback, log);
+  const app = createApp({
+    ...config.proxy,
+    assistant,
+    knowledge,
+    clientDir,
+    counters,
+    metrics,
+    feedback,
+    handoff,
+    log,
+  });
   const running = await listen(app, { port: config.port, host: config.host, limits: config.connections, log });
   const metricsServer =
     config.metrics && metrics ? await serveMetrics(metrics, config.metrics.port, config.metrics.host) : undefined;
 
   for (const notice of [...settingNotices(process.env), ...config.notices]) console.warn(`[server] ${notice}`);
   if (assistant.file) console.log(`[server] configuration from ${assistant.file}`);
+  if (handoff) console.log(`[server] ${handoff.describe()}`);
   // Last: tests and scripts take this line as "ready".
   console.log(
     startedLine({
@@ -77,6 +90,7 @@ async function main(): Promise<void> {
       .drain(config.proxy.timeoutMs)
       .then(async (cut) => {
         await counters?.close();
+        await handoff?.close();
         await feedback?.close();
         console.log(stoppedLine(signal, cut));
       })

@@ -12,6 +12,7 @@ import { LANGUAGES, pageFileName, pickLanguage } from '../locales/languages.ts';
 import { createApp, ownerPageServed } from './app.ts';
 import { followSiteFiles } from './dev-reload.ts';
 import { serverFeedback } from './feedback/server-feedback.ts';
+import { serverHandoff } from './handoff/handoff.ts';
 import { type Knowledge, startSiteKnowledge } from './knowledge-sync/knowledge-sync.ts';
 import { refusedFrameNotice } from './pages/frame-ancestors.ts';
 import { fillPageHtml, fillPages, localizeLoader, readPageTemplates } from './pages/page-html.ts';
@@ -85,13 +86,15 @@ function mountProxy(
   const log = (line: string) => config.logger.info(line, { timestamp: true });
   // Read in the background: the server answers at once, and `/readyz` says when the pages are indexed.
   const knowledge = assistant.knowledge && startSiteKnowledge(assistant.knowledge, settings.store, log);
+  // Votes and the owner's counts, as `npm start` keeps them.
+  const feedback = serverFeedback(settings, log, undefined, knowledge || undefined);
   const options = {
     ...proxy,
     assistant,
     knowledge,
     clientDir: applyToPages ? resolve(config.root, config.build.outDir) : undefined,
-    // Votes and the owner's counts, as `npm start` keeps them.
-    feedback: serverFeedback(settings, log, undefined, knowledge || undefined),
+    feedback,
+    handoff: serverHandoff(settings, assistant, feedback, log),
     log,
   };
   const app = createApp(options);
