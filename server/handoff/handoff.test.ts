@@ -4,16 +4,20 @@ import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Stats } from '../../contract/feedback.ts';
 import { HANDOFF_PATH, HONEYPOT_FIELD, MAX_HANDOFF_MESSAGE } from '../../contract/handoff.ts';
+import { STATS_PATH } from '../../contract/owner.ts';
 import { type PostgresServer, startPostgresServer } from '../../testing/postgres-server.ts';
 import { until } from '../../testing/production-harness.ts';
 import { proxyHarness } from '../../testing/proxy-app.ts';
 import { startRedisServer } from '../../testing/redis-server.ts';
 import { type SmtpServer, smtpServer } from '../../testing/smtp-server.ts';
+import { FileCountStore } from '../feedback/count-store.ts';
+import { createFeedback } from '../feedback/feedback.ts';
 import type { ProxyOptions } from '../hono-env.ts';
 import { RedisCounters } from '../limits/counters.ts';
 import { FORM_TOKEN_LIFETIME_MS, formTokens } from './form-token.ts';
-import { createHandoff, type Handoff, type HandoffCount, type HandoffSettings } from './handoff.ts';
+import { createHandoff, type Handoff, type HandoffCount, type HandoffSettings, serverHandoff } from './handoff.ts';
 
 /** The delivery's clock in tests: retries within a tenth of a second, a message given up after `giveUpMs`. */
 const FAST = { firstRetryMs: 50, maxRetryMs: 100, giveUpMs: 60_000, pollMs: 50, leaseMs: 5_000 };
@@ -363,5 +367,49 @@ describe('POST /api/handoff refuses with a code', () => {
       answers.push((await send(replicas[n % 2].url, {}, { 'x-forwarded-for': `192.0.2.${n}` })).status);
     }
     expect(answers).toEqual([202, 202, 202, 429, 429]);
+  });
+});
+
+describe("the owner's counts", () => {
+  it('count each day the forms offered, the messages sent, delivered and set aside, in GET /api/stats', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'handoff-stats-'));
+    const feedback = createFeedback({ store: new FileCountStore(dataDir, () => {}), secret: SECRET, log: () => {} });
+    afterEachClose.push(() => feedback.close());
+    const good = await webhookReceiver();
+    const logs: string[] = [];
+    const handoff = serverHandoff(
+      { handoff: { dailyLimit: 50 }, store: { dataDir } },
+      { handoff: { webhook: good.url }, page: { title: 'Shop' } },
+      feedback,
+      (line) => logs.push(line),
+    );
+    if (!handoff) throw new Error('no handoff');
+    handoffs.push(handoff);
+    const ownerToken = 'test-owner-token-0123456789abcdef';
+    const { url } = await start({ handoff, feedback, ownerToken, log: (line) => logs.push(line) });
+    // A token a second and more old: the default three seconds a person needs are not waited for here.
+    const ripe = formTokens(SECRET).issue(Date.now() - 5_000);
+    await formToken(url);
+    expect((await send(url, { token: ripe })).status).toBe(202);
+    await until(
+      async () => good.received.length,
+      (n) => n === 1,
+      'the webhook',
+    );
+    const stats = await until(
+      async () => {
+        const response = await fetch(`${url}${STATS_PATH}?days=1`, {
+          headers: { authorization: `Bearer ${ownerToken}` },
+        });
+        return (await response.json()) as Stats;
+      },
+      (read) => read.totals.handoffs.delivered === 1,
+      'the delivered count',
+    );
+    expect(stats.totals.handoffs).toEqual({ offered: 1, sent: 1, delivered: 1, failed: 0 });
+    expect(stats.days[0].handoffs).toEqual(stats.totals.handoffs);
+    expect(handoff.describe()).toBe(
+      `handoffs go by webhook 127.0.0.1:${new URL(good.url).port}, waiting in ${join(dataDir, 'handoff', 'outbox')}`,
+    );
   });
 });
