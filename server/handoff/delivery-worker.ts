@@ -54,38 +54,6 @@ export function startDeliveryWorker(
   let again = false;
   let storeDown = false;
 
-  const attempt = async (entry: OutboxEntry) => {
-    const failures: string[] = [];
-    const pending: OutboxEntry['pending'] = [];
-    for (const channel of entry.pending) {
-      try {
-        await deliver(channel, entry.message);
-      } catch (error) {
-        pending.push(channel);
-        failures.push(`${channel}: ${reason(error)}`);
-      }
-    }
-    const now = Date.now();
-    if (pending.length === 0) {
-      await outbox.remove(entry.id);
-      log(`[handoff] message ${entry.id} delivered after ${entry.attempts + 1} attempt(s)`);
-      options.outcome?.('delivered');
-      return;
-    }
-    if (now - entry.createdAt >= times.giveUpMs) {
-      const where = await outbox.setAside(entry);
-      log(`[handoff] message ${entry.id} undeliverable for a day (${failures.join('; ')}): moved to ${where}`);
-      options.outcome?.('failed');
-      return;
-    }
-    const attempts = entry.attempts + 1;
-    const nextAt = Math.min(now + retryDelay(attempts, times), entry.createdAt + times.giveUpMs);
-    await outbox.update({ ...entry, attempts, pending, nextAt });
-    log(
-      `[handoff] message ${entry.id} not delivered (${failures.join('; ')}): attempt ${attempts + 1} in ${Math.round((nextAt - now) / 1000)} s`,
-    );
-  };
-
   const round = async () => {
     do {
       again = false;
@@ -101,7 +69,7 @@ export function startDeliveryWorker(
       }
       for (const entry of due) {
         if (stopped) return;
-        await attempt(entry).catch((error: unknown) =>
+        await attempt(entry, outbox, deliver, times, options).catch((error: unknown) =>
           log(`[handoff] message ${entry.id}: the outbox could not be updated (${reason(error)})`),
         );
       }
@@ -130,6 +98,50 @@ export function startDeliveryWorker(
       await running;
     },
   };
+}
+
+interface AttemptOptions {
+  log: (line: string) => void;
+  outcome?: (outcome: DeliveryOutcome) => void;
+}
+
+/** One attempt at `entry` on each channel it lacks; then it is deleted, set aside, or put back for later. */
+async function attempt(
+  entry: OutboxEntry,
+  outbox: Outbox,
+  deliver: Deliver,
+  times: DeliveryTimes,
+  { log, outcome }: AttemptOptions,
+): Promise<void> {
+  const failures: string[] = [];
+  const pending: OutboxEntry['pending'] = [];
+  for (const channel of entry.pending) {
+    try {
+      await deliver(channel, entry.message);
+    } catch (error) {
+      pending.push(channel);
+      failures.push(`${channel}: ${reason(error)}`);
+    }
+  }
+  const now = Date.now();
+  if (pending.length === 0) {
+    await outbox.remove(entry.id);
+    log(`[handoff] message ${entry.id} delivered after ${entry.attempts + 1} attempt(s)`);
+    outcome?.('delivered');
+    return;
+  }
+  if (now - entry.createdAt >= times.giveUpMs) {
+    const where = await outbox.setAside(entry);
+    log(`[handoff] message ${entry.id} undeliverable for a day (${failures.join('; ')}): moved to ${where}`);
+    outcome?.('failed');
+    return;
+  }
+  const attempts = entry.attempts + 1;
+  const nextAt = Math.min(now + retryDelay(attempts, times), entry.createdAt + times.giveUpMs);
+  // A channel that took it is not tried again: only what is still pending is kept.
+  await outbox.update({ ...entry, attempts, pending, nextAt });
+  const wait = Math.round((nextAt - now) / 1000);
+  log(`[handoff] message ${entry.id} not delivered (${failures.join('; ')}): attempt ${attempts + 1} in ${wait} s`);
 }
 
 /** Why an attempt failed, as a log may say it: a code or a status, never a message or an address with a password. */

@@ -103,7 +103,21 @@ export function handoffRoute(options: ProxyOptions, deps: HandoffRouteDeps): Hon
       await counters.add(site, -1, dayEnd);
       return refuse(c, 400, 'replayed_token');
     }
-    await deps.enqueue(body.message);
+    try {
+      await deps.enqueue(body.message);
+    } catch (error) {
+      // Not kept, so not "Sent": the visitor keeps the text and may send it again with the same form.
+      await Promise.all([
+        counters.add(visitor, -1, hourEnd),
+        counters.add(site, -1, dayEnd),
+        counters.add(`handoff-token:${claims.id}`, -1, claims.issued + tokens.lifetimeMs),
+      ]);
+      log(`[handoff] POST ${HANDOFF_PATH} 503 the outbox cannot be written (${(error as Error).name})`);
+      return c.json(
+        { error: { code: 'unavailable', message: 'The message could not be kept: try again later.' } },
+        503,
+      );
+    }
     deps.count('sent');
     log(`[handoff] POST ${HANDOFF_PATH} 202 queued`);
     return c.json({ status: 'queued' }, 202);

@@ -321,6 +321,16 @@ describe('POST /api/handoff refuses with a code', () => {
     expect((await send(url, { token: ripe })).body.error?.code).toBe('replayed_token');
   });
 
+  it('answers 503 when the outbox cannot be written, and the same form may be sent again', async () => {
+    const { url, counts } = await serveHandoff({ dataDir: '/dev/null/not-a-folder' });
+    const token = formTokens(SECRET).issue(Date.now() - 120_000);
+    for (let n = 0; n < 4; n += 1) {
+      const answer = await send(url, { token });
+      expect([answer.status, answer.body.error?.code]).toEqual([503, 'unavailable']);
+    }
+    expect(counts).not.toContain('sent');
+  });
+
   it('takes a filled honeypot in silence and sends nothing', async () => {
     const { url, handoff, hook, counts } = await refusing();
     expect(await send(url, { [HONEYPOT_FIELD]: 'http://spam.example' })).toEqual({
