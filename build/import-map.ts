@@ -17,6 +17,7 @@ const END = '<!-- import-map:end -->';
 export const ENTRIES: Record<string, string[]> = {
   chat: ['chat.ts'],
   feedback: ['owner-loop.ts'],
+  handoff: ['handoff.ts'],
   limits: ['limits.ts'],
   pages: ['pages.ts'],
   settings: ['settings.ts'],

@@ -20,6 +20,10 @@ export interface FeedbackBody {
   cited?: number[];
 }
 
+/** What the owner's counts say of messages to a person (server/handoff/). */
+export const HANDOFF_EVENTS = ['offered', 'sent', 'delivered', 'failed'] as const;
+export type HandoffEvent = (typeof HANDOFF_EVENTS)[number];
+
 /** The counts of one UTC day, or of a span of days (`GET /api/stats`): a public interface. */
 export interface StatsCounts {
   conversations: number;
@@ -32,6 +36,8 @@ export interface StatsCounts {
   limited: number;
   errors: number;
   first_piece_ms: { p50: number; p95: number };
+  /** "Contact a person": forms offered, messages sent by visitors, delivered to the site's people, set aside as failed. */
+  handoffs: Record<HandoffEvent, number>;
 }
 
 export interface Stats {

@@ -65,6 +65,22 @@ function chartFigure(caption: string, summary: string): { figure: HTMLElement; c
   return { figure, canvasBox };
 }
 
+/** Forms offered, messages sent, delivered and given up, by day: the days that had any, and the span's total. */
+function handoffTable(view: StatsView): HTMLElement {
+  if (view.handoffDays.length === 0) return element('p', 'No visitor was offered a person yet.');
+  const row = (label: string, n: StatsView['handoffs']) => [
+    label,
+    String(n.offered),
+    String(n.sent),
+    String(n.delivered),
+    String(n.failed),
+  ];
+  return table(
+    ['Day', 'Form opened', 'Sent by visitors', 'Delivered', 'Undeliverable'],
+    [...view.handoffDays.map((day) => row(day.date, day)), row('All', view.handoffs)],
+  );
+}
+
 function render(view: StatsView): void {
   const total = view.messages.reduce((sum, count) => sum + count, 0);
   const busiest = Math.max(0, ...view.messages);
@@ -117,6 +133,7 @@ function render(view: StatsView): void {
     ),
     section('Pages with the most Not helpful', pages),
     section('Questions the pages did not cover', uncovered.figure),
+    section('Messages to a person', handoffTable(view)),
   );
   drawDayChart(messages.canvasBox, { times: view.times, values: view.messages, label: 'Messages', kind: 'bars' });
   drawDayChart(uncovered.canvasBox, {

@@ -39,6 +39,28 @@ describe('the owner page’s figures', () => {
     ]);
   });
 
+  it('lists the days that had messages to a person, newest first, and their total', () => {
+    const handoffs = (offered: number, sent: number, delivered: number, failed: number) => ({
+      handoffs: { offered, sent, delivered, failed },
+    });
+    const view = statsView({
+      from: '2026-11-23',
+      to: '2026-11-25',
+      totals: counts(handoffs(5, 3, 2, 1)),
+      days: [
+        { date: '2026-11-23', ...counts(handoffs(2, 1, 0, 1)) },
+        { date: '2026-11-24', ...counts({}) },
+        { date: '2026-11-25', ...counts(handoffs(3, 2, 2, 0)) },
+      ],
+      down_sources: [],
+    });
+    expect(view.handoffs).toEqual({ offered: 5, sent: 3, delivered: 2, failed: 1 });
+    expect(view.handoffDays).toEqual([
+      { date: '2026-11-25', offered: 3, sent: 2, delivered: 2, failed: 0 },
+      { date: '2026-11-23', offered: 2, sent: 1, delivered: 0, failed: 1 },
+    ]);
+  });
+
   it('writes a share of nothing as a dash', () => {
     expect(
       percentText(statsView({ from: '', to: '', totals: counts({}), days: [], down_sources: [] }).answeredFromPages),

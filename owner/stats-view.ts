@@ -1,4 +1,4 @@
-import type { FeedbackReason, Stats } from '../contract/feedback';
+import type { FeedbackReason, HandoffEvent, Stats } from '../contract/feedback';
 
 /** The reasons' names as the visitor saw them (locales/en.ts): the owner's page is in English only. */
 export const REASON_NAMES: Record<FeedbackReason, string> = {
@@ -33,6 +33,9 @@ export interface StatsView {
   down: number;
   reasons: { name: string; count: number }[];
   downSources: Stats['down_sources'];
+  /** "Contact a person", in all and on each day that had any, newest first. */
+  handoffs: Record<HandoffEvent, number>;
+  handoffDays: ({ date: string } & Record<HandoffEvent, number>)[];
 }
 
 export function statsView(stats: Stats): StatsView {
@@ -50,5 +53,10 @@ export function statsView(stats: Stats): StatsView {
       count: totals.down_reasons[code as FeedbackReason] ?? 0,
     })),
     downSources: stats.down_sources,
+    handoffs: totals.handoffs,
+    handoffDays: stats.days
+      .filter((day) => Object.values(day.handoffs).some((n) => n > 0))
+      .map((day) => ({ date: day.date, ...day.handoffs }))
+      .reverse(),
   };
 }

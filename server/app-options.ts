@@ -1,4 +1,5 @@
 import type { ChatOptions } from './chat/chat.ts';
+import type { Handoff } from './handoff/handoff.ts';
 import type { PageOptions } from './pages/pages.ts';
 
 /**
@@ -6,6 +7,8 @@ import type { PageOptions } from './pages/pages.ts';
  * the room that reads them, and the few the app itself reads.
  */
 export interface AppOptions extends ChatOptions, PageOptions {
+  /** "Contact a person" (server/handoff/): `GET`/`POST /api/handoff`; unset, none. */
+  handoff?: Handoff;
   /** `OWNER_TOKEN`: the bearer token of `GET /api/stats` and the owner's page; unset, both answer 404. */
   ownerToken?: string;
   /** The sub-path everything is served under (`BASE_PATH`, e.g. `/assistant`); empty: the root. */

@@ -1,6 +1,7 @@
 import { type Context, Hono } from 'hono';
 import { EMBED_HOST_PARAM, EMBED_LANG_PARAM } from '../contract/embed.ts';
 import { FEEDBACK_PATH } from '../contract/feedback.ts';
+import { HANDOFF_PATH } from '../contract/handoff.ts';
 import { PROXY_BASE_PATH } from '../contract/llm.ts';
 import { apiError, refusalLine } from './api-error.ts';
 import type { AppOptions } from './app-options.ts';
@@ -104,6 +105,10 @@ export function createApp(options: AppOptions): Hono<ServerEnv> {
     app.use(FEEDBACK_PATH, visitorApi);
     const deps = { feedback: options.feedback, counters, log, ownerToken: options.ownerToken };
     app.route('/', feedbackRoutes(options, deps));
+  }
+  if (upstream.kind !== 'none' && options.handoff) {
+    app.use(HANDOFF_PATH, visitorApi);
+    app.route('/', options.handoff.routes(options, counters));
   }
   app.all(`${PROXY_BASE_PATH}/*`, (c) => apiError(c, 404, 'not_found', 'Not found.'));
 

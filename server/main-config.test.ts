@@ -70,4 +70,27 @@ describe('npm start with a configuration file', () => {
     },
     TEST_TIMEOUT_MS,
   );
+
+  it(
+    'refuses handoff.email without SMTP_URL, naming the key and its line; with it, says where handoffs go, no password',
+    async () => {
+      const file = await configFile('handoff.yaml', 'title: Shop\nhandoff:\n  email: help@shop.example\n');
+      await expect(startServer({ ASSISTANT_CONFIG: file })).rejects.toThrow(
+        /- handoff\.email \(line 3\): needs SMTP_URL/,
+      );
+      // Obviously fake; nothing listens there, and nothing is sent at start-up.
+      const password = 'fake-smtp-password-93ab';
+      const server = await startServer({
+        ASSISTANT_CONFIG: file,
+        SMTP_URL: `smtp://assistant%40shop.example:${password}@127.0.0.1:9`,
+        DATA_DIR: dir,
+      });
+      const output = server.output.join('\n');
+      expect(output).toContain(
+        `handoffs go by email to help@shop.example, waiting in ${join(dir, 'handoff', 'outbox')}`,
+      );
+      expect(output).not.toContain(password);
+    },
+    TEST_TIMEOUT_MS,
+  );
 });

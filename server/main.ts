@@ -39,15 +39,16 @@ async function main(): Promise<void> {
   const log = (line: string) => console.log(line);
   // The site's pages load from the store in the background (synced first when the store lacks them): the server
   // answers at once, and `/readyz` says 503 until the pages are indexed.
-  const parts = buildServerParts(config, { sources: assistant.knowledge, log });
-  const { counters, metrics, knowledge, feedback } = parts;
-  const app = createApp({ ...config.proxy, assistant, knowledge, clientDir, counters, metrics, feedback, log });
+  const parts = buildServerParts(config, { sources: assistant.knowledge, site: assistant, log });
+  const { counters, metrics, knowledge, feedback, handoff } = parts;
+  const app = createApp({ ...config.proxy, assistant, knowledge, clientDir, counters, metrics, feedback, handoff, log });
   const running = await listen(app, { port: config.port, host: config.host, limits: config.connections, log });
   const metricsServer =
     config.metrics && metrics ? await serveMetrics(metrics, config.metrics.port, config.metrics.host) : undefined;
 
   for (const notice of [...settingNotices(process.env), ...config.notices]) console.warn(`[server] ${notice}`);
   if (assistant.file) console.log(`[server] configuration from ${assistant.file}`);
+  if (handoff) console.log(`[server] ${handoff.describe()}`);
   // Last: tests and scripts take this line as "ready".
   console.log(
     startedLine({

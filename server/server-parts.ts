@@ -2,22 +2,25 @@
 // once, from the settings. The production server, `npm run dev`, `vite preview` and the knowledge commands all call
 // it and close what it returns; no entry point wires parts by hand.
 import { createFeedback, type Feedback, FileCountStore, RedisCountStore } from './feedback/owner-loop.ts';
+import { type Handoff, serverHandoff } from './handoff/handoff.ts';
 import type { KnowledgeSource } from './knowledge/knowledge.ts';
 import { type KnowledgeStore, openKnowledgeStore } from './knowledge-store/knowledge-store.ts';
 import { type Knowledge, startKnowledge } from './knowledge-sync/knowledge-sync.ts';
 import { RedisCounters } from './limits/limits.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
-import type { ServerConfig } from './settings/settings.ts';
+import type { AssistantConfig, ServerConfig } from './settings/settings.ts';
 
 /** What the parts are built from: the server's settings (`readServerEnv`), or the store's alone for the commands. */
 export type PartsSettings = Pick<ServerConfig, 'store'> &
-  Partial<Pick<ServerConfig, 'redisUrl' | 'feedbackSecret' | 'metrics' | 'proxy'>>;
+  Partial<Pick<ServerConfig, 'redisUrl' | 'feedbackSecret' | 'metrics' | 'proxy' | 'handoff'>>;
 
 export interface PartsOptions {
   /** The site's sources (`assistant.knowledge`); none: no store and no library. */
   sources?: readonly KnowledgeSource[];
   /** `false`: the store is opened, and no library reads it (the knowledge commands work on the store themselves). */
   library?: boolean;
+  /** The site's `handoff:` block and page settings: with the owner's loop, a way to a person (server/handoff/). */
+  site?: Pick<AssistantConfig, 'handoff' | 'page'>;
   log: (line: string) => void;
 }
 
@@ -30,12 +33,14 @@ export interface ServerParts {
   knowledge?: Knowledge;
   /** The owner's loop; none for a direct-mode build (no reply to vote on) and for the commands. */
   feedback?: Feedback;
-  /** Closes what was opened, the users before what they use: the library, the counts, then the Redis connection. */
+  /** "Contact a person": its outbox and deliverer, when the site has a `handoff:` block and the owner's loop runs. */
+  handoff?: Handoff;
+  /** Closes what was opened, the users before what they use: the library, the handoff's deliverer, the counts, then the Redis connection. */
   close(): Promise<void>;
 }
 
 /** Builds the server's parts once: one Redis connection or none, shared by the limits and the owner's counts. */
-export function buildServerParts(settings: PartsSettings, { sources, library = true, log }: PartsOptions): ServerParts {
+export function buildServerParts(settings: PartsSettings, { sources, library = true, site, log }: PartsOptions): ServerParts {
   const counters = settings.redisUrl ? new RedisCounters(settings.redisUrl, log) : undefined;
   const metrics = settings.metrics ? createMetrics() : undefined;
   const store = sources && openKnowledgeStore(settings.store, log);
@@ -58,6 +63,7 @@ export function buildServerParts(settings: PartsSettings, { sources, library = t
         ...(knowledge ? { pages: () => knowledge.pages() } : {}),
       })
     : undefined;
+  const handoff = site && settings.handoff ? serverHandoff({ ...settings, handoff: settings.handoff }, site, feedback, log) : undefined;
   let closed: Promise<void> | undefined;
   return {
     counters,
@@ -65,10 +71,12 @@ export function buildServerParts(settings: PartsSettings, { sources, library = t
     store,
     knowledge,
     feedback,
+    handoff,
     close: () => {
       closed ??= (async () => {
         knowledge?.stop();
         await store?.close();
+        await handoff?.close();
         await feedback?.close();
         await counters?.close();
       })();

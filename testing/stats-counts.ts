@@ -12,5 +12,6 @@ export const statsCounts = (fields: Partial<StatsCounts> = {}): StatsCounts => (
   limited: 0,
   errors: 0,
   first_piece_ms: { p50: 0, p95: 0 },
+  handoffs: { offered: 0, sent: 0, delivered: 0, failed: 0 },
   ...fields,
 });

@@ -1,4 +1,4 @@
-import { FEEDBACK_RATINGS, FEEDBACK_REASONS, type Stats } from '../../contract/feedback.ts';
+import { FEEDBACK_RATINGS, FEEDBACK_REASONS, type HandoffEvent, type Stats } from '../../contract/feedback.ts';
 import type { ReplySource, ReplyTokenFields } from '../../contract/llm.ts';
 import type { Metrics } from '../metrics.ts';
 import type { CountStore, DayCounts } from './count-store.ts';
@@ -20,7 +20,8 @@ export type ChatCount =
   | { kind: 'answer'; withSources: boolean }
   | { kind: 'limited' }
   | { kind: 'error' }
-  | { kind: 'first-piece'; ms: number };
+  | { kind: 'first-piece'; ms: number }
+  | { kind: 'handoff'; event: HandoffEvent };
 
 export type VoteOutcome = { ok: true } | { ok: false; code: TokenProblem | 'invalid_body' };
 
@@ -35,6 +36,8 @@ export interface Feedback {
   count(event: ChatCount): void;
   vote(body: unknown): Promise<VoteOutcome>;
   stats(days: number): Promise<Stats>;
+  /** The site's secret (`FEEDBACK_SECRET`, or the store's): other signed tokens (the handoff form's) draw keys from it. */
+  secret(): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -106,6 +109,8 @@ export function createFeedback({ store, secret, metrics, log, now = Date.now, pa
       } else if (event.kind === 'error') {
         metrics?.replyErrors.inc();
         add(day, { errors: 1 });
+      } else if (event.kind === 'handoff') {
+        add(day, { [`handoff_${event.event}`]: 1 });
       } else {
         metrics?.firstPiece.observe(event.ms / 1000);
         add(day, { [firstPieceField(event.ms)]: 1 });
@@ -151,6 +156,7 @@ export function createFeedback({ store, secret, metrics, log, now = Date.now, pa
       const span = lastDays(days, now());
       return buildStats(span, await store.read(span));
     },
+    secret: () => (secret ? Promise.resolve(secret) : store.secret()),
     close: () => store.close(),
   };
 

@@ -2,6 +2,8 @@ import {
   FEEDBACK_REASONS,
   type FeedbackRating,
   type FeedbackReason,
+  HANDOFF_EVENTS,
+  type HandoffEvent,
   STATS_MAX_DAYS,
   type Stats,
   type StatsCounts,
@@ -69,6 +71,10 @@ function countsOf(fields: DayCounts): StatsCounts {
     limited: n('limited'),
     errors: n('errors'),
     first_piece_ms: { p50: percentile(buckets, 0.5), p95: percentile(buckets, 0.95) },
+    handoffs: Object.fromEntries(HANDOFF_EVENTS.map((event) => [event, n(`handoff_${event}`)])) as Record<
+      HandoffEvent,
+      number
+    >,
   };
 }
 

@@ -10,7 +10,7 @@ import { AssistantConfigError } from './config-file.ts';
 
 const proxy = { direct: false };
 
-function problems(source: string, options = proxy): string[] {
+function problems(source: string, options: { direct: boolean; smtp?: boolean } = proxy): string[] {
   try {
     parseAssistantConfig(source, 'test.yaml', options);
   } catch (error) {
@@ -65,7 +65,7 @@ describe('the configuration file', () => {
   it.each([
     [
       'titel: Acme',
-      /^titel \(line 1\): is not a known key \(did you mean title\? the keys are title, welcome, starters, instructions, limit_message, accent, language, knowledge, history, persist, page_context, contact, rewrite_questions, description\)/,
+      /^titel \(line 1\): is not a known key \(did you mean title\? the keys are title, welcome, starters, instructions, limit_message, accent, language, knowledge, history, persist, page_context, contact, rewrite_questions, description, handoff\)/,
     ],
     ['title: 42', /^title \(line 1\): 42 must be text of 1 to 60 characters/],
     ['title: "   "', /^title \(line 1\): " {3}" must be text of 1 to 60 characters, not blank/],
@@ -169,6 +169,34 @@ describe('the configuration file', () => {
         /contact \(line 2\): .*must be an https: address or a mailto: address/,
       );
     }
+  });
+
+  it('takes handoff (email, webhook, reply_within): the page hears of it, the addresses stay on the server', () => {
+    const config = parseAssistantConfig(
+      'handoff:\n  email: help@shop.example\n  webhook: https://hooks.example/x\n  reply_within: one working day',
+      'h.yaml',
+      { ...proxy, smtp: true },
+    );
+    expect(config.handoff).toEqual({ email: 'help@shop.example', webhook: 'https://hooks.example/x' });
+    expect(config.page.handoff).toEqual({ replyWithin: 'one working day' });
+    expect(parseAssistantConfig('handoff:\n  webhook: https://hooks.example/x', 'h.yaml', proxy).page.handoff).toEqual(
+      {},
+    );
+    expect(problems('title: Shop\nhandoff:\n  email: help@shop.example', { ...proxy, smtp: false })).toEqual([
+      'handoff.email (line 3): needs SMTP_URL (smtp://user:password@smtp.example:587) to send',
+    ]);
+    expect(problems('handoff:\n  email: not-an-address')).toEqual([
+      expect.stringMatching(/^handoff\.email \(line 2\): "not-an-address" must be one email address/),
+    ]);
+    expect(problems('handoff:\n  emial: help@shop.example')).toEqual([
+      expect.stringMatching(/^handoff\.emial \(line 2\): is not a key of handoff \(did you mean email\?/),
+    ]);
+    expect(problems('handoff:\n  reply_within: soon')).toEqual([
+      expect.stringMatching(/^handoff \(line 2\): .*needs an email, a webhook, or both/),
+    ]);
+    expect(problems('handoff:\n  webhook: https://hooks.example/x', { direct: true })).toEqual([
+      expect.stringMatching(/^handoff \(line 2\): not allowed in a direct-mode build/),
+    ]);
   });
 
   it('takes persist (off, the default, or tab) and page_context, and refuses other values', () => {

@@ -29,6 +29,8 @@ export interface AssistantConfig {
   knowledge?: KnowledgeSource[];
   /** What the site is about (`description:`), told to the model that gives search words. */
   description?: string;
+  /** `handoff:`: where a visitor's message to a person goes (server/handoff/). */
+  handoff?: { email?: string; webhook?: string };
   /** `rewrite_questions: false`: retrieval never asks the model for search words (with `knowledge`). */
   rewriteQuestions?: false;
 }
@@ -40,7 +42,11 @@ export const DEFAULT_ASSISTANT_CONFIG: AssistantConfig = { page: DEFAULT_PAGE_SE
  * Checks the text of a configuration file (YAML; JSON is YAML too). `direct` is a build whose page calls the provider
  * itself: it refuses `instructions`, `history` and `knowledge`, which the page would then have to carry.
  */
-export function parseAssistantConfig(source: string, file: string, { direct }: { direct: boolean }): AssistantConfig {
+export function parseAssistantConfig(
+  source: string,
+  file: string,
+  { direct, smtp }: { direct: boolean; smtp?: boolean },
+): AssistantConfig {
   const parsed = new SourceFile(source);
   const [yamlError] = parsed.document.errors;
   if (yamlError) throw new AssistantConfigError(file, [`not valid YAML: ${yamlError.message}`]);
@@ -60,7 +66,14 @@ export function parseAssistantConfig(source: string, file: string, { direct }: {
     else problems.push(parsed.problem(['accent'], `${shown(accentText)} ${read.reason}`));
   }
   if (direct) {
-    for (const key of ['instructions', 'history', 'knowledge', 'page_context', 'rewrite_questions'] as const) {
+    for (const key of [
+      'instructions',
+      'history',
+      'knowledge',
+      'page_context',
+      'rewrite_questions',
+      'handoff',
+    ] as const) {
       if (key in data) {
         problems.push(
           parsed.problem(
@@ -71,6 +84,12 @@ export function parseAssistantConfig(source: string, file: string, { direct }: {
         );
       }
     }
+  }
+  // Mail with nowhere to send it from would wait in the outbox for a day and be set aside: the owner hears of it now.
+  if (smtp === false && values.handoff?.email !== undefined) {
+    problems.push(
+      parsed.problem(['handoff', 'email'], 'needs SMTP_URL (smtp://user:password@smtp.example:587) to send'),
+    );
   }
   // A folder that is not there would give no page and no error: the owner hears of it now, with its line.
   for (const [n, source] of (values.knowledge ?? []).entries()) {
@@ -93,7 +112,21 @@ export function parseAssistantConfig(source: string, file: string, { direct }: {
       ...(values.persist === 'tab' ? { persist: 'tab' as const } : {}),
       ...(values.page_context ? { pageContext: true as const } : {}),
       ...(values.contact === undefined ? {} : { contact: values.contact.trim() }),
+      ...(values.handoff === undefined
+        ? {}
+        : {
+            handoff:
+              values.handoff.reply_within === undefined ? {} : { replyWithin: values.handoff.reply_within.trim() },
+          }),
     },
+    ...(values.handoff === undefined
+      ? {}
+      : {
+          handoff: {
+            ...(values.handoff.email === undefined ? {} : { email: values.handoff.email.trim() }),
+            ...(values.handoff.webhook === undefined ? {} : { webhook: values.handoff.webhook }),
+          },
+        }),
     ...(accent ? { accent } : {}),
     ...(values.language === undefined ? {} : { language: matchLanguage(values.language) }),
     ...(values.instructions === undefined ? {} : { instructions: values.instructions }),
@@ -127,5 +160,5 @@ export function loadAssistantConfig(env: Env, cwd: string, options: { direct: bo
     if (named) throw new AssistantConfigError(file, [`ASSISTANT_CONFIG: ${shown(named)} names no file`]);
     return DEFAULT_ASSISTANT_CONFIG;
   }
-  return parseAssistantConfig(readFileSync(file, 'utf8'), file, options);
+  return parseAssistantConfig(readFileSync(file, 'utf8'), file, { ...options, smtp: Boolean(env.SMTP_URL?.trim()) });
 }

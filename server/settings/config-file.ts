@@ -2,7 +2,7 @@
 // the value's line, what is wrong.
 import { type BaseIssue, getDotPath } from 'valibot';
 import { type Document, isMap, isNode, isScalar, LineCounter, parseDocument } from 'yaml';
-import { KEY_NAMES, SOURCE_KEYS } from './config-schema.ts';
+import { HANDOFF_KEYS, KEY_NAMES, SOURCE_KEYS } from './config-schema.ts';
 import { closestName } from './setting-names.ts';
 
 /** Thrown with every problem of the file at once, each naming its key, its value and what is allowed. */
@@ -85,7 +85,12 @@ function unknownKeys(file: SourceFile, path: readonly (string | number)[], known
 
 function describeIssue(file: SourceFile, issue: BaseIssue<unknown>): string[] {
   const path = issue.path?.map((item) => item.key as string | number) ?? [];
-  if (issue.type === 'strict_object') return unknownKeys(file, path.slice(0, -1), KEY_NAMES, 'a known key');
+  if (issue.type === 'strict_object') {
+    const parent = path.slice(0, -1);
+    return parent[0] === 'handoff'
+      ? unknownKeys(file, parent, HANDOFF_KEYS, 'a key of handoff')
+      : unknownKeys(file, parent, KEY_NAMES, 'a known key');
+  }
   // A knowledge entry fits neither form: misspelt keys are the likely cause, and then they are the ones to name.
   const input = issue.input as Record<string, unknown> | null;
   if (issue.type === 'union' && typeof input === 'object' && input !== null) {

@@ -62,6 +62,32 @@ const text = (max: number) =>
 /** What `contact:` may be. */
 const CONTACT_FORMS = 'must be an https: address or a mailto: address, such as https://www.example.com/contact';
 
+/** What `handoff.email` may be: one address. */
+const HANDOFF_EMAIL = 'must be one email address, such as help@shop.example';
+/** What `handoff.reply_within` may be: a few words the visitor reads after "We will reply … by email". */
+const MAX_REPLY_WITHIN_LENGTH = 60;
+
+/** `handoff:`: where a visitor's message to a person goes (server/handoff/), by SMTP, by webhook, or both. */
+export const handoffSchema = v.pipe(
+  v.strictObject(
+    {
+      email: v.optional(
+        v.pipe(
+          v.string(HANDOFF_EMAIL),
+          v.maxLength(254, HANDOFF_EMAIL),
+          v.check((value) => /^[^\s@]+@[^\s@.]+(?:\.[^\s@.]+)+$/.test(value.trim()), HANDOFF_EMAIL),
+        ),
+      ),
+      webhook: v.optional(webAddress),
+      reply_within: v.optional(text(MAX_REPLY_WITHIN_LENGTH)),
+    },
+    'is not a key of handoff',
+  ),
+  v.check((value) => Boolean(value.email || value.webhook), 'needs an email, a webhook, or both'),
+);
+/** The keys of the `handoff:` block. */
+export const HANDOFF_KEYS = ['email', 'webhook', 'reply_within'];
+
 export const configSchema = v.strictObject(
   {
     title: v.optional(text(MAX_TITLE_LENGTH)),
@@ -105,6 +131,7 @@ export const configSchema = v.strictObject(
     rewrite_questions: v.optional(v.boolean('must be true or false')),
     // What the site is about, for the search-word call (it tells the model which questions the site cannot cover).
     description: v.optional(text(MAX_DESCRIPTION_LENGTH)),
+    handoff: v.optional(handoffSchema),
   },
   'is not a known key',
 );

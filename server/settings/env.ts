@@ -5,6 +5,7 @@ import { trustedProxyList } from '../limits/limits.ts';
 import { DEFAULT_FRAME_ANCESTORS, type SecurityOptions } from '../pages/pages.ts';
 import { readBasePath } from './base-path.ts';
 import { type ConnectionLimits, connectionLimits } from './connection-limits.ts';
+import { type HandoffEnv, readHandoffEnv } from './env-handoff.ts';
 import { readStoreEnv, type StoreConfig } from './env-store.ts';
 import { type DirectBuild, readUpstream } from './env-upstream.ts';
 import { type Env, isLoopbackHost, readHost, readInteger, readSourceList } from './env-values.ts';
@@ -42,6 +43,8 @@ export interface ServerConfig {
   store: StoreConfig;
   /** `FEEDBACK_SECRET`: signs reply tokens; unset, one is made and kept with the counts, the same for every replica. */
   feedbackSecret?: string;
+  /** How messages to a person are sent (`SMTP_URL`, `HANDOFF_*`): used when the site's file has a `handoff:` block. */
+  handoff: HandoffEnv;
   /** The Prometheus listener (`METRICS_PORT`, `METRICS_HOST`); unset: no metrics. */
   metrics?: { port: number; host: string };
   /** Things worth saying at start-up (never secrets). */
@@ -85,6 +88,7 @@ export function readServerEnv(
     connections: connectionLimits(env, problems),
     dataDir: store.dataDir,
     store,
+    handoff: readHandoffEnv(env, problems),
     proxy: {
       basePath: readBasePath(env, problems),
       upstream,

@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { SETTING_NAMES } from '../../contract/settings.ts';
 import { parseAssistantConfig } from './assistant-config.ts';
-import { KEY_NAMES, SOURCE_KEYS } from './config-schema.ts';
+import { HANDOFF_KEYS, KEY_NAMES, SOURCE_KEYS } from './config-schema.ts';
 
 const read = (path: string) => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8');
 const sorted = (names: Iterable<string>) => [...new Set(names)].sort();
@@ -36,7 +36,9 @@ describe('the documents that list every setting', () => {
     const example = read('assistant.config.example.yaml');
     const shown = [...example.matchAll(/^(?:# )?(\s*(?:- )?)([a-z_]+):/gm)];
     expect(sorted(shown.filter((match) => match[1] === '').map((match) => match[2]))).toEqual(sorted(KEY_NAMES));
-    expect(sorted(shown.filter((match) => match[1] !== '').map((match) => match[2]))).toEqual(sorted(SOURCE_KEYS));
+    expect(sorted(shown.filter((match) => match[1] !== '').map((match) => match[2]))).toEqual(
+      sorted([...SOURCE_KEYS, ...HANDOFF_KEYS]),
+    );
     // Every commented-out key with its value on its line, uncommented (the knowledge list names folders that are not here).
     const keys = new RegExp(`^# ((?:${KEY_NAMES.join('|')}): \\S.*)$`, 'gm');
     const uncommented = example.replace(keys, '$1');

@@ -1,0 +1,46 @@
+import { type Env, readInteger } from './env-values.ts';
+
+/** Messages per UTC day the whole site may send to a person (`HANDOFF_DAILY_LIMIT` unset). */
+export const DEFAULT_HANDOFF_DAILY_LIMIT = 50;
+/** The shortest `HANDOFF_WEBHOOK_SECRET` taken. */
+const MIN_WEBHOOK_SECRET_LENGTH = 24;
+
+/** How messages to a person leave the server: what the site's `handoff:` block needs beside its addresses. */
+export interface HandoffEnv {
+  /** `SMTP_URL`: `smtp://user:pass@host:587` or `smtps://…`; never logged (it holds a password). */
+  smtpUrl?: string;
+  /** `HANDOFF_FROM`: the sender's address; unset, the SMTP user's (or `assistant@` the SMTP host). */
+  from?: string;
+  /** `HANDOFF_WEBHOOK_SECRET`: signs each webhook body (`X-Assistant-Signature`). */
+  webhookSecret?: string;
+  /** `HANDOFF_DAILY_LIMIT`: messages per UTC day for the whole site. */
+  dailyLimit: number;
+}
+
+/** `SMTP_URL`, `HANDOFF_FROM`, `HANDOFF_WEBHOOK_SECRET` and `HANDOFF_DAILY_LIMIT`; a bad value is a problem, never repeated. */
+export function readHandoffEnv(env: Env, problems: string[]): HandoffEnv {
+  const config: HandoffEnv = {
+    dailyLimit: readInteger(env, 'HANDOFF_DAILY_LIMIT', DEFAULT_HANDOFF_DAILY_LIMIT, 1, 1_000_000, problems),
+  };
+  const smtpUrl = env.SMTP_URL?.trim();
+  if (smtpUrl) {
+    const protocol = URL.parse(smtpUrl)?.protocol;
+    // The value holds a password: it is never repeated.
+    if (protocol === 'smtp:' || protocol === 'smtps:') config.smtpUrl = smtpUrl;
+    else problems.push('SMTP_URL must be an smtp:// or smtps:// URL such as smtp://user:password@smtp.example:587');
+  }
+  const from = env.HANDOFF_FROM?.trim();
+  if (from) {
+    if (/^[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+$/.test(from)) config.from = from;
+    else problems.push(`HANDOFF_FROM must be an address such as assistant@shop.example (got "${from}")`);
+  }
+  const secret = env.HANDOFF_WEBHOOK_SECRET?.trim();
+  if (secret) {
+    if (secret.length >= MIN_WEBHOOK_SECRET_LENGTH && !/\s/.test(secret)) config.webhookSecret = secret;
+    else
+      problems.push(
+        `HANDOFF_WEBHOOK_SECRET must be at least ${MIN_WEBHOOK_SECRET_LENGTH} characters with no spaces (openssl rand -hex 24)`,
+      );
+  }
+  return config;
+}
