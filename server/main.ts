@@ -41,7 +41,17 @@ async function main(): Promise<void> {
   // answers at once, and `/readyz` says 503 until the pages are indexed.
   const parts = buildServerParts(config, { sources: assistant.knowledge, site: assistant, log });
   const { counters, metrics, knowledge, feedback, handoff } = parts;
-  const app = createApp({ ...config.proxy, assistant, knowledge, clientDir, counters, metrics, feedback, handoff, log });
+  const app = createApp({
+    ...config.proxy,
+    assistant,
+    knowledge,
+    clientDir,
+    counters,
+    metrics,
+    feedback,
+    handoff,
+    log,
+  });
   const running = await listen(app, { port: config.port, host: config.host, limits: config.connections, log });
   const metricsServer =
     config.metrics && metrics ? await serveMetrics(metrics, config.metrics.port, config.metrics.host) : undefined;

@@ -40,7 +40,10 @@ export interface ServerParts {
 }
 
 /** Builds the server's parts once: one Redis connection or none, shared by the limits and the owner's counts. */
-export function buildServerParts(settings: PartsSettings, { sources, library = true, site, log }: PartsOptions): ServerParts {
+export function buildServerParts(
+  settings: PartsSettings,
+  { sources, library = true, site, log }: PartsOptions,
+): ServerParts {
   const counters = settings.redisUrl ? new RedisCounters(settings.redisUrl, log) : undefined;
   const metrics = settings.metrics ? createMetrics() : undefined;
   const store = sources && openKnowledgeStore(settings.store, log);
@@ -63,7 +66,10 @@ export function buildServerParts(settings: PartsSettings, { sources, library = t
         ...(knowledge ? { pages: () => knowledge.pages() } : {}),
       })
     : undefined;
-  const handoff = site && settings.handoff ? serverHandoff({ ...settings, handoff: settings.handoff }, site, feedback, log) : undefined;
+  const handoff =
+    site && settings.handoff
+      ? serverHandoff({ ...settings, handoff: settings.handoff }, site, feedback, log)
+      : undefined;
   let closed: Promise<void> | undefined;
   return {
     counters,

@@ -90,7 +90,10 @@ function mountProxy(
   const log = (line: string) => config.logger.info(line, { timestamp: true });
   // The same parts as `npm start` (REDIS_URL counts the limits and the owner's counts in Redis), but no metrics: the
   // site's pages are read in the background, and `/readyz` says when they are indexed.
-  const parts = buildServerParts({ ...settings, metrics: undefined }, { sources: assistant.knowledge, site: assistant, log });
+  const parts = buildServerParts(
+    { ...settings, metrics: undefined },
+    { sources: assistant.knowledge, site: assistant, log },
+  );
   httpServer?.once('close', () => void parts.close());
   const { counters, knowledge, feedback, handoff } = parts;
   const options = {

@@ -12,9 +12,9 @@ import { until } from '../../testing/production-harness.ts';
 import { proxyHarness } from '../../testing/proxy-app.ts';
 import { startRedisServer } from '../../testing/redis-server.ts';
 import { type SmtpServer, smtpServer } from '../../testing/smtp-server.ts';
+import type { AppOptions } from '../app-options.ts';
 import { FileCountStore } from '../feedback/count-store.ts';
 import { createFeedback } from '../feedback/feedback.ts';
-import type { ProxyOptions } from '../hono-env.ts';
 import { RedisCounters } from '../limits/counters.ts';
 import { FORM_TOKEN_LIFETIME_MS, formTokens } from './form-token.ts';
 import { createHandoff, type Handoff, type HandoffCount, type HandoffSettings, serverHandoff } from './handoff.ts';
@@ -81,7 +81,7 @@ afterEach(async () => {
 async function serveHandoff(
   store: HandoffSettings['store'],
   extra: Partial<HandoffSettings> = {},
-  options: Partial<ProxyOptions> = {},
+  options: Partial<AppOptions> = {},
 ) {
   const logs: string[] = [];
   const counts: HandoffCount[] = [];
