@@ -27,7 +27,14 @@ export const ENTRIES: Record<string, string[]> = {
 };
 
 /** The files under every room: the types and helpers they all share. They import no room and nothing above. */
-export const SHARED = ['hono-env.ts', 'api-error.ts', 'once-per-window.ts', 'data-files.ts', 'metrics.ts'];
+export const SHARED = [
+  'hono-env.ts',
+  'api-error.ts',
+  'once-per-window.ts',
+  'data-files.ts',
+  'metrics.ts',
+  'sql-migrations.ts',
+];
 
 /** One import of a product file of the server's: both sides relative to `server/`. */
 export interface ServerImport {

@@ -1,6 +1,5 @@
 import pg from 'pg';
-import { describeDatabase } from '../knowledge-store/knowledge-store.ts';
-import { type Migration, readMigrations } from '../knowledge-store/migrations.ts';
+import { describeDatabase, type Migration, readMigrations } from '../sql-migrations.ts';
 import { type Channel, HANDOFF_MIGRATIONS_DIR, type Outbox, type OutboxEntry } from './outbox-types.ts';
 
 /** The migration's advisory lock key (`AIHO`, AI handoff outbox). */

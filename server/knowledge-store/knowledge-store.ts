@@ -4,7 +4,6 @@ import { FileStore } from './file-store.ts';
 import { PostgresStore } from './postgres-store.ts';
 import type { KnowledgeStore } from './store-types.ts';
 
-export { describeDatabase } from './postgres-store.ts';
 export type {
   KnowledgeSnapshot,
   KnowledgeStore,

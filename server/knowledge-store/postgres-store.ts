@@ -1,5 +1,6 @@
+import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { type Migration, readMigrations } from './migrations.ts';
+import { describeDatabase, type Migration, readMigrations } from '../sql-migrations.ts';
 import { postgresLease } from './postgres-lock.ts';
 import {
   type KnowledgeSnapshot,
@@ -16,11 +17,11 @@ const MIGRATION_LOCK = 0x41494b4d;
 /** Rows written per statement: one JSON parameter each, so a 50,000-page sync is some fifty statements. */
 const BATCH = 1000;
 
-/** Where a `postgres://` address points, without its user or password: the only form that reaches a log line. */
-export function describeDatabase(url: string): string {
-  const parsed = URL.parse(url);
-  return parsed ? `PostgreSQL at ${parsed.host}${parsed.pathname}` : 'PostgreSQL';
-}
+/**
+ * The store's migrations (`001-knowledge.sql`, ...). The production build copies them beside its server bundle
+ * (`build/sql-migrations.ts`), where this same address then points.
+ */
+export const MIGRATIONS_DIR = fileURLToPath(new URL('./migrations/', import.meta.url));
 
 const PAGE_COLUMNS = `source text, address text, url text, title text, language text, etag text, "lastModified" text,
   "textHash" text, "mtimeMs" double precision, "fetchedAt" double precision, "changedAt" double precision,
@@ -39,7 +40,7 @@ export class PostgresStore implements KnowledgeStore {
   constructor(
     private readonly url: string,
     private readonly log: (line: string) => void,
-    private readonly migrations: Migration[] = readMigrations(),
+    private readonly migrations: Migration[] = readMigrations(MIGRATIONS_DIR),
     private readonly leaseMs = SYNC_LEASE_MS,
   ) {
     this.home = describeDatabase(url);
