@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Plugin } from 'vite';
 import { HANDOFF_MIGRATIONS_DIR } from '../server/handoff/outbox-types.ts';
-import { MIGRATIONS_DIR } from '../server/knowledge-store/postgres-store.ts';
+import { MIGRATIONS_DIR } from '../server/knowledge/store/postgres-store.ts';
 
 /**
  * Copies the knowledge store's SQL migrations beside the server bundle (`dist/server/migrations/`), and the handoff

@@ -4,8 +4,8 @@
 import { createFeedback, type Feedback, FileCountStore, RedisCountStore } from './feedback/owner-loop.ts';
 import { type Handoff, serverHandoff } from './handoff/handoff.ts';
 import type { KnowledgeSource } from './knowledge/knowledge.ts';
-import { type KnowledgeStore, openKnowledgeStore } from './knowledge-store/knowledge-store.ts';
-import { type Knowledge, startKnowledge } from './knowledge-sync/knowledge-sync.ts';
+import { type KnowledgeStore, openKnowledgeStore } from './knowledge/store/knowledge-store.ts';
+import { type Knowledge, startKnowledge } from './knowledge/sync/knowledge-sync.ts';
 import { RedisCounters } from './limits/limits.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
 import type { AssistantConfig, ServerConfig } from './settings/settings.ts';

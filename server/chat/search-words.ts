@@ -9,7 +9,7 @@ import {
   RETRIEVAL_LIMITS,
   type SearchWordsReason,
 } from '../knowledge/knowledge.ts';
-import type { Knowledge } from '../knowledge-sync/knowledge-sync.ts';
+import type { Knowledge } from '../knowledge/sync/knowledge-sync.ts';
 import { readUsage, type TokenUsage } from '../limits/limits.ts';
 import {
   type ChatRequest,

@@ -1,5 +1,5 @@
 import type { IndexBudget, KnowledgeSource } from '../knowledge/knowledge.ts';
-import type { KnowledgeStore } from '../knowledge-store/knowledge-store.ts';
+import type { KnowledgeStore } from '../knowledge/store/knowledge-store.ts';
 import { buildServerParts } from '../server-parts.ts';
 import {
   type AssistantConfig,

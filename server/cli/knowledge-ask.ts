@@ -4,7 +4,7 @@
 // and whether the model would be asked for search words.
 import { parseArgs } from 'node:util';
 import { RETRIEVAL_LIMITS } from '../knowledge/knowledge.ts';
-import { type Knowledge, startKnowledge } from '../knowledge-sync/knowledge-sync.ts';
+import { type Knowledge, startKnowledge } from '../knowledge/sync/knowledge-sync.ts';
 import { knowledgeSetup } from './cli-setup.ts';
 
 /** How many candidates are listed: the given ones are among the first, and the rest only show where the cut fell. */

@@ -1,6 +1,6 @@
 import { CRAWL_DEFAULTS } from '../knowledge/knowledge.ts';
-import { syncOnce } from '../knowledge-sync/knowledge-sync.ts';
-import { progressLines } from '../knowledge-sync/progress.ts';
+import { syncOnce } from '../knowledge/sync/knowledge-sync.ts';
+import { progressLines } from '../knowledge/sync/progress.ts';
 import { knowledgeSetup } from './cli-setup.ts';
 
 /** A terminal shows progress more often than the server's log. */

@@ -2,26 +2,26 @@
 // Retrieval is data in, data out: `buildIndex` (or `indexPassages`) makes a value from pages, `retrieve` reads it with
 // no I/O, and the sources' readers say what became of each page, for a sync (server/knowledge-sync/) to keep.
 
-import { INDEX_BUDGET } from './index-budget.ts';
-import { isWebAddress } from './page.ts';
-import type { CrawlLimits } from './sitemap-source.ts';
+import { INDEX_BUDGET } from './workers/index-budget.ts';
+import { isWebAddress } from './sources/page.ts';
+import type { CrawlLimits } from './sources/sitemap-source.ts';
 
-export type { Passage } from './chunk.ts';
-export { chunkPage } from './chunk.ts';
-export { withoutCredentials } from './crawl-fetch.ts';
-export { explain, type FollowUpRule, searchWordsReason } from './explain.ts';
-export { bytesHash, type FileOutcome, filePage, type KnownFile, readFolder } from './folder-source.ts';
+export type { Passage } from './library/chunk.ts';
+export { chunkPage } from './library/chunk.ts';
+export { withoutCredentials } from './sources/crawl-fetch.ts';
+export { explain, type FollowUpRule, searchWordsReason } from './library/explain.ts';
+export { bytesHash, type FileOutcome, filePage, type KnownFile, readFolder } from './sources/folder-source.ts';
 export {
   DEFAULT_INDEX_TEXT_MILLIONS,
   INDEX_BUDGET,
   type IndexBudget,
   indexBudgetFor,
-} from './index-budget.ts';
-export { keptInWorker } from './index-in-worker.ts';
-export { formatMaterial, MATERIAL_PREAMBLE, type Material } from './material.ts';
-export { oneLine, type Page, readingHash, readThisWay } from './page.ts';
-export { RETRIEVAL_LIMITS, type RetrievalLimits } from './retrieval-limits.ts';
-export { type Question, retrieve, type SearchWordsReason, saysNone } from './retrieve.ts';
+} from './workers/index-budget.ts';
+export { keptInWorker } from './workers/index-in-worker.ts';
+export { formatMaterial, MATERIAL_PREAMBLE, type Material } from './library/material.ts';
+export { oneLine, type Page, readingHash, readThisWay } from './sources/page.ts';
+export { RETRIEVAL_LIMITS, type RetrievalLimits } from './library/retrieval-limits.ts';
+export { type Question, retrieve, type SearchWordsReason, saysNone } from './library/retrieve.ts';
 export {
   buildIndex,
   INDEX_FORMAT,
@@ -30,8 +30,8 @@ export {
   indexToKeep,
   type KnowledgeIndex,
   leftOutOf,
-} from './search-index.ts';
-export { siteDescription } from './site-description.ts';
+} from './library/search-index.ts';
+export { siteDescription } from './library/site-description.ts';
 export {
   type CrawlLimits,
   type KnownPage,
@@ -39,9 +39,9 @@ export {
   RECHECK_MS,
   readSitemap,
   type SyncContext,
-} from './sitemap-source.ts';
-export { slicer } from './slice.ts';
-export type { ScoredPassage } from './weigh.ts';
+} from './sources/sitemap-source.ts';
+export { slicer } from './library/slice.ts';
+export type { ScoredPassage } from './library/weigh.ts';
 
 /** One entry of the site's `knowledge:` list: a folder published at `url`, or a sitemap. */
 export type KnowledgeSource =

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ReplySource } from '../../contract/llm';
 import { INDEX_BUDGET } from '../../server/knowledge/knowledge';
-import type { Knowledge } from '../../server/knowledge-sync/knowledge-sync';
+import type { Knowledge } from '../../server/knowledge/sync/knowledge-sync';
 import { buildServerParts, type ServerParts } from '../../server/server-parts';
 import { replyInput } from '../../testing/controllable-reply';
 import { proxyHarness } from '../../testing/proxy-app';

@@ -1,4 +1,4 @@
-import { capLine, MAX_LINE_CHARS, type Page } from './page.ts';
+import { capLine, MAX_LINE_CHARS, type Page } from '../sources/page.ts';
 
 /** One passage of a page: what the index holds and what the model may be given, with where it came from. */
 export interface Passage {

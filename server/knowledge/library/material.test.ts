@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { breakControlSequences } from '../chat/control-sequences.ts';
+import { breakControlSequences } from '../../chat/control-sequences.ts';
 import type { Passage } from './chunk.ts';
 import { formatMaterial, MATERIAL_PREAMBLE } from './material.ts';
 

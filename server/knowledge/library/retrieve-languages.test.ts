@@ -2,7 +2,7 @@
 // same page in the eleven others: each language's words are cut, stop-worded and stemmed by its own rules, Japanese
 // and Chinese (written without spaces) by Intl.Segmenter.
 import { describe, expect, it } from 'vitest';
-import { LANGUAGES } from '../../locales/languages.ts';
+import { LANGUAGES } from '../../../locales/languages.ts';
 import { retrieve } from './retrieve.ts';
 import { buildIndex } from './search-index.ts';
 import { page, site } from './test-pages.ts';

@@ -1,5 +1,5 @@
 // The pages the retrieval tests search: a small shop in English, with a page in Japanese and one in German.
-import type { Page } from './page.ts';
+import type { Page } from '../sources/page.ts';
 
 export const site = 'https://shop.example.com';
 export const page = (path: string, title: string, language: string, sections: [string, string][]): Page => ({

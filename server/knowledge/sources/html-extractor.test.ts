@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { getPriority } from 'node:os';
 import { afterEach, describe, expect, it } from 'vitest';
-import { sitePage } from '../../testing/knowledge-site.ts';
+import { sitePage } from '../../../testing/knowledge-site.ts';
 import { type HtmlExtractor, htmlExtractor } from './html-extractor.ts';
 
 const LIMITS = { extractTimeoutMs: 5_000, maxPageNodes: 5_000, extractHeapMb: 128, maxPageTerms: 1_000 };

@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { readFile, rm, stat } from 'node:fs/promises';
 import { hostname } from 'node:os';
-import { writeWhole } from '../data-files.ts';
+import { writeWhole } from '../../data-files.ts';
 import type { Lease } from './sync-lease.ts';
 
 /** What `sync.lock` holds. */

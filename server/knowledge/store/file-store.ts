@@ -2,8 +2,8 @@ import { type FileHandle, mkdir, open, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import * as v from 'valibot';
-import { moveAside, writeWhole } from '../data-files.ts';
-import { slicer } from '../knowledge/knowledge.ts';
+import { moveAside, writeWhole } from '../../data-files.ts';
+import { slicer } from '../knowledge.ts';
 import { fileLease } from './file-lock.ts';
 import {
   applyChanges,

@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type PostgresServer, startPostgresServer } from '../../testing/postgres-server.ts';
-import { storeHomes } from '../../testing/store-homes.ts';
+import { type PostgresServer, startPostgresServer } from '../../../testing/postgres-server.ts';
+import { storeHomes } from '../../../testing/store-homes.ts';
 import { type KnowledgeStore, openKnowledgeStore, type StoredPage, type StoreSettings } from './knowledge-store.ts';
 
 let postgres: PostgresServer;

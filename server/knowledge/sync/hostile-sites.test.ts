@@ -2,9 +2,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type KnowledgeSite, sitemapXml, sitePage, startKnowledgeSite } from '../../testing/knowledge-site.ts';
-import { chatBody, postChat, proxyHarness } from '../../testing/proxy-app.ts';
-import { type KnowledgeStore, openKnowledgeStore } from '../knowledge-store/knowledge-store.ts';
+import { type KnowledgeSite, sitemapXml, sitePage, startKnowledgeSite } from '../../../testing/knowledge-site.ts';
+import { chatBody, postChat, proxyHarness } from '../../../testing/proxy-app.ts';
+import { type KnowledgeStore, openKnowledgeStore } from '../store/knowledge-store.ts';
 import { type Knowledge, type KnowledgeOptions, startKnowledge } from './knowledge-sync.ts';
 
 // Sites written to hurt the assistant, served on loopback to the real crawl inside the real app: each was found by a

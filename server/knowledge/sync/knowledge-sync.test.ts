@@ -2,11 +2,11 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { type KnowledgeSite, sitemapXml, sitePage, startKnowledgeSite } from '../../testing/knowledge-site.ts';
-import { type PostgresServer, startPostgresServer } from '../../testing/postgres-server.ts';
-import { storeHomes } from '../../testing/store-homes.ts';
-import { formatMaterial } from '../knowledge/knowledge.ts';
-import { type KnowledgeStore, openKnowledgeStore, type StoreSettings } from '../knowledge-store/knowledge-store.ts';
+import { type KnowledgeSite, sitemapXml, sitePage, startKnowledgeSite } from '../../../testing/knowledge-site.ts';
+import { type PostgresServer, startPostgresServer } from '../../../testing/postgres-server.ts';
+import { storeHomes } from '../../../testing/store-homes.ts';
+import { formatMaterial } from '../knowledge.ts';
+import { type KnowledgeStore, openKnowledgeStore, type StoreSettings } from '../store/knowledge-store.ts';
 import { type Knowledge, type KnowledgeOptions, startKnowledge } from './knowledge-sync.ts';
 
 const article = (heading: string, text: string) =>

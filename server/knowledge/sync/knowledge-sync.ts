@@ -19,8 +19,8 @@ import {
   siteDescription,
   sourceKey,
   withoutCredentials,
-} from '../knowledge/knowledge.ts';
-import type { KnowledgeSnapshot, KnowledgeStore } from '../knowledge-store/knowledge-store.ts';
+} from '../knowledge.ts';
+import type { KnowledgeSnapshot, KnowledgeStore } from '../store/knowledge-store.ts';
 import { progressLines, SERVER_PROGRESS_MS } from './progress.ts';
 import { pagesOf, storeIndex } from './store-index.ts';
 import { type SyncOptions, SyncWriteError, sourcesToSync, syncOnce } from './sync.ts';

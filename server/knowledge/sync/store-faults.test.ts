@@ -2,10 +2,10 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type KnowledgeSite, sitemapXml, sitePage, startKnowledgeSite } from '../../testing/knowledge-site.ts';
-import { until } from '../../testing/proxy-app.ts';
-import { type SmallDisk, smallDisk } from '../../testing/small-disk.ts';
-import { type KnowledgeStore, openKnowledgeStore } from '../knowledge-store/knowledge-store.ts';
+import { type KnowledgeSite, sitemapXml, sitePage, startKnowledgeSite } from '../../../testing/knowledge-site.ts';
+import { until } from '../../../testing/proxy-app.ts';
+import { type SmallDisk, smallDisk } from '../../../testing/small-disk.ts';
+import { type KnowledgeStore, openKnowledgeStore } from '../store/knowledge-store.ts';
 import { type Knowledge, startKnowledge } from './knowledge-sync.ts';
 
 const cleanups: (() => unknown)[] = [];

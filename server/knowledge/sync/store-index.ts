@@ -9,8 +9,8 @@ import {
   leftOutOf,
   type Passage,
   slicer,
-} from '../knowledge/knowledge.ts';
-import type { KnowledgeSnapshot, KnowledgeStore } from '../knowledge-store/knowledge-store.ts';
+} from '../knowledge.ts';
+import type { KnowledgeSnapshot, KnowledgeStore } from '../store/knowledge-store.ts';
 
 const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 

@@ -15,7 +15,7 @@ import {
   slicer,
   sourceKey,
   withoutCredentials,
-} from '../knowledge/knowledge.ts';
+} from '../knowledge.ts';
 import {
   applyChanges,
   type KnowledgeSnapshot,
@@ -23,7 +23,7 @@ import {
   type SourceState,
   type StoredPage,
   type SyncChanges,
-} from '../knowledge-store/knowledge-store.ts';
+} from '../store/knowledge-store.ts';
 import { keepIndex } from './store-index.ts';
 import { emptySummary, reasonKind, type SyncSummary, summaryLine } from './sync-summary.ts';
 

@@ -3,11 +3,11 @@
 // that serves chat.
 import { parentPort, workerData } from 'node:worker_threads';
 import { runBehindChat } from './behind-chat.ts';
-import { pageText } from './crawl-fetch.ts';
-import { htmlPage } from './html-page.ts';
-import type { PageDraft } from './page.ts';
+import { pageText } from '../sources/crawl-fetch.ts';
+import { htmlPage } from '../sources/html-page.ts';
+import type { PageDraft } from '../sources/page.ts';
 import { ownThreadId } from './thread-cpu.ts';
-import { tokenize } from './tokenize.ts';
+import { tokenize } from '../library/tokenize.ts';
 
 /** One page to read; the answer carries the same `id`. */
 export interface ExtractJob {

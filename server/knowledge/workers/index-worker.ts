@@ -3,9 +3,9 @@
 // none of the thread that serves chat, which only reads the index back.
 import { parentPort } from 'node:worker_threads';
 import { runBehindChat } from './behind-chat.ts';
-import type { Passage } from './chunk.ts';
+import type { Passage } from '../library/chunk.ts';
 import type { IndexBudget } from './index-budget.ts';
-import { indexToKeep } from './search-index.ts';
+import { indexToKeep } from '../library/search-index.ts';
 
 /** The passages come in batches, then the budget, which starts the work. */
 export type IndexJob = { passages: Passage[] } | { budget: IndexBudget };
