@@ -8,10 +8,14 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { extname, join } from 'node:path';
 import { askSearchWords, searchWordsRequest } from '../server/chat/chat.ts';
-import type { KnowledgeSource } from '../server/knowledge/knowledge.ts';
-import type { RetrievalLimits } from '../server/knowledge/library/retrieval-limits.ts';
-import { openKnowledgeStore } from '../server/knowledge/store/knowledge-store.ts';
-import { type Knowledge, type KnowledgeOptions, startKnowledge } from '../server/knowledge/sync/knowledge-sync.ts';
+import {
+  type Knowledge,
+  type KnowledgeOptions,
+  type KnowledgeSource,
+  openKnowledgeStore,
+  type RetrievalLimits,
+  startKnowledge,
+} from '../server/knowledge/knowledge.ts';
 import { repeatOnly, SEVEN_B_WORDS } from './knowledge-model-words.ts';
 import {
   conversations,

@@ -2,8 +2,7 @@
 // servers start, so that its memory is the sync's alone: in the bench's own process it also held whatever the runs
 // before it left (the other home's, the retrieval bench's). Prints one line of JSON: the sync's seconds, and the
 // process's resident memory at its peak (sampled every 20 ms) and once the sync is done.
-import { openKnowledgeStore, type StoreSettings } from '../server/knowledge/store/knowledge-store.ts';
-import { syncOnce } from '../server/knowledge/sync/knowledge-sync.ts';
+import { openKnowledgeStore, type StoreSettings, syncOnce } from '../server/knowledge/knowledge.ts';
 import { syncOptions } from './knowledge-sync-site.ts';
 
 export interface FirstSync {

@@ -3,8 +3,7 @@
 // site's pages, first with no sync, then all through a sync that finds every page changed (fetched, extracted,
 // chunked, stored and indexed again), its index built at the end included.
 import { CHAT_COMPLETIONS_PATH } from '../contract/llm.ts';
-import { openKnowledgeStore, type StoreSettings } from '../server/knowledge/store/knowledge-store.ts';
-import { startKnowledge, syncOnce } from '../server/knowledge/sync/knowledge-sync.ts';
+import { openKnowledgeStore, type StoreSettings, startKnowledge, syncOnce } from '../server/knowledge/knowledge.ts';
 import { chatBody, listenBenchApp, modelUpstream } from './bench-app.ts';
 import { cannon, spawnScript } from './cannon-run.ts';
 import { siteBudget, syncOptions, topicWord } from './knowledge-sync-site.ts';

@@ -6,9 +6,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import MiniSearch from 'minisearch';
 import pg from 'pg';
-import { indexFromKept, indexToKeep, leftOutOf, sourceKey } from '../server/knowledge/knowledge.ts';
-import { openKnowledgeStore, type StoreSettings } from '../server/knowledge/store/knowledge-store.ts';
-import { snapshotPassages, startKnowledge, syncOnce } from '../server/knowledge/sync/knowledge-sync.ts';
+import {
+  openKnowledgeStore,
+  type StoreSettings,
+  sourceKey,
+  startKnowledge,
+  syncOnce,
+} from '../server/knowledge/knowledge.ts';
+// The index's kept form and the store's passages, measured here, are the library's own: its door, not the room's.
+import { indexFromKept, indexToKeep, leftOutOf } from '../server/knowledge/library/library.ts';
+import { snapshotPassages } from '../server/knowledge/sync/knowledge-sync.ts';
 import { startPostgresServer } from '../testing/postgres-server.ts';
 import { spawnScript } from './cannon-run.ts';
 import type { FirstSync } from './knowledge-sync-first.ts';

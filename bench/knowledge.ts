@@ -4,7 +4,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { eng } from 'stopword';
-import { buildIndex, filePage, type KnowledgeIndex, type Page, retrieve } from '../server/knowledge/knowledge.ts';
+import { buildIndex, filePage, type KnowledgeIndex, type Page, retrieve } from '../server/knowledge/library/library.ts';
 import { hostileRows } from './knowledge-hostile.ts';
 import { CORPUS_PACKAGES, OFF_TOPIC_QUESTIONS, QUESTIONS } from './knowledge-questions.ts';
 import { retrievalEvaluation } from './knowledge-retrieval.ts';

@@ -22,8 +22,6 @@ export const ENTRIES: Record<string, string[]> = {
   pages: ['pages.ts'],
   settings: ['settings.ts'],
   knowledge: ['knowledge.ts'],
-  'knowledge-store': ['knowledge-store.ts'],
-  'knowledge-sync': ['knowledge-sync.ts', 'progress.ts'],
 };
 
 /** The files under every room: the types and helpers they all share. They import no room and nothing above. */

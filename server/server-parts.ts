@@ -3,9 +3,13 @@
 // it and close what it returns; no entry point wires parts by hand.
 import { createFeedback, type Feedback, FileCountStore, RedisCountStore } from './feedback/owner-loop.ts';
 import { type Handoff, serverHandoff } from './handoff/handoff.ts';
-import type { KnowledgeSource } from './knowledge/knowledge.ts';
-import { type KnowledgeStore, openKnowledgeStore } from './knowledge/store/knowledge-store.ts';
-import { type Knowledge, startKnowledge } from './knowledge/sync/knowledge-sync.ts';
+import {
+  type Knowledge,
+  type KnowledgeSource,
+  type KnowledgeStore,
+  openKnowledgeStore,
+  startKnowledge,
+} from './knowledge/knowledge.ts';
 import { RedisCounters } from './limits/limits.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
 import type { AssistantConfig, ServerConfig } from './settings/settings.ts';

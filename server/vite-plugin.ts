@@ -10,7 +10,7 @@ import { CATALOGUES } from '../locales/catalogues.ts';
 import { pickLanguage } from '../locales/languages.ts';
 import { createApp, ownerPageServed } from './app.ts';
 import { followSiteFiles } from './dev-reload.ts';
-import type { Knowledge } from './knowledge/sync/knowledge-sync.ts';
+import type { Knowledge } from './knowledge/knowledge.ts';
 import {
   fillPageHtml,
   frameHeaders,

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
-import type { StoreSettings } from '../server/knowledge/store/knowledge-store.ts';
+import type { StoreSettings } from '../server/knowledge/knowledge.ts';
 
 /**
  * `npm run knowledge -- <args>` as a process of its own, with the site's file in `configDir` and the store's settings

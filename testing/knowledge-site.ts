@@ -1,8 +1,7 @@
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Page } from '../server/knowledge/sources/page.ts';
-import type { SitemapRead } from '../server/knowledge/sources/sitemap-source.ts';
+import type { Page, SitemapRead } from '../server/knowledge/library/library.ts';
 
 // A site for the knowledge library's tests: a sitemap, robots.txt, pages and redirects on 127.0.0.1, with every
 // request recorded, so a test can assert what was never fetched. A second one, on another port, is another origin.

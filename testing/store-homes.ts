@@ -1,7 +1,7 @@
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { StoreSettings } from '../server/knowledge/store/knowledge-store.ts';
+import type { StoreSettings } from '../server/knowledge/knowledge.ts';
 import type { PostgresServer } from './postgres-server.ts';
 
 let databases = 0;

@@ -1,6 +1,6 @@
 import type { Feedback } from '../feedback/owner-loop.ts';
 import type { Upstream } from '../hono-env.ts';
-import type { Knowledge } from '../knowledge/sync/knowledge-sync.ts';
+import type { Knowledge } from '../knowledge/knowledge.ts';
 import type { Counters, LimitOptions, SpendCap } from '../limits/limits.ts';
 import type { AssistantConfig } from '../settings/settings.ts';
 

@@ -5,9 +5,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SOURCES_OBJECT } from '../../contract/llm.ts';
 import { type KnowledgeSite, startKnowledgeSite } from '../../testing/knowledge-site.ts';
 import { chatBody, postChat, proxyHarness } from '../../testing/proxy-app.ts';
-import { INDEX_BUDGET, MATERIAL_PREAMBLE } from '../knowledge/knowledge.ts';
-import { openKnowledgeStore } from '../knowledge/store/knowledge-store.ts';
-import { type Knowledge, startKnowledge } from '../knowledge/sync/knowledge-sync.ts';
+import {
+  INDEX_BUDGET,
+  type Knowledge,
+  MATERIAL_PREAMBLE,
+  openKnowledgeStore,
+  startKnowledge,
+} from '../knowledge/knowledge.ts';
 import { createMetrics } from '../metrics.ts';
 import { buildServerParts, type ServerParts } from '../server-parts.ts';
 import { DEFAULT_ASSISTANT_CONFIG } from '../settings/assistant-config.ts';

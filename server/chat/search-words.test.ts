@@ -3,8 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chatBody, postChat, proxyHarness } from '../../testing/proxy-app.ts';
-import { type KnowledgeStore, openKnowledgeStore } from '../knowledge/store/knowledge-store.ts';
-import { type Knowledge, startKnowledge } from '../knowledge/sync/knowledge-sync.ts';
+import { type Knowledge, type KnowledgeStore, openKnowledgeStore, startKnowledge } from '../knowledge/knowledge.ts';
 import { DEFAULT_ASSISTANT_CONFIG } from '../settings/assistant-config.ts';
 import { SEARCH_WORDS_LIMITS } from './search-words.ts';
 

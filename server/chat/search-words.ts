@@ -4,12 +4,12 @@
 import type { Upstream } from '../hono-env.ts';
 import {
   formatMaterial,
+  type Knowledge,
   oneLine,
   type Question,
   RETRIEVAL_LIMITS,
   type SearchWordsReason,
 } from '../knowledge/knowledge.ts';
-import type { Knowledge } from '../knowledge/sync/knowledge-sync.ts';
 import { readUsage, type TokenUsage } from '../limits/limits.ts';
 import {
   type ChatRequest,

@@ -1,5 +1,4 @@
-import type { IndexBudget, KnowledgeSource } from '../knowledge/knowledge.ts';
-import type { KnowledgeStore } from '../knowledge/store/knowledge-store.ts';
+import type { IndexBudget, KnowledgeSource, KnowledgeStore } from '../knowledge/knowledge.ts';
 import { buildServerParts } from '../server-parts.ts';
 import {
   type AssistantConfig,

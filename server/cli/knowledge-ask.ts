@@ -3,8 +3,7 @@
 // their weights, the candidate passages with their scores, which were given and which were cut (and by which rule),
 // and whether the model would be asked for search words.
 import { parseArgs } from 'node:util';
-import { RETRIEVAL_LIMITS } from '../knowledge/knowledge.ts';
-import { type Knowledge, startKnowledge } from '../knowledge/sync/knowledge-sync.ts';
+import { type Knowledge, RETRIEVAL_LIMITS, startKnowledge } from '../knowledge/knowledge.ts';
 import { knowledgeSetup } from './cli-setup.ts';
 
 /** How many candidates are listed: the given ones are among the first, and the rest only show where the cut fell. */

@@ -7,8 +7,7 @@ import { knowledgeCommand } from '../../testing/knowledge-command.ts';
 import { type KnowledgeSite, sitemapXml, sitePage, startKnowledgeSite } from '../../testing/knowledge-site.ts';
 import { type PostgresServer, startPostgresServer } from '../../testing/postgres-server.ts';
 import { storeHomes } from '../../testing/store-homes.ts';
-import { openKnowledgeStore, type StoreSettings } from '../knowledge/store/knowledge-store.ts';
-import { startKnowledge } from '../knowledge/sync/knowledge-sync.ts';
+import { openKnowledgeStore, type StoreSettings, startKnowledge } from '../knowledge/knowledge.ts';
 
 let postgres: PostgresServer;
 let site: KnowledgeSite;

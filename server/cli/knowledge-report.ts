@@ -1,6 +1,10 @@
-import { type IndexBudget, sourceKey } from '../knowledge/knowledge.ts';
-import type { KnowledgeSnapshot, KnowledgeStore } from '../knowledge/store/knowledge-store.ts';
-import { leftOutOfKeptIndex } from '../knowledge/sync/knowledge-sync.ts';
+import {
+  type IndexBudget,
+  type KnowledgeSnapshot,
+  type KnowledgeStore,
+  leftOutOfKeptIndex,
+  sourceKey,
+} from '../knowledge/knowledge.ts';
 import { knowledgeSetup } from './cli-setup.ts';
 
 /** The per-page line's words for a page the index's budget left out. */

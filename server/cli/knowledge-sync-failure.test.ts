@@ -7,7 +7,7 @@ import { knowledgeCommand } from '../../testing/knowledge-command.ts';
 import { type KnowledgeSite, sitemapXml, sitePage, startKnowledgeSite } from '../../testing/knowledge-site.ts';
 import { type PostgresServer, startPostgresServer } from '../../testing/postgres-server.ts';
 import { storeHomes } from '../../testing/store-homes.ts';
-import type { StoreSettings } from '../knowledge/store/knowledge-store.ts';
+import type { StoreSettings } from '../knowledge/knowledge.ts';
 
 let postgres: PostgresServer;
 let site: KnowledgeSite;

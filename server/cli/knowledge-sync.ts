@@ -1,6 +1,4 @@
-import { CRAWL_DEFAULTS } from '../knowledge/knowledge.ts';
-import { syncOnce } from '../knowledge/sync/knowledge-sync.ts';
-import { progressLines } from '../knowledge/sync/progress.ts';
+import { CRAWL_DEFAULTS, progressLines, syncOnce } from '../knowledge/knowledge.ts';
 import { knowledgeSetup } from './cli-setup.ts';
 
 /** A terminal shows progress more often than the server's log. */

@@ -1,5 +1,9 @@
-import { DEFAULT_INDEX_TEXT_MILLIONS, type IndexBudget, indexBudgetFor } from '../knowledge/knowledge.ts';
-import type { StoreSettings } from '../knowledge/store/knowledge-store.ts';
+import {
+  DEFAULT_INDEX_TEXT_MILLIONS,
+  type IndexBudget,
+  indexBudgetFor,
+  type StoreSettings,
+} from '../knowledge/knowledge.ts';
 import { type Env, readInteger } from './env-values.ts';
 
 /** The one data folder when `DATA_DIR` is unset: `./data`, beside the server's working directory (git ignores it). */

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { chunkPage, estimateTokens, MAX_PASSAGE_TOKENS } from './chunk.ts';
 import { htmlPage } from '../sources/html-page.ts';
 import { markdownPage } from '../sources/markdown-page.ts';
-import { formatMaterial } from './material.ts';
 import type { Page } from '../sources/page.ts';
+import { chunkPage, estimateTokens, MAX_PASSAGE_TOKENS } from './chunk.ts';
+import { formatMaterial } from './material.ts';
 import { RETRIEVAL_LIMITS } from './retrieval-limits.ts';
 
 const page = (sections: Page['sections']): Page => ({

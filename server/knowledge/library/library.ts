@@ -1,27 +1,36 @@
-// The knowledge library's one entry: the rest of the server (and the bench) imports this file, never the others here.
-// Retrieval is data in, data out: `buildIndex` (or `indexPassages`) makes a value from pages, `retrieve` reads it with
-// no I/O, and the sources' readers say what became of each page, for a sync (server/knowledge-sync/) to keep.
+// The library's door, for the rest of the knowledge room (its sync and its store): retrieval is data in, data out
+// (`buildIndex` or `indexPassages` makes a value from pages, `retrieve` reads it with no I/O), and the sources' readers
+// say what became of each page, for a sync (../sync/) to keep. Other rooms use the room's entry, ../knowledge.ts.
 
-import { INDEX_BUDGET } from './workers/index-budget.ts';
-import { isWebAddress } from './sources/page.ts';
-import type { CrawlLimits } from './sources/sitemap-source.ts';
+import { isWebAddress } from '../sources/page.ts';
+import type { CrawlLimits } from '../sources/sitemap-source.ts';
+import { INDEX_BUDGET } from '../workers/index-budget.ts';
 
-export type { Passage } from './library/chunk.ts';
-export { chunkPage } from './library/chunk.ts';
-export { withoutCredentials } from './sources/crawl-fetch.ts';
-export { explain, type FollowUpRule, searchWordsReason } from './library/explain.ts';
-export { bytesHash, type FileOutcome, filePage, type KnownFile, readFolder } from './sources/folder-source.ts';
+export { withoutCredentials } from '../sources/crawl-fetch.ts';
+export { bytesHash, type FileOutcome, filePage, type KnownFile, readFolder } from '../sources/folder-source.ts';
+export { oneLine, type Page, readingHash, readThisWay } from '../sources/page.ts';
+export {
+  type CrawlLimits,
+  type KnownPage,
+  type PageOutcome,
+  RECHECK_MS,
+  readSitemap,
+  type SitemapRead,
+  type SyncContext,
+} from '../sources/sitemap-source.ts';
 export {
   DEFAULT_INDEX_TEXT_MILLIONS,
   INDEX_BUDGET,
   type IndexBudget,
   indexBudgetFor,
-} from './workers/index-budget.ts';
-export { keptInWorker } from './workers/index-in-worker.ts';
-export { formatMaterial, MATERIAL_PREAMBLE, type Material } from './library/material.ts';
-export { oneLine, type Page, readingHash, readThisWay } from './sources/page.ts';
-export { RETRIEVAL_LIMITS, type RetrievalLimits } from './library/retrieval-limits.ts';
-export { type Question, retrieve, type SearchWordsReason, saysNone } from './library/retrieve.ts';
+} from '../workers/index-budget.ts';
+export { keptInWorker } from '../workers/index-in-worker.ts';
+export type { Passage } from './chunk.ts';
+export { chunkPage } from './chunk.ts';
+export { explain, type FollowUpRule, searchWordsReason } from './explain.ts';
+export { formatMaterial, MATERIAL_PREAMBLE, type Material } from './material.ts';
+export { RETRIEVAL_LIMITS, type RetrievalLimits } from './retrieval-limits.ts';
+export { type Question, retrieve, type SearchWordsReason, saysNone } from './retrieve.ts';
 export {
   buildIndex,
   INDEX_FORMAT,
@@ -30,18 +39,10 @@ export {
   indexToKeep,
   type KnowledgeIndex,
   leftOutOf,
-} from './library/search-index.ts';
-export { siteDescription } from './library/site-description.ts';
-export {
-  type CrawlLimits,
-  type KnownPage,
-  type PageOutcome,
-  RECHECK_MS,
-  readSitemap,
-  type SyncContext,
-} from './sources/sitemap-source.ts';
-export { slicer } from './library/slice.ts';
-export type { ScoredPassage } from './library/weigh.ts';
+} from './search-index.ts';
+export { siteDescription } from './site-description.ts';
+export { slicer } from './slice.ts';
+export type { ScoredPassage } from './weigh.ts';
 
 /** One entry of the site's `knowledge:` list: a folder published at `url`, or a sitemap. */
 export type KnowledgeSource =

@@ -1,6 +1,6 @@
 import type { ReplySource } from '../../../contract/llm.ts';
-import type { Passage } from './chunk.ts';
 import { oneLine } from '../sources/page.ts';
+import type { Passage } from './chunk.ts';
 
 /** The passages as the system text's quoted material, the sources behind its numbers, and how many passages it quotes. */
 export interface Material {

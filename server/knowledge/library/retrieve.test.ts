@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { searchWordsReason } from './explain.ts';
 import type { Page } from '../sources/page.ts';
+import { searchWordsReason } from './explain.ts';
 import { RETRIEVAL_LIMITS } from './retrieval-limits.ts';
 import { retrieve } from './retrieve.ts';
 import { buildIndex, type KnowledgeIndex } from './search-index.ts';

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { chunkPage } from './chunk.ts';
+import type { Page } from '../sources/page.ts';
 import { INDEX_BUDGET } from '../workers/index-budget.ts';
 import { keptInWorker } from '../workers/index-in-worker.ts';
-import type { Page } from '../sources/page.ts';
+import { chunkPage } from './chunk.ts';
 import { retrieve } from './retrieve.ts';
 import { indexFromKept, indexPassages, indexToKeep } from './search-index.ts';
 

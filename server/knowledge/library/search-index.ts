@@ -1,6 +1,6 @@
-import { chunkPage, type Passage } from './chunk.ts';
-import { INDEX_BUDGET, type IndexBudget, pagesOf, preparePage } from '../workers/index-budget.ts';
 import type { Page } from '../sources/page.ts';
+import { INDEX_BUDGET, type IndexBudget, pagesOf, preparePage } from '../workers/index-budget.ts';
+import { chunkPage, type Passage } from './chunk.ts';
 import { PassageSearch } from './passage-search.ts';
 import { slicer } from './slice.ts';
 import { DEFAULT_LANGUAGE, ruleLanguage } from './tokenize.ts';

@@ -1,8 +1,8 @@
 import type { Worker } from 'node:worker_threads';
 import type { ExtractAnswer, ExtractJob } from '../workers/html-worker.ts';
-import type { PageDraft } from './page.ts';
 import { startWorker } from '../workers/start-worker.ts';
 import { threadCpuMs } from '../workers/thread-cpu.ts';
+import type { PageDraft } from './page.ts';
 
 /** What one page's extraction may cost; every one has a default in `KNOWLEDGE_DEFAULTS`. */
 export interface ExtractLimits {

@@ -1,6 +1,12 @@
 import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type KnowledgeSite, pagesOf, sitemapXml, sitePage, startKnowledgeSite } from '../../../testing/knowledge-site.ts';
+import {
+  type KnowledgeSite,
+  pagesOf,
+  sitemapXml,
+  sitePage,
+  startKnowledgeSite,
+} from '../../../testing/knowledge-site.ts';
 import { isInternal, type Resolve } from './site-address.ts';
 import { type CrawlLimits, readSitemap } from './sitemap-source.ts';
 

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import * as v from 'valibot';
 import { moveAside, writeWhole } from '../../data-files.ts';
-import { slicer } from '../knowledge.ts';
+import { slicer } from '../library/library.ts';
 import { fileLease } from './file-lock.ts';
 import {
   applyChanges,

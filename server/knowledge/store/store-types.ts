@@ -1,5 +1,5 @@
 // What a sync keeps between starts, shared by the two homes of the store and by the code above them.
-import type { Passage } from '../knowledge.ts';
+import type { Passage } from '../library/library.ts';
 
 /**
  * A passage as stored: its page's address, title and language live once, on the page. Its own address only when its

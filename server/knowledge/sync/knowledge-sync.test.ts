@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { type KnowledgeSite, sitemapXml, sitePage, startKnowledgeSite } from '../../../testing/knowledge-site.ts';
 import { type PostgresServer, startPostgresServer } from '../../../testing/postgres-server.ts';
 import { storeHomes } from '../../../testing/store-homes.ts';
-import { formatMaterial } from '../knowledge.ts';
+import { formatMaterial } from '../library/library.ts';
 import { type KnowledgeStore, openKnowledgeStore, type StoreSettings } from '../store/knowledge-store.ts';
 import { type Knowledge, type KnowledgeOptions, startKnowledge } from './knowledge-sync.ts';
 

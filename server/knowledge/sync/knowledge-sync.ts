@@ -19,7 +19,7 @@ import {
   siteDescription,
   sourceKey,
   withoutCredentials,
-} from '../knowledge.ts';
+} from '../library/library.ts';
 import type { KnowledgeSnapshot, KnowledgeStore } from '../store/knowledge-store.ts';
 import { progressLines, SERVER_PROGRESS_MS } from './progress.ts';
 import { pagesOf, storeIndex } from './store-index.ts';

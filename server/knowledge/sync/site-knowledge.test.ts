@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { reportText, storeReport } from '../../cli/knowledge-report.ts';
-import { INDEX_BUDGET, type IndexBudget } from '../knowledge.ts';
-import { openKnowledgeStore } from '../store/knowledge-store.ts';
 import { buildServerParts } from '../../server-parts.ts';
+import { INDEX_BUDGET, type IndexBudget } from '../library/library.ts';
+import { openKnowledgeStore } from '../store/knowledge-store.ts';
 import type { Knowledge } from './knowledge-sync.ts';
 
 let dir: string;

@@ -9,7 +9,7 @@ import {
   leftOutOf,
   type Passage,
   slicer,
-} from '../knowledge.ts';
+} from '../library/library.ts';
 import type { KnowledgeSnapshot, KnowledgeStore } from '../store/knowledge-store.ts';
 
 const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);

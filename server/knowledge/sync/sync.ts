@@ -15,7 +15,7 @@ import {
   slicer,
   sourceKey,
   withoutCredentials,
-} from '../knowledge.ts';
+} from '../library/library.ts';
 import {
   applyChanges,
   type KnowledgeSnapshot,

@@ -2,12 +2,12 @@
 // for binary bytes, parsing and Readability take whole seconds on a hostile page, and here they take none of the thread
 // that serves chat.
 import { parentPort, workerData } from 'node:worker_threads';
-import { runBehindChat } from './behind-chat.ts';
+import { tokenize } from '../library/tokenize.ts';
 import { pageText } from '../sources/crawl-fetch.ts';
 import { htmlPage } from '../sources/html-page.ts';
 import type { PageDraft } from '../sources/page.ts';
+import { runBehindChat } from './behind-chat.ts';
 import { ownThreadId } from './thread-cpu.ts';
-import { tokenize } from '../library/tokenize.ts';
 
 /** One page to read; the answer carries the same `id`. */
 export interface ExtractJob {

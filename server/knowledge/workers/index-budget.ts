@@ -1,8 +1,8 @@
 // An index's budget as a whole (what a page may add before it is left out), and a page's passages cut into terms
 // against it: the part of building an index that decides what goes in (search-index.ts adds what does).
 import type { Passage } from '../library/chunk.ts';
-import { capLine } from '../sources/page.ts';
 import { tokenize } from '../library/tokenize.ts';
+import { capLine } from '../sources/page.ts';
 
 /**
  * What the index may hold as a whole, whatever the pages: each page is also capped on its own, but many pages under

@@ -1,8 +1,8 @@
 import { once } from 'node:events';
 import type { Passage } from '../library/chunk.ts';
+import { slicer } from '../library/slice.ts';
 import type { IndexBudget } from './index-budget.ts';
 import type { IndexAnswer, IndexJob } from './index-worker.ts';
-import { slicer } from '../library/slice.ts';
 import { startWorker } from './start-worker.ts';
 
 /** Passages sent to the worker in one message: a copy of some hundreds of KB, far under a slice. */

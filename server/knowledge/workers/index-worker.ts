@@ -2,10 +2,10 @@
 // index-in-worker.ts): cutting a site's words into terms and adding them is seconds at 10,000 pages, and here it takes
 // none of the thread that serves chat, which only reads the index back.
 import { parentPort } from 'node:worker_threads';
-import { runBehindChat } from './behind-chat.ts';
 import type { Passage } from '../library/chunk.ts';
-import type { IndexBudget } from './index-budget.ts';
 import { indexToKeep } from '../library/search-index.ts';
+import { runBehindChat } from './behind-chat.ts';
+import type { IndexBudget } from './index-budget.ts';
 
 /** The passages come in batches, then the budget, which starts the work. */
 export type IndexJob = { passages: Passage[] } | { budget: IndexBudget };
