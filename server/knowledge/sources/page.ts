@@ -38,7 +38,7 @@ export interface PageDraft {
  * The version of how pages are read and cut into passages (html-extractor.ts, markdown-page.ts, chunk.ts): raise it
  * with a change to what a stored page would hold. Every stored page's hash carries it (`readingHash`), and a sync
  * reads again, whole, each page stored under another version, even one that a `304`, a `<lastmod>` or an unchanged
- * file would keep (server/knowledge-sync/sync.ts): an upgrade's better reading reaches every page, once.
+ * file would keep (server/knowledge/sync/sync.ts): an upgrade's better reading reaches every page, once.
  */
 export const PAGE_READING = 2;
 

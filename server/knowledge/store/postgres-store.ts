@@ -21,7 +21,7 @@ const BATCH = 1000;
  * The store's migrations (`001-knowledge.sql`, ...). The production build copies them beside its server bundle
  * (`build/sql-migrations.ts`), where this same address then points.
  */
-export const MIGRATIONS_DIR = fileURLToPath(new URL('../../knowledge-store/migrations/', import.meta.url));
+export const MIGRATIONS_DIR = fileURLToPath(new URL('./migrations/', import.meta.url));
 
 const PAGE_COLUMNS = `source text, address text, url text, title text, language text, etag text, "lastModified" text,
   "textHash" text, "mtimeMs" double precision, "fetchedAt" double precision, "changedAt" double precision,
