@@ -21,9 +21,10 @@ import {
   withoutCredentials,
 } from '../library/library.ts';
 import type { KnowledgeSnapshot, KnowledgeStore } from '../store/knowledge-store.ts';
+import { afterAttempt, attempts, type Health } from './attempts.ts';
 import { progressLines, SERVER_PROGRESS_MS } from './progress.ts';
 import { pagesOf, storeIndex } from './store-index.ts';
-import { type SyncOptions, SyncWriteError, sourcesToSync, syncOnce } from './sync.ts';
+import { type SyncOptions, sourcesToSync, syncOnce } from './sync.ts';
 
 export { leftOutOfKeptIndex, snapshotPassages } from './store-index.ts';
 export { syncOnce } from './sync.ts';
@@ -83,6 +84,15 @@ export interface Knowledge {
 }
 
 /**
+ * What the library answers from: nothing yet; an index of a first sync's pages so far (`early`, published at
+ * `firstIndexMs` while the store holds none of a source); or the index of the store's snapshot.
+ */
+type Shelf =
+  | { kind: 'empty' }
+  | { kind: 'early'; index: KnowledgeIndex; loaded?: KnowledgeSnapshot }
+  | { kind: 'loaded'; index: KnowledgeIndex; loaded: KnowledgeSnapshot };
+
+/**
  * Starts the library on `store`: what it holds of the configured sources is indexed at once (a restart fetches no
  * page); what is missing or older than `refreshMs` is synced, under the store's lock, so that one replica crawls while
  * the others pick its sync up on their next poll. While the store cannot be reached, the last index keeps answering
@@ -98,133 +108,111 @@ export function startKnowledge(
   const { store } = settings;
   sources.forEach(checkSource);
   const keys = new Set(sources.map(sourceKey));
-  let index: KnowledgeIndex | undefined;
-  let loaded: KnowledgeSnapshot | undefined;
-  /** Whether an index of a first sync's pages so far answers, published at `firstIndexMs`. */
-  let early = false;
-  let unavailable = false;
-  let failures = 0;
-  /** Syncs in a row whose pages could not be written. */
-  let writeFailures = 0;
-  let lastFailure = '';
-  let timer: NodeJS.Timeout | undefined;
-  let stopped = false;
-  let running: Promise<void> | undefined;
-  let markReady = () => {};
-  const ready = new Promise<void>((resolve) => {
-    markReady = resolve;
-  });
-  const covered = (snapshot: KnowledgeSnapshot) =>
-    [...keys].every((key) => snapshot.sources.some((state) => state.source === key));
+  const covered = (snapshot: KnowledgeSnapshot | undefined) =>
+    snapshot !== undefined && [...keys].every((key) => snapshot.sources.some((state) => state.source === key));
+  let shelf: Shelf = { kind: 'empty' };
+  let health: Health = { kind: 'ok' };
+  const { ready, markReady } = readiness();
+  const loadedOf = () => (shelf.kind === 'empty' ? undefined : shelf.loaded);
 
   const reload = async () => {
     const snapshot = await store.load();
     const built = await storeIndex(store, snapshot, keys, settings);
-    index = built.index;
-    loaded = snapshot;
+    // An early index, once published, stays the reason the library answers; the store's pages replace its pages.
+    const { index } = built;
+    shelf =
+      shelf.kind === 'early' ? { kind: 'early', index, loaded: snapshot } : { kind: 'loaded', index, loaded: snapshot };
     const pages = snapshot.pages.filter((page) => keys.has(page.source)).length;
-    log(
-      `[knowledge] ${pages} pages, ${index.passages.length} passages ${built.kept ? 'loaded' : 'indexed'} from ${store.home}`,
-    );
+    const verb = built.kept ? 'loaded' : 'indexed';
+    log(`[knowledge] ${pages} pages, ${built.index.passages.length} passages ${verb} from ${store.home}`);
     if (covered(snapshot)) markReady();
-  };
-
-  const tick = async (all: boolean) => {
-    if ((await store.generation()) !== loaded?.generation) await reload();
-    if (!loaded) return;
-    const { due, drop } = sourcesToSync(sources, loaded, all, settings.refreshMs);
-    if (due.length === 0 && drop.length === 0) return;
-    const found: Page[] = [];
-    const first =
-      covered(loaded) || early ? undefined : setTimeout(() => void publishEarly(found), settings.firstIndexMs);
-    let outcome: Awaited<ReturnType<typeof syncOnce>>;
-    try {
-      outcome = await syncOnce(store, sources, {
-        ...settings,
-        all,
-        found,
-        progress: progressLines(log, settings.progressMs),
-      });
-    } finally {
-      // Once every page is in, the index of them all is built next: an early one of the same pages would be a second.
-      clearTimeout(first);
-    }
-    if (outcome.ran) await reload();
   };
 
   /** An index of the pages a first sync has read so far, while there is none of every source: they answer now. */
   const publishEarly = async (found: Page[]) => {
-    const built = await buildIndex(found, settings, log);
-    if (loaded && covered(loaded)) return;
-    index = built;
-    early = true;
-    log(
-      `[knowledge] ${found.length} pages, ${built.passages.length} passages indexed; the pages still coming join when they are in`,
-    );
+    const index = await buildIndex(found, settings, log);
+    if (covered(loadedOf())) return;
+    shelf = { kind: 'early', index, loaded: loadedOf() };
+    const counts = `${found.length} pages, ${index.passages.length} passages`;
+    log(`[knowledge] ${counts} indexed; the pages still coming join when they are in`);
     markReady();
   };
 
-  const schedule = (delay: number) => {
-    if (stopped) return;
-    clearTimeout(timer);
-    timer = setTimeout(() => void run(false), delay).unref();
+  const tick = async (all: boolean) => {
+    if ((await store.generation()) !== loadedOf()?.generation) await reload();
+    const loaded = loadedOf();
+    if (!loaded) return;
+    const { due, drop } = sourcesToSync(sources, loaded, all, settings.refreshMs);
+    if (due.length === 0 && drop.length === 0) return;
+    const found: Page[] = [];
+    const firstWait = covered(loaded) || shelf.kind === 'early' ? undefined : settings.firstIndexMs;
+    const first = firstWait === undefined ? undefined : setTimeout(() => void publishEarly(found), firstWait);
+    try {
+      const progress = progressLines(log, settings.progressMs);
+      if ((await syncOnce(store, sources, { ...settings, all, found, progress })).ran) await reload();
+    } finally {
+      // Once every page is in, the index of them all is built next: an early one of the same pages would be a second.
+      clearTimeout(first);
+    }
   };
 
-  const run = (all: boolean): Promise<void> => {
-    running ??= tick(all)
-      .then(() => {
-        if (unavailable) log(`[knowledge] ${store.home} answers again`);
-        unavailable = false;
-        failures = 0;
-        writeFailures = 0;
-        lastFailure = '';
-        schedule(settings.pollMs);
-      })
-      .catch((error: Error) => {
-        if (error instanceof SyncWriteError) {
-          // Its sources were read, at a cost to them and to us: the next sync waits like a failed one, growing from
-          // the poll to the refresh interval, not like a store that cannot be reached. The last store answers.
-          const wait = Math.min(settings.refreshMs, settings.pollMs * 2 ** writeFailures++);
-          log(`[knowledge] ${error.message}; the last store is kept, and synced again in ${Math.ceil(wait / 1000)} s`);
-          schedule(wait);
-          return;
-        }
-        unavailable = true;
-        const wait = Math.min(settings.retryCapMs, 1000 * 2 ** failures++);
-        // One line per kind of failure, not one per attempt.
-        if (error.message !== lastFailure) log(`[knowledge] ${store.home} is unavailable: ${error.message}`);
-        lastFailure = error.message;
-        schedule(wait);
-      })
-      .finally(() => {
-        running = undefined;
-      });
-    return running;
-  };
-
-  void run(false);
+  const runner = attempts(tick, (error) => {
+    const next = afterAttempt(health, error, settings, store.home);
+    if (next.line) log(next.line);
+    health = next.health;
+    return next.wait;
+  });
+  void runner.run(false);
+  const answering = () => shelf.kind === 'early' || covered(loadedOf());
   return {
     ready,
-    isReady: () => index !== undefined && (early || (loaded !== undefined && covered(loaded))),
+    ...libraryOver(() => (shelf.kind === 'empty' ? undefined : shelf.index)),
+    isReady: () => shelf.kind !== 'empty' && answering(),
     status: () => ({
-      state: unavailable ? 'unavailable' : early || (loaded && covered(loaded)) ? 'indexed' : 'indexing',
-      sources: (loaded?.sources ?? [])
-        .filter((state) => keys.has(state.source))
-        .map(({ source, state }) => ({ source, state })),
+      state: health.kind === 'unavailable' ? 'unavailable' : answering() ? 'indexed' : 'indexing',
+      sources: sourceStates(loadedOf(), keys),
     }),
-    retrieve: (question, limits) => (index ? retrieve(index, question, limits) : []),
-    searchWordsReason: (question) => (index ? searchWordsReason(index, question) : undefined),
-    language: () => index?.language,
-    description: () => (index ? siteDescription(index) : undefined),
-    pages: () => (index ? pagesOf(index) : []),
-    explain: (question) => (index ? explain(index, question) : undefined),
-    refresh: async () => {
-      await running;
-      await run(true);
+    refresh: () => runner.refresh(),
+    stop: () => runner.stop(),
+  };
+}
+
+/** The state of each configured source in the store (`ok`, `empty`, `failed: …`). */
+const sourceStates = (loaded: KnowledgeSnapshot | undefined, keys: Set<string>) =>
+  (loaded?.sources ?? []).filter((state) => keys.has(state.source)).map(({ source, state }) => ({ source, state }));
+
+/** Retrieval over whichever index is current (none before the first: no passages, no reason, no pages). */
+function libraryOver(current: () => KnowledgeIndex | undefined) {
+  return {
+    retrieve: (question: Question, limits?: RetrievalLimits) => {
+      const index = current();
+      return index ? retrieve(index, question, limits) : [];
     },
-    stop: () => {
-      stopped = true;
-      clearTimeout(timer);
+    searchWordsReason: (question: Question) => {
+      const index = current();
+      return index ? searchWordsReason(index, question) : undefined;
+    },
+    language: () => current()?.language,
+    description: () => {
+      const index = current();
+      return index ? siteDescription(index) : undefined;
+    },
+    pages: () => {
+      const index = current();
+      return index ? pagesOf(index) : [];
+    },
+    explain: (question: Question) => {
+      const index = current();
+      return index ? explain(index, question) : undefined;
     },
   };
+}
+
+/** A promise that settles once `markReady` is first called, and never rejects. */
+function readiness(): { ready: Promise<void>; markReady: () => void } {
+  let markReady = () => {};
+  const ready = new Promise<void>((resolve) => {
+    markReady = resolve;
+  });
+  return { ready, markReady };
 }
