@@ -49,7 +49,10 @@ export type BuildInfo = { mode: 'proxy' } | { mode: 'direct'; providerOrigin: st
 export interface ReplySource {
   n: number;
   title: string;
+  /** The section the reply was given (`…/returns#refunds`). */
   url: string;
+  /** The page itself, without the section: what the Sources list and the votes count once. */
+  page?: string;
 }
 
 /**

@@ -90,7 +90,12 @@ describe("the site's pages, per question", () => {
     // Last, and as typed but for the broken control sequence.
     expect(user).toEqual({ role: 'user', content: question.replace('<|', '<\u2060|') });
     expect(body.sources).toEqual([
-      { n: 1, title: 'Returns', url: 'https://www.example.com/docs/help/returns#returns' },
+      {
+        n: 1,
+        title: 'Returns',
+        url: 'https://www.example.com/docs/help/returns#returns',
+        page: 'https://www.example.com/docs/help/returns',
+      },
     ]);
 
     const text = await metrics.registry.metrics();
@@ -144,7 +149,14 @@ describe("the site's pages, per question", () => {
 
     expect(JSON.parse(events[0].replace(/^data: /, ''))).toEqual({
       object: SOURCES_OBJECT,
-      sources: [{ n: 1, title: 'Returns', url: 'https://www.example.com/docs/help/returns#returns' }],
+      sources: [
+        {
+          n: 1,
+          title: 'Returns',
+          url: 'https://www.example.com/docs/help/returns#returns',
+          page: 'https://www.example.com/docs/help/returns',
+        },
+      ],
     });
     expect(events[1]).toContain('chat.completion.chunk');
   });

@@ -53,7 +53,12 @@ describe('the search-word call', () => {
     expect(search.messages.at(-1)?.content).toContain(GERMAN);
     // The words find the page; they are never shown, nor put into the prompt; the message stays last, as typed.
     expect(JSON.parse(text).sources).toEqual([
-      { n: 1, title: 'Returns', url: 'https://shop.example.com/returns#returns' },
+      {
+        n: 1,
+        title: 'Returns',
+        url: 'https://shop.example.com/returns#returns',
+        page: 'https://shop.example.com/returns',
+      },
     ]);
     expect(text).not.toContain('zqxwords');
     expect(JSON.stringify(chat.messages)).not.toContain('zqxwords');
@@ -76,7 +81,12 @@ describe('the search-word call', () => {
       'Previous question: Can I return a spade?\nQuestion: How long do I have?',
     );
     expect((await reply.json()).sources).toEqual([
-      { n: 1, title: 'Returns', url: 'https://shop.example.com/returns#returns' },
+      {
+        n: 1,
+        title: 'Returns',
+        url: 'https://shop.example.com/returns#returns',
+        page: 'https://shop.example.com/returns',
+      },
     ]);
   });
 

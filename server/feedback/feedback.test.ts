@@ -155,9 +155,9 @@ describe('a vote', () => {
     const pages = ['https://shop.example/returns', 'https://shop.example/hours', 'https://shop.example/bikes'];
     const { url, feedback } = await serverWith(new FileCountStore(dataDir()), { pages });
     const sources = [
-      { n: 1, title: 'Returns', url: `${pages[0]}#returns-policy` },
-      { n: 2, title: 'Hours', url: pages[1] },
-      { n: 3, title: 'Bikes', url: `${pages[2]}#sizes` },
+      { n: 1, title: 'Returns', url: `${pages[0]}#returns-policy`, page: pages[0] },
+      { n: 2, title: 'Hours', url: pages[1], page: pages[1] },
+      { n: 3, title: 'Bikes', url: `${pages[2]}#sizes`, page: pages[2] },
     ];
     const reply = (await feedback.issue(sources, true))?.reply;
     expect(await feedback.issue([], true)).toMatchObject({ uncovered: true });
@@ -198,7 +198,12 @@ describe('a vote', () => {
     const slug = encodeURI('возврат-и-обмен-товара-надлежащего-качества-в-течение-четырнадцати-дней');
     const pages = [1, 2, 3, 4, 5].map((n) => `https://магазин.example/${slug}-${n}/${slug}`);
     const { url, feedback } = await serverWith(new FileCountStore(dataDir()), { pages });
-    const sources = pages.map((address, index) => ({ n: index + 1, title: `Page ${index + 1}`, url: address }));
+    const sources = pages.map((address, index) => ({
+      n: index + 1,
+      title: `Page ${index + 1}`,
+      url: address,
+      page: address,
+    }));
     const { reply } = await issued(feedback, sources, true);
     const body = JSON.stringify({ reply, rating: 'down', reason: 'outdated', cited: [1, 2, 3, 4, 5] });
     expect(pages.join('').length).toBeGreaterThan(2000);
@@ -219,7 +224,7 @@ describe('a vote', () => {
     const { url } = await start({ feedback, ownerToken: OWNER_TOKEN });
     const { reply } = await issued(
       feedback,
-      pages.map((address, index) => ({ n: index + 1, title: 'Page', url: address })),
+      pages.map((address, index) => ({ n: index + 1, title: 'Page', url: address, page: address })),
       true,
     );
     now.splice(0, 1);

@@ -77,7 +77,7 @@ export function createFeedback({ store, secret, metrics, log, now = Date.now, pa
       const count = Math.min(MAX_TOKEN_PAGES, Math.max(0, ...sources.map(({ n }) => n)));
       const addresses = Array.from(
         { length: count },
-        (_, index) => sources.find(({ n }) => n === index + 1)?.url.replace(/#.*$/s, '') ?? '',
+        (_, index) => sources.find(({ n }) => n === index + 1)?.page ?? '',
       );
       let signer: ReplyTokens;
       try {

@@ -6,10 +6,10 @@ import { SourceList } from './source-list';
 
 const HELP = 'https://www.example.com/help';
 const sources = [
-  { n: 1, title: 'Returns', url: `${HELP}/returns#how-to-return` },
-  { n: 2, title: 'Hours', url: `${HELP}/hours` },
-  { n: 3, title: 'Returns', url: `${HELP}/returns#refunds` },
-  { n: 4, title: 'Shipping', url: `${HELP}/shipping` },
+  { n: 1, title: 'Returns', url: `${HELP}/returns#how-to-return`, page: `${HELP}/returns` },
+  { n: 2, title: 'Hours', url: `${HELP}/hours`, page: `${HELP}/hours` },
+  { n: 3, title: 'Returns', url: `${HELP}/returns#refunds`, page: `${HELP}/returns` },
+  { n: 4, title: 'Shipping', url: `${HELP}/shipping`, page: `${HELP}/shipping` },
 ];
 
 function renderList(text: string, given = sources) {
@@ -67,8 +67,8 @@ describe('SourceList', () => {
 
   it('names each line’s host when the hosts differ', () => {
     renderList('[1] [2]', [
-      { n: 1, title: 'Returns', url: `${HELP}/returns` },
-      { n: 2, title: 'Hours', url: 'https://shop.example.com:8443/hours' },
+      { n: 1, title: 'Returns', url: `${HELP}/returns`, page: `${HELP}/returns` },
+      { n: 2, title: 'Hours', url: 'https://shop.example.com:8443/hours', page: 'https://shop.example.com:8443/hours' },
     ]);
     const list = screen.getByRole('region', { name: 'Sources' });
     expect(list.querySelector('p')?.textContent).toBe('Sources');
@@ -79,7 +79,7 @@ describe('SourceList', () => {
   });
 
   it('shows nothing when no source has a web address', () => {
-    renderList('[1]', [{ n: 1, title: 'Mail', url: 'mailto:shop@example.com' }]);
+    renderList('[1]', [{ n: 1, title: 'Mail', url: 'mailto:shop@example.com', page: 'mailto:shop@example.com' }]);
     expect(screen.queryByRole('region', { name: 'Sources' })).toBeNull();
   });
 });

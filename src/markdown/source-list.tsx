@@ -25,11 +25,11 @@ export function sourceEntries(sources: readonly ReplySource[], text: string): So
   for (const n of citedSources(text, sources)) {
     const href = links.get(n);
     if (!href || !/^https?:/.test(href)) continue;
-    const url = new URL(href);
-    url.hash = '';
-    if (entries.has(url.href)) continue;
-    const title = sources.find((source) => String(source.n) === n)?.title ?? '';
-    entries.set(url.href, { n: Number(n), title, href, host: url.host });
+    const source = sources.find((entry) => String(entry.n) === n);
+    // The server names the page; a conversation kept in the tab from before it did keeps its sections apart.
+    const page = source?.page ?? href;
+    if (entries.has(page)) continue;
+    entries.set(page, { n: Number(n), title: source?.title ?? '', href, host: new URL(href).host });
   }
   return [...entries.values()];
 }

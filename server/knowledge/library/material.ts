@@ -33,7 +33,7 @@ export function formatMaterial(passages: readonly Passage[], breakControl: (text
     if (!lines) {
       lines = [];
       quoted.set(passage.page, lines);
-      sources.push({ n: sources.length + 1, title: oneLine(passage.title), url: passage.url });
+      sources.push({ n: sources.length + 1, title: oneLine(passage.title), url: passage.url, page: passage.page });
     } else {
       lines.push('>', '> …', '>');
     }
