@@ -15,7 +15,12 @@ import { requestReply } from './request-reply';
 // provider: the sources the page reads, streamed or whole, and none from a provider the page calls itself.
 const { provider, start } = await proxyHarness();
 
-const RETURNS = { n: 1, title: 'Returns', url: 'https://www.example.com/help/returns#returns' };
+const RETURNS = {
+  n: 1,
+  title: 'Returns',
+  url: 'https://www.example.com/help/returns#returns',
+  page: 'https://www.example.com/help/returns',
+};
 let dir: string;
 let dataDir: string;
 let knowledge: Knowledge;
