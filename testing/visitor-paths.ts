@@ -64,6 +64,38 @@ export function getVisitorPaths(model: VisitorModel): VisitorPath[] {
   return kept.reverse().flatMap((events) => model.getPathsFromEvents(events));
 }
 
+/**
+ * The fewest of `paths` that still reach every state and take every kind of event (before and after a piece of a
+ * reply): the browser's share. Every transition is the unit model's to walk (src/app.test.tsx runs every path, in
+ * jsdom, with the same model); the browser proves the real client, network, rendering and keyboard on each state and
+ * each event, without running each transition again at a page load apiece. Greedy: the path that adds the most first.
+ */
+export function browserPaths(paths: readonly VisitorPath[]): VisitorPath[] {
+  const keysOf = (path: VisitorPath) =>
+    pathEvents(path).flatMap(({ type, target, afterPiece }) => [
+      `state ${target}`,
+      `${type} after piece: ${afterPiece}`,
+    ]);
+  const covered = new Set<string>();
+  const chosen = new Set<VisitorPath>();
+  for (;;) {
+    const gain = (path: VisitorPath) => new Set(keysOf(path).filter((key) => !covered.has(key))).size;
+    const best = paths.filter((path) => !chosen.has(path)).sort((a, b) => gain(b) - gain(a))[0];
+    if (!best || gain(best) === 0) break;
+    chosen.add(best);
+    for (const key of keysOf(best)) covered.add(key);
+  }
+  return paths.filter((path) => chosen.has(path));
+}
+
+/** The kinds of event a set of paths takes, before and after a piece of a reply arrived (as `browserPaths` counts). */
+export function eventKinds(paths: readonly VisitorPath[]): string[] {
+  const kinds = paths.flatMap((path) =>
+    pathEvents(path).map(({ type, afterPiece }) => `${type}${afterPiece ? ' after a piece' : ''}`),
+  );
+  return [...new Set(kinds)].sort();
+}
+
 /** A path as a readable name, e.g. `empty → text.type → typed → message.submit → sending`. */
 export function describeVisitorPath(path: VisitorPath): string {
   const [start, ...steps] = path.steps;
@@ -189,7 +221,8 @@ export function planPayloads(paths: readonly VisitorPath[], sizes: Record<Payloa
   for (const path of paths) add(path, describeVisitorPath(path));
   for (const pool of pools) {
     const taker = paths.find((path) => payloadDraws(path).includes(pool));
-    for (let again = 2; taker && used[pool].size < sizes[pool]; again++) {
+    while (taker && used[pool].size < sizes[pool]) {
+      const again = runs.filter((run) => run.path === taker).length + 1;
       add(taker, `${describeVisitorPath(taker)} (run ${again}, for the next payloads)`);
     }
   }
