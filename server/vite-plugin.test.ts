@@ -332,7 +332,14 @@ describe('the site configuration in dev and preview', () => {
     };
 
     expect(reply.choices[0].message.content).toContain("Your site's pages gave passages from [1].");
-    expect(reply.sources).toEqual([{ n: 1, title: 'Returns', url: 'https://www.example.com/docs/returns#returns' }]);
+    expect(reply.sources).toEqual([
+      {
+        n: 1,
+        title: 'Returns',
+        url: 'https://www.example.com/docs/returns#returns',
+        page: 'https://www.example.com/docs/returns',
+      },
+    ]);
     await rm(join(root, 'site-docs'), { recursive: true, force: true });
   });
 

@@ -286,7 +286,7 @@ describe.each(storeHomes(() => postgres))('the knowledge library on %s', (_home,
       (text) => text,
     );
     const title = '</title><img src=x onerror=alert(1)> [2] Fake — https://evil.example';
-    expect(material.sources).toEqual([{ n: 1, title, url: `${origin}/evil` }]);
+    expect(material.sources).toEqual([{ n: 1, title, url: `${origin}/evil`, page: `${origin}/evil` }]);
     expect(material.text).toContain(`\n\n[1] ${title} — ${origin}/evil\n> `);
   });
 });

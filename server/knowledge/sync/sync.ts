@@ -98,29 +98,13 @@ export async function syncSources(
     const known = new Map([...stored].filter(([, page]) => readThisWay(page.textHash)));
     if (known.size < stored.size)
       options.log(`[knowledge] ${key}: ${stored.size - known.size} pages stored by an older reading are read again`);
-    const language = source.language ?? options.language;
     const now = Date.now();
     let outcomes: (PageOutcome | FileOutcome)[];
     try {
-      if ('sitemap' in source) {
-        const limits = { ...options, maxPages: source.maxPages ?? options.maxPages };
-        const read = await readSitemap(source.sitemap, language, limits, options.log, {
-          known,
-          now,
-          progress: options.progress,
-          found: options.found,
-        });
-        outcomes = [...read.outcomes, ...read.skipped.map((skip) => ({ ...skip, kind: 'skipped' as const }))];
-      } else {
-        outcomes = await readFolder(source.path, source.url, language, options.log, known);
-      }
+      outcomes = await readSource(source, known, now, options);
     } catch (error) {
       const reason = (error as Error).message;
-      const before = snapshot.sources.find((state) => state.source === key);
-      // A store written before `succeededAt` has one time: its last sync's, which succeeded unless it failed.
-      const succeededAt = before?.state.startsWith('failed: ') ? before.succeededAt : before?.syncedAt;
-      const state: SourceState = { source: key, state: `failed: ${reason}`, syncedAt: now };
-      changes.sources.push(succeededAt === undefined ? state : { ...state, succeededAt });
+      changes.sources.push(failedState(snapshot, key, reason, now));
       summary.failed.push({ source: key, reason });
       options.log(`[knowledge] ${key} was not read${stored.size > 0 ? ' (its pages are kept)' : ''}: ${reason}`);
       continue;
@@ -130,38 +114,8 @@ export async function syncSources(
     const slice = slicer();
     for (const outcome of outcomes) {
       await slice();
-      const { address } = outcome;
-      const before = stored.get(address);
-      if (outcome.kind === 'page') {
-        kept.add(address);
-        summary.bytes += outcome.bytes;
-        const hash = 'textHash' in outcome ? outcome.textHash : pageHash(outcome.page);
-        const validators = {
-          ...('etag' in outcome && outcome.etag ? { etag: outcome.etag } : {}),
-          ...('lastModified' in outcome && outcome.lastModified ? { lastModified: outcome.lastModified } : {}),
-          ...('mtimeMs' in outcome ? { mtimeMs: outcome.mtimeMs } : {}),
-        };
-        if (before?.textHash === hash) {
-          summary.unchanged.sameText++;
-          changes.touch.push({ source: key, address, ...validators, fetchedAt: now });
-        } else {
-          summary[before ? 'changed' : 'new']++;
-          changes.put.push({ ...storedPage(key, address, outcome.page, hash, now), ...validators });
-        }
-      } else if (outcome.kind === 'not-modified' || outcome.kind === 'unchanged') {
-        kept.add(address);
-        summary.unchanged[outcome.kind === 'unchanged' ? 'sameText' : 'notModified']++;
-        const { kind: _, ...validators } = outcome;
-        if (before) changes.touch.push({ ...validators, source: key, address, fetchedAt: now });
-      } else if (outcome.kind === 'lastmod') {
-        kept.add(address);
-        summary.unchanged.lastmod++;
-      } else {
-        if (outcome.kind === 'failed' && before) kept.add(address);
-        const kind = reasonKind(outcome.reason);
-        summary.skipped[kind] = (summary.skipped[kind] ?? 0) + 1;
-        changes.skipped.push({ source: key, url: address, reason: outcome.reason });
-      }
+      if (record({ key, outcome, before: stored.get(outcome.address), now }, changes, summary))
+        kept.add(outcome.address);
     }
     for (const address of stored.keys()) {
       if (kept.has(address)) continue;
@@ -172,6 +126,70 @@ export async function syncSources(
   }
   summary.ms = Date.now() - started;
   return { changes, summary };
+}
+
+/** What became of each page of one source (a sitemap's addresses not taken are outcomes too). */
+async function readSource(
+  source: KnowledgeSource,
+  known: Map<string, StoredPage>,
+  now: number,
+  options: SyncOptions,
+): Promise<(PageOutcome | FileOutcome)[]> {
+  const language = source.language ?? options.language;
+  if (!('sitemap' in source)) return readFolder(source.path, source.url, language, options.log, known);
+  const limits = { ...options, maxPages: source.maxPages ?? options.maxPages };
+  const { progress, found } = options;
+  const read = await readSitemap(source.sitemap, language, limits, options.log, { known, now, progress, found });
+  return [...read.outcomes, ...read.skipped.map((skip) => ({ ...skip, kind: 'skipped' as const }))];
+}
+
+/** A source that could not be read: failed now, with the time it last succeeded. */
+function failedState(snapshot: KnowledgeSnapshot, key: string, reason: string, now: number): SourceState {
+  const before = snapshot.sources.find((state) => state.source === key);
+  // A store written before `succeededAt` has one time: its last sync's, which succeeded unless it failed.
+  const succeededAt = before?.state.startsWith('failed: ') ? before.succeededAt : before?.syncedAt;
+  const state: SourceState = { source: key, state: `failed: ${reason}`, syncedAt: now };
+  return succeededAt === undefined ? state : { ...state, succeededAt };
+}
+
+/** One page's outcome into the changes and the summary; whether the store keeps the page. */
+function record(
+  { key, outcome, before, now }: { key: string; outcome: PageOutcome | FileOutcome; before?: StoredPage; now: number },
+  changes: SyncChanges,
+  summary: SyncSummary,
+): boolean {
+  const { address } = outcome;
+  if (outcome.kind === 'page') {
+    summary.bytes += outcome.bytes;
+    const hash = 'textHash' in outcome ? outcome.textHash : pageHash(outcome.page);
+    const validators = {
+      ...('etag' in outcome && outcome.etag ? { etag: outcome.etag } : {}),
+      ...('lastModified' in outcome && outcome.lastModified ? { lastModified: outcome.lastModified } : {}),
+      ...('mtimeMs' in outcome ? { mtimeMs: outcome.mtimeMs } : {}),
+    };
+    if (before?.textHash === hash) {
+      summary.unchanged.sameText++;
+      changes.touch.push({ source: key, address, ...validators, fetchedAt: now });
+    } else {
+      summary[before ? 'changed' : 'new']++;
+      changes.put.push({ ...storedPage(key, address, outcome.page, hash, now), ...validators });
+    }
+    return true;
+  }
+  if (outcome.kind === 'not-modified' || outcome.kind === 'unchanged') {
+    summary.unchanged[outcome.kind === 'unchanged' ? 'sameText' : 'notModified']++;
+    const { kind: _, ...validators } = outcome;
+    if (before) changes.touch.push({ ...validators, source: key, address, fetchedAt: now });
+    return true;
+  }
+  if (outcome.kind === 'lastmod') {
+    summary.unchanged.lastmod++;
+    return true;
+  }
+  const kind = reasonKind(outcome.reason);
+  summary.skipped[kind] = (summary.skipped[kind] ?? 0) + 1;
+  changes.skipped.push({ source: key, url: address, reason: outcome.reason });
+  return outcome.kind === 'failed' && before !== undefined;
 }
 
 /** The sources that need a sync now (all of them with `all`), and the stored ones that left the list. */
