@@ -42,6 +42,21 @@ interface Pending {
   settle: (result: PageDraft | string) => void;
 }
 
+/**
+ * From now, how long a page's extraction may still go on (0: its time is up): its thread's CPU time where the thread's
+ * clock can be read, else the time waited, and never more than `WAIT_FACTOR` times the limit waited.
+ */
+function timeLeft(limit: number, thread: number | undefined): () => number {
+  const cpuAtStart = threadCpuMs(thread);
+  const startedAt = performance.now();
+  return () => {
+    const waited = performance.now() - startedAt;
+    const cpu = cpuAtStart === undefined ? undefined : (threadCpuMs(thread) ?? Infinity) - cpuAtStart;
+    const used = cpu ?? waited;
+    return used < limit && waited < limit * WAIT_FACTOR ? Math.min(limit - used, limit * WAIT_FACTOR - waited) : 0;
+  };
+}
+
 /** An extractor with one worker, started on the first page; a page past its time ends it, the next page starts another. */
 export function htmlExtractor(limits: ExtractLimits): HtmlExtractor {
   const queue: Pending[] = [];
@@ -71,10 +86,8 @@ export function htmlExtractor(limits: ExtractLimits): HtmlExtractor {
       worker = started;
       started.unref();
       started.on('message', (answer: ExtractAnswer) => {
-        if ('ready' in answer) {
-          ready = true;
-          thread = answer.thread;
-        } else if (answer.id === current?.job.id) finish('draft' in answer ? answer.draft : answer.refused);
+        if ('ready' in answer) [ready, thread] = [true, answer.thread];
+        else if (answer.id === current?.job.id) finish('draft' in answer ? answer.draft : answer.refused);
         pump();
       });
       started.on('error', (error) => {
@@ -96,19 +109,15 @@ export function htmlExtractor(limits: ExtractLimits): HtmlExtractor {
     current = queue.shift();
     if (!current) return;
     const timeLimit = limits.extractTimeoutMs;
-    const cpuAtStart = threadCpuMs(thread);
-    const startedAt = performance.now();
+    const left = timeLeft(timeLimit, thread);
     // Checked when the limit's time has passed, then again when the CPU time still allowed could have been used.
     const check = () => {
-      const waited = performance.now() - startedAt;
-      const cpu = cpuAtStart === undefined ? undefined : (threadCpuMs(thread) ?? Infinity) - cpuAtStart;
-      const used = cpu ?? waited;
-      if (used < timeLimit && waited < timeLimit * WAIT_FACTOR) {
-        timer = setTimeout(check, Math.min(timeLimit - used, timeLimit * WAIT_FACTOR - waited));
-        return;
+      const wait = left();
+      if (wait > 0) timer = setTimeout(check, wait);
+      else {
+        end(`its extraction took more than ${timeLimit} ms`);
+        pump();
       }
-      end(`its extraction took more than ${timeLimit} ms`);
-      pump();
     };
     timer = setTimeout(check, timeLimit);
     worker.postMessage(current.job);
