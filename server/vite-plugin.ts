@@ -76,12 +76,7 @@ function mountProxy(
   applyToPages: boolean,
 ): Knowledge | undefined {
   const env = loadEnv(config.mode, config.envDir, '');
-  let settings: ReturnType<typeof readServerEnv>;
-  try {
-    settings = readServerEnv(env, { demoFallback: true });
-  } catch (error) {
-    exitOnConfigError(error);
-  }
+  const settings = serverEnvOrExit(env);
   const { proxy, notices } = settings;
   const direct = directModeBaseURL(config);
   // A direct-mode page calls its provider itself, so the CSP must let it.
@@ -148,15 +143,29 @@ function mountProxy(
     next();
   });
 
+  sayHowItAnswers(config, notices, direct ?? describeUpstream(proxy.upstream), Boolean(direct));
+  return knowledge;
+}
+
+/** The server's settings from Vite's environment (the demo answers without a token), or the process ends saying why. */
+function serverEnvOrExit(env: Record<string, string>): ReturnType<typeof readServerEnv> {
+  try {
+    return readServerEnv(env, { demoFallback: true });
+  } catch (error) {
+    exitOnConfigError(error);
+  }
+}
+
+/** The start's lines: the settings' notices, then who answers chat (the provider the page calls, or the proxy's). */
+function sayHowItAnswers(config: ResolvedConfig, notices: string[], answers: string, direct: boolean): void {
   for (const notice of notices) config.logger.warn(`  [llm-proxy] ${notice}`);
   if (direct) {
     config.logger.warn(
-      `  [llm-proxy] Direct mode: the page calls ${direct} itself, with the token from VITE_LLM_API_KEY.`,
+      `  [llm-proxy] Direct mode: the page calls ${answers} itself, with the token from VITE_LLM_API_KEY.`,
     );
   } else {
-    config.logger.info(`  [llm-proxy] ${PROXY_BASE_PATH}: ${describeUpstream(proxy.upstream)}`);
+    config.logger.info(`  [llm-proxy] ${PROXY_BASE_PATH}: ${answers}`);
   }
-  return knowledge;
 }
 
 /**
