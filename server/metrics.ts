@@ -26,82 +26,66 @@ export interface Metrics {
 export function createMetrics(): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
+  const registers = [registry];
+  const counter = <L extends string>(name: string, help: string, label?: L) =>
+    new Counter<L>({ name, help, labelNames: label ? [label] : [], registers });
+  const gauge = <L extends string>(name: string, help: string, label: L) =>
+    new Gauge<L>({ name, help, labelNames: [label], registers });
+  const histogram = (name: string, help: string, buckets: number[]) =>
+    new Histogram({ name, help, buckets, registers });
   return {
     registry,
-    chatRequests: new Counter({
-      name: 'ai_assistant_chat_requests_total',
-      help: 'Chat requests answered, by HTTP status.',
-      labelNames: ['status'],
-      registers: [registry],
-    }),
-    upstreamDuration: new Histogram({
-      name: 'ai_assistant_upstream_duration_seconds',
-      help: 'Time from calling the provider to the end of its answer (streams included).',
-      buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 25, 60],
-      registers: [registry],
-    }),
-    tokens: new Counter({
-      name: 'ai_assistant_tokens_total',
-      help: 'Tokens the provider reported, by kind (prompt or completion).',
-      labelNames: ['kind'],
-      registers: [registry],
-    }),
-    rateLimited: new Counter({
-      name: 'ai_assistant_rate_limited_total',
-      help: 'Chat requests refused with 429, by reason (rate_limit or spend_cap).',
-      labelNames: ['reason'],
-      registers: [registry],
-    }),
-    knowledgeAnswers: new Counter({
-      name: 'ai_assistant_knowledge_answers_total',
-      help: "Answers with the site's pages configured, by sources: with (passages given) or without (not covered).",
-      labelNames: ['sources'],
-      registers: [registry],
-    }),
-    knowledgePassages: new Counter({
-      name: 'ai_assistant_knowledge_passages_total',
-      help: "Passages of the site's pages given to the model.",
-      registers: [registry],
-    }),
-    conversations: new Counter({
-      name: 'ai_assistant_conversations_total',
-      help: "Conversations started (a tab's first message).",
-      registers: [registry],
-    }),
-    messages: new Counter({
-      name: 'ai_assistant_messages_total',
-      help: "Visitors' messages passed to the model.",
-      registers: [registry],
-    }),
-    replies: new Counter({
-      name: 'ai_assistant_replies_total',
-      help: "Replies, by sources: with (the site's passages given) or without.",
-      labelNames: ['sources'],
-      registers: [registry],
-    }),
-    replyErrors: new Counter({
-      name: 'ai_assistant_reply_errors_total',
-      help: 'Chat requests that ended in a server or provider error (5xx).',
-      registers: [registry],
-    }),
-    firstPiece: new Histogram({
-      name: 'ai_assistant_first_piece_seconds',
-      help: 'Time from a chat request to the first piece of its reply (the whole reply when not streamed).',
-      buckets: [0.25, 0.5, 0.75, 1, 1.5, 2, 3, 5, 8, 15, 30],
-      registers: [registry],
-    }),
-    votes: new Gauge({
-      name: 'ai_assistant_votes',
-      help: 'Votes on replies since this process started, by rating (up or down); a changed vote moves.',
-      labelNames: ['rating'],
-      registers: [registry],
-    }),
-    downReasons: new Gauge({
-      name: 'ai_assistant_down_reasons',
-      help: 'Not helpful votes since this process started, by reason.',
-      labelNames: ['reason'],
-      registers: [registry],
-    }),
+    chatRequests: counter('ai_assistant_chat_requests_total', 'Chat requests answered, by HTTP status.', 'status'),
+    upstreamDuration: histogram(
+      'ai_assistant_upstream_duration_seconds',
+      'Time from calling the provider to the end of its answer (streams included).',
+      [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 25, 60],
+    ),
+    tokens: counter(
+      'ai_assistant_tokens_total',
+      'Tokens the provider reported, by kind (prompt or completion).',
+      'kind',
+    ),
+    rateLimited: counter(
+      'ai_assistant_rate_limited_total',
+      'Chat requests refused with 429, by reason (rate_limit or spend_cap).',
+      'reason',
+    ),
+    knowledgeAnswers: counter(
+      'ai_assistant_knowledge_answers_total',
+      "Answers with the site's pages configured, by sources: with (passages given) or without (not covered).",
+      'sources',
+    ),
+    knowledgePassages: counter(
+      'ai_assistant_knowledge_passages_total',
+      "Passages of the site's pages given to the model.",
+    ),
+    conversations: counter('ai_assistant_conversations_total', "Conversations started (a tab's first message)."),
+    messages: counter('ai_assistant_messages_total', "Visitors' messages passed to the model."),
+    replies: counter(
+      'ai_assistant_replies_total',
+      "Replies, by sources: with (the site's passages given) or without.",
+      'sources',
+    ),
+    replyErrors: counter(
+      'ai_assistant_reply_errors_total',
+      'Chat requests that ended in a server or provider error (5xx).',
+    ),
+    firstPiece: histogram(
+      'ai_assistant_first_piece_seconds',
+      'Time from a chat request to the first piece of its reply (the whole reply when not streamed).',
+      [0.25, 0.5, 0.75, 1, 1.5, 2, 3, 5, 8, 15, 30],
+    ),
+    votes: gauge(
+      'ai_assistant_votes',
+      'Votes on replies since this process started, by rating (up or down); a changed vote moves.',
+      'rating',
+    ),
+    downReasons: gauge(
+      'ai_assistant_down_reasons',
+      'Not helpful votes since this process started, by reason.',
+      'reason',
+    ),
   };
 }
 
