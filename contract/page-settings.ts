@@ -52,6 +52,11 @@ export interface PageSettings {
   pageContext?: true;
   /** Where a visitor goes after a Not helpful, or under a reply the site's pages did not cover: `https:` or `mailto:`. */
   contact?: string;
+  /**
+   * The site has a `handoff:` block: the card offers "Contact a person" (a form sent to the server, then by email or
+   * webhook to the site's people); `replyWithin` is said in the confirmation ("within one working day").
+   */
+  handoff?: { replyWithin?: string };
 }
 
 /** The settings of a page with no configuration: exactly the spec. */
