@@ -120,45 +120,40 @@ async function postHandoff(body: HandoffBody, renewToken: () => void): Promise<P
     return { text: t('handoffFailed'), field: 'message' };
   }
   if (response.status === 202) return undefined;
-  const { error } = (await response.json().catch(() => ({}))) as RefusalBody;
+  const error = ((await response.json().catch(() => undefined)) as RefusalBody | null | undefined)?.error;
   const code = error?.code as HandoffRefusal | undefined;
   if (code && TOKEN_REFUSALS.has(code)) renewToken();
   return refusal(code, error, response.headers.get('retry-after'));
 }
 
+/** What the visitor wrote in the form. */
+interface Written {
+  email: string;
+  message: string;
+  /** The conversation, when it goes with the message. */
+  conversation?: HandoffTurn[];
+  /** The honeypot's value: empty from a person. */
+  trap: string;
+}
+
 /**
- * "Contact a person": "Your email", "Your message" (up to 2,000 characters), "Include this conversation" (checked,
- * saying its length), a honeypot no person sees, and Send. A form token is asked for when it opens. On the server's
- * 202 the card says so and offers it no more in this conversation, and the form closes; on a
- * refusal, the reason in one sentence, the form as typed, the focus on the field to change. Escape and Cancel close
- * it (Escape then does nothing else: a pending reply goes on).
+ * Sends what the visitor wrote, once it is right: a refusal (the form's own check or the server's) is said in one
+ * sentence with the focus on the field to change (`focus`); the server's 202 is recorded for the conversation, and
+ * `onSent` follows.
  */
-export function HandoffForm({ onClose }: { onClose: () => void }) {
+function useSend(focus: (field: Problem['field']) => void, onSent: () => void) {
   const recordHandoff = useRecordHandoff();
-  const messages = ChatActorContext.useSelector((snapshot) => snapshot.context.messages);
-  const [email, setEmail] = useState('');
-  const [message, setMessage] = useState('');
-  const [include, setInclude] = useState(true);
-  const [trap, setTrap] = useState('');
+  const token = useFormToken();
   const [problem, setProblem] = useState<Problem>();
   const [sending, setSending] = useState(false);
-  const token = useFormToken();
-  const emailRef = useRef<HTMLInputElement>(null);
-  const messageRef = useRef<HTMLTextAreaElement>(null);
-  const id = useId();
-  const conversation = conversationTurns(messages);
-  const language = document.documentElement.lang || 'en';
-
-  useEffect(() => emailRef.current?.focus(), []);
 
   const refuse = (next: Problem) => {
     setProblem(next);
     setSending(false);
-    (next.field === 'email' ? emailRef : messageRef).current?.focus();
+    focus(next.field);
   };
 
-  const send = async (event: FormEvent) => {
-    event.preventDefault();
+  const send = async ({ email, message, conversation, trap }: Written) => {
     if (sending) return;
     if (!isEmailAddress(email.trim())) return refuse({ text: t('handoffBadEmail'), field: 'email', invalid: true });
     if (message.trim() === '') return refuse({ text: t('handoffNoMessage'), field: 'message', invalid: true });
@@ -170,32 +165,61 @@ export function HandoffForm({ onClose }: { onClose: () => void }) {
       token: given,
       email: email.trim(),
       message,
-      ...(include && conversation.length > 0 ? { conversation } : {}),
+      ...(conversation?.length ? { conversation } : {}),
       ...(page ? { page } : {}),
-      language,
+      language: pageLanguage(),
       [HONEYPOT_FIELD]: trap,
     };
     const refused = await postHandoff(body, token.renew);
     if (refused) return refuse(refused);
     recordHandoff(body.email);
-    onClose();
+    onSent();
   };
+  return { send, problem, sending };
+}
 
-  const closeOnEscape = (event: KeyboardEvent) => {
-    if (event.key !== 'Escape') return;
-    // The card's own Escape (Stop, or closing the embed's panel) leaves a handled key alone.
+const pageLanguage = () => document.documentElement.lang || 'en';
+
+/**
+ * "Contact a person": "Your email", "Your message" (up to 2,000 characters), "Include this conversation" (checked,
+ * saying its length), a honeypot no person sees, and Send. A form token is asked for when it opens. On the server's
+ * 202 the card says so and offers it no more in this conversation, and the form closes; on a refusal, the reason in
+ * one sentence, the form as typed, the focus on the field to change. Escape and Cancel close it (Escape then does
+ * nothing else: a pending reply goes on).
+ */
+export function HandoffForm({ onClose }: { onClose: () => void }) {
+  const messages = ChatActorContext.useSelector((snapshot) => snapshot.context.messages);
+  const [email, setEmail] = useState('');
+  const [message, setMessage] = useState('');
+  const [include, setInclude] = useState(true);
+  const [trap, setTrap] = useState('');
+  const emailRef = useRef<HTMLInputElement>(null);
+  const messageRef = useRef<HTMLTextAreaElement>(null);
+  const { send, problem, sending } = useSend(
+    (field) => (field === 'email' ? emailRef : messageRef).current?.focus(),
+    onClose,
+  );
+  const id = useId();
+  const conversation = conversationTurns(messages);
+
+  useEffect(() => emailRef.current?.focus(), []);
+
+  const submit = (event: FormEvent) => {
     event.preventDefault();
-    onClose();
+    send({ email, message, trap, ...(include ? { conversation } : {}) });
   };
 
-  const invalid = (field: Problem['field']) => (problem?.invalid && problem.field === field) || undefined;
-  const describedBy = (field: Problem['field']) => (problem?.field === field ? `${id}-problem` : undefined);
   return (
     <chakra.form
       aria-labelledby={`${id}-title`}
       noValidate
-      onSubmit={send}
-      onKeyDown={closeOnEscape}
+      onSubmit={submit}
+      onKeyDown={(event: KeyboardEvent) => {
+        if (event.key !== 'Escape') return;
+        // The card's own Escape (Stop, or closing the embed's panel) leaves a handled key alone.
+        event.preventDefault();
+        onClose();
+      }}
       display="flex"
       flexDirection="column"
       gap="3"
@@ -213,8 +237,7 @@ export function HandoffForm({ onClose }: { onClose: () => void }) {
           required
           maxLength={MAX_EMAIL_LENGTH}
           fontSize={{ base: 'md', md: 'sm' }}
-          aria-invalid={invalid('email')}
-          aria-describedby={describedBy('email')}
+          {...problemOf(problem, 'email', `${id}-problem`)}
           value={email}
           onChange={(event) => setEmail(event.target.value)}
         />
@@ -231,39 +254,62 @@ export function HandoffForm({ onClose }: { onClose: () => void }) {
           py="2"
           resize="vertical"
           fontSize={{ base: 'md', md: 'sm' }}
-          aria-invalid={invalid('message')}
-          aria-describedby={describedBy('message')}
+          {...problemOf(problem, 'message', `${id}-problem`)}
           value={message}
           onChange={(event) => setMessage(event.target.value)}
         />
       </Field>
-      {conversation.length > 0 && (
-        <chakra.label display="flex" alignItems="center" gap="2" fontSize="sm">
-          <chakra.input
-            type="checkbox"
-            name="include-conversation"
-            boxSize="4"
-            accentColor="accent.solid"
-            checked={include}
-            onChange={(event) => setInclude(event.target.checked)}
-          />
-          {t(conversation.length === 1 ? 'handoffIncludeOne' : 'handoffInclude').replace(
-            '{count}',
-            conversation.length.toLocaleString(language),
-          )}
-        </chakra.label>
-      )}
+      <IncludeConversation count={conversation.length} checked={include} onChange={setInclude} />
       <Honeypot value={trap} onChange={setTrap} />
       <ProblemLine id={`${id}-problem`} problem={problem} />
-      <Flex gap="2" justify="flex-end">
-        <RecipeButton type="button" variant="outline" onClick={onClose}>
-          {t('cancel')}
-        </RecipeButton>
-        <RecipeButton type="submit" colorPalette="accent" _hover={{ bg: 'accent.hover' }} disabled={sending}>
-          {t(sending ? 'sending' : 'send')}
-        </RecipeButton>
-      </Flex>
+      <FormActions sending={sending} onCancel={onClose} />
     </chakra.form>
+  );
+}
+
+/** Cancel, and Send ("Sending..." and disabled while the message is on its way). */
+function FormActions({ sending, onCancel }: { sending: boolean; onCancel: () => void }) {
+  return (
+    <Flex gap="2" justify="flex-end">
+      <RecipeButton type="button" variant="outline" onClick={onCancel}>
+        {t('cancel')}
+      </RecipeButton>
+      <RecipeButton type="submit" colorPalette="accent" _hover={{ bg: 'accent.hover' }} disabled={sending}>
+        {t(sending ? 'sending' : 'send')}
+      </RecipeButton>
+    </Flex>
+  );
+}
+
+/** A field's part in what went wrong: invalid when its text is the problem, described by the sentence when it is. */
+function problemOf(problem: Problem | undefined, field: Problem['field'], sentence: string) {
+  if (problem?.field !== field) return {};
+  return { 'aria-describedby': sentence, ...(problem.invalid ? { 'aria-invalid': true } : {}) };
+}
+
+/** "Include this conversation (4 messages)", checked until the visitor says otherwise; none without a conversation. */
+function IncludeConversation({
+  count,
+  checked,
+  onChange,
+}: {
+  count: number;
+  checked: boolean;
+  onChange: (checked: boolean) => void;
+}) {
+  if (count === 0) return null;
+  return (
+    <chakra.label display="flex" alignItems="center" gap="2" fontSize="sm">
+      <chakra.input
+        type="checkbox"
+        name="include-conversation"
+        boxSize="4"
+        accentColor="accent.solid"
+        checked={checked}
+        onChange={(event) => onChange(event.target.checked)}
+      />
+      {t(count === 1 ? 'handoffIncludeOne' : 'handoffInclude').replace('{count}', count.toLocaleString(pageLanguage()))}
+    </chakra.label>
   );
 }
 
