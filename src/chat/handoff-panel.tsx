@@ -1,4 +1,5 @@
 import { Box } from '@chakra-ui/react';
+import { useLayoutEffect, useRef } from 'react';
 import { useCloseHandoff, useHandoffForm, useHandoffOpener, useHandoffSentText } from './handoff-offer';
 
 /**
@@ -14,9 +15,21 @@ export function HandoffPanel() {
 function OpenForm({ onClose }: { onClose: () => void }) {
   // Loaded before the form opens (handoff-offer.tsx): at hand here.
   const handoffForm = useHandoffForm();
+  const panel = useRef<HTMLDivElement>(null);
+  // What the form covers (the conversation, Jump to latest, Stop) is out of reach meanwhile: Tab goes from the form to
+  // the card's other controls, never to a button hidden under it.
+  useLayoutEffect(() => {
+    if (!handoffForm) return;
+    const covered = [...(panel.current?.parentElement?.children ?? [])].filter((child) => child !== panel.current);
+    for (const element of covered) element.setAttribute('inert', '');
+    return () => {
+      for (const element of covered) element.removeAttribute('inert');
+    };
+  }, [handoffForm]);
   if (!handoffForm) return null;
   return (
     <Box
+      ref={panel}
       position="absolute"
       inset="0"
       zIndex="1"

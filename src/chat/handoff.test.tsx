@@ -132,10 +132,14 @@ describe('Contact a person', () => {
     expect(include).toBeChecked();
     // The honeypot is no field a person meets.
     expect(within(form()).getAllByRole('textbox')).toHaveLength(2);
+    // Over the conversation, which is out of reach meanwhile; the composer is not.
+    expect(screen.getByRole('log')).toHaveAttribute('inert');
+    expect(screen.getByRole('textbox', { name: 'Message' }).closest('[inert]')).toBeNull();
 
     // Cancel closes it, the focus back on the button that opened it.
     await chat.user.click(within(form()).getByRole('button', { name: 'Cancel' }));
     expect(screen.queryByRole('form')).toBeNull();
+    expect(screen.getByRole('log')).not.toHaveAttribute('inert');
     await vi.waitFor(() => expect(opener).toHaveFocus());
   });
 
