@@ -27,7 +27,8 @@ function isAtEnd(list: HTMLElement): boolean {
 /**
  * The conversation: a polite live region that follows the newest text while the visitor is at the end of it. A
  * visitor who scrolls back stays where they are, with a "Jump to latest" button, until they return to the end or send.
- * Over its bottom edge sit that button and the reply's Stop; Retry follows the reply it asks for again.
+ * Over its bottom edge sit that button and the reply's Stop; Retry follows the reply it asks for again. "Contact a
+ * person" opens its form over the whole list.
  */
 export function MessageList({
   h = '80vh',
@@ -139,8 +140,7 @@ export function MessageList({
           // The list only ever grows at its end, so a group's first index is a stable identity.
           <MessageGroup key={start} messages={rows} start={start} end={Math.min(start + GROUP_SIZE, rows.length)} />
         ))}
-        {replyStatus && <replyStatus.TypingIndicator />}
-        {replyStatus && <replyStatus.RetryRow />}
+        {replyStatus && <replyStatus.ConversationEnd />}
       </Flex>
       <Flex
         position="absolute"
@@ -159,6 +159,7 @@ export function MessageList({
         )}
         {replyStatus && <replyStatus.StopButton />}
       </Flex>
+      {replyStatus && <replyStatus.HandoffPanel />}
     </Box>
   );
 }

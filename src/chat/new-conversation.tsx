@@ -1,15 +1,17 @@
 import { chakra, Flex } from '@chakra-ui/react';
-import type { ReactNode } from 'react';
+import type { MouseEvent, ReactNode } from 'react';
 import { usePageTitle } from '../page-settings';
 import { t } from '../text';
 import { ChatActorContext } from './chat-actor-context';
 import { RecipeButton } from './controls';
 import { conversationMarkdown, saveMarkdown } from './download-conversation';
+import { PERSON_ICON, useHandoffOffered, useOpenHandoff } from './handoff-offer';
 
 /**
  * In the card's header, once there is a conversation: "New conversation" (the messages go, and what the tab keeps with
- * them, with or without `persist`), and "Download conversation" once there is a reply (a Markdown file made in the
- * browser). In the header's line, beside the title, so that the card keeps its height when they come.
+ * them, with or without `persist`), "Download conversation" once there is a reply (a Markdown file made in the
+ * browser), and with the site's `handoff:` "Contact a person" (the card's form) until a message went to its people in
+ * this conversation. In the header's line, beside the title, so that the card keeps its height when they come.
  */
 export function NewConversation() {
   const actorRef = ChatActorContext.useActorRef();
@@ -18,6 +20,8 @@ export function NewConversation() {
     snapshot.context.messages.some((message) => message.sender === 'bot'),
   );
   const title = usePageTitle();
+  const personOffered = useHandoffOffered();
+  const openHandoff = useOpenHandoff();
   if (!hasConversation) return null;
   const download = () => {
     const now = new Date();
@@ -33,6 +37,11 @@ export function NewConversation() {
           <path d="M12 4v11M7 10l5 5 5-5M5 20h14" />
         </HeaderButton>
       )}
+      {personOffered && (
+        <HeaderButton label={t('contactPerson')} onClick={(event) => openHandoff(event.currentTarget)}>
+          <path d={PERSON_ICON} />
+        </HeaderButton>
+      )}
     </Flex>
   );
 }
@@ -41,7 +50,15 @@ export function NewConversation() {
  * A button no taller than the title's line: its icon, and its text where the card is wide enough for it (on a phone,
  * and in the embed's narrow panel, the icon alone, named by `aria-label` and shown by `title`).
  */
-function HeaderButton({ label, onClick, children }: { label: string; onClick: () => void; children: ReactNode }) {
+function HeaderButton({
+  label,
+  onClick,
+  children,
+}: {
+  label: string;
+  onClick: (event: MouseEvent<HTMLButtonElement>) => void;
+  children: ReactNode;
+}) {
   return (
     <RecipeButton type="button" variant="ghost" size="2xs" aria-label={label} title={label} onClick={onClick}>
       <chakra.svg

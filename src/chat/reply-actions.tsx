@@ -4,6 +4,7 @@ import { FEEDBACK_PATH, type FeedbackBody, type FeedbackRating, type FeedbackRea
 import type { ReplySource } from '../../contract/llm';
 import type { MessageKey } from '../../locales/catalogue';
 import type { ReplyFeedback } from '../../machines/chat-machine';
+import { serverPath } from '../llm/server-path';
 import { citedInOrder } from '../markdown/citations';
 import { CopyButton } from '../markdown/copy-button';
 import { StrokeIcon } from '../markdown/stroke-icon';
@@ -11,6 +12,7 @@ import { readPageSettings } from '../page-settings';
 import { t } from '../text';
 import { ChatActorContext } from './chat-actor-context';
 import { RecipeButton } from './controls';
+import { PERSON_ICON, useHandoffOffered, useOpenHandoff } from './handoff-offer';
 
 /** The five reasons for a Not helpful, in the order offered. */
 const REASONS: [FeedbackReason, MessageKey][] = [
@@ -39,8 +41,7 @@ function sendVotes(actor: ReturnType<typeof ChatActorContext.useActorRef>) {
     const message = actor.getSnapshot().context.messages.find((shown) => shown.feedback?.token === token);
     const cited = citedInOrder(message?.text ?? '', message?.sources ?? []).map(({ n }) => n);
     if (rating === 'down' && cited.length > 0) body.cited = cited;
-    // Under the build's BASE_PATH (Vite's `BASE_URL`, `/assistant/`), as the server serves the route.
-    fetch(import.meta.env.BASE_URL + FEEDBACK_PATH.slice(1), {
+    fetch(serverPath(FEEDBACK_PATH), {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify(body),
@@ -68,8 +69,9 @@ function withSources(text: string, sources: readonly ReplySource[] | undefined):
  * a token), Helpful and Not helpful (`aria-pressed` says which is chosen, and the chosen one is filled with the
  * accent; a second click on another replaces the vote), then "Thanks" once the server counted it, or that it could
  * not be, said politely. After Not helpful, the five reasons (optional, no free text; the chosen one filled and
- * ticked), and the site's `contact:` link, which also shows under a reply its pages did not cover. Icon buttons with
- * names, as Copy: the conversation's live region reads the reply without them.
+ * ticked), and the site's `contact:` link, which also shows under a reply its pages did not cover; with the site's
+ * `handoff:`, "Contact a person" instead (the card's form), until a message went in this conversation. Icon buttons
+ * with names, as Copy: the conversation's live region reads the reply without them.
  */
 export function ReplyActions({
   text,
@@ -88,10 +90,12 @@ export function ReplyActions({
   );
 }
 
-/** Copy, the two votes, the reasons and the contact link of a reply with a token. */
+/** Copy, the two votes, the reasons and the contact link (or "Contact a person") of a reply with a token. */
 function Votes({ text, feedback }: { text: string; feedback: ReplyFeedback }) {
   const actorRef = ChatActorContext.useActorRef();
-  const [contact] = useState(() => readPageSettings(document).contact);
+  const [{ contact, handoff }] = useState(() => readPageSettings(document));
+  const personOffered = useHandoffOffered();
+  const openHandoff = useOpenHandoff();
   useEffect(() => sendVotes(actorRef), [actorRef]);
   const vote = (rating: FeedbackRating, reason?: FeedbackReason) =>
     actorRef.send({ type: 'reply.vote', token: feedback.token, rating, ...(reason ? { reason } : {}) });
@@ -133,13 +137,23 @@ function Votes({ text, feedback }: { text: string; feedback: ReplyFeedback }) {
           ))}
         </Flex>
       )}
-      {contact && (rated === 'down' || feedback.uncovered) && (
-        <Box fontSize="sm" css={{ '& a': { color: 'reply.link', textDecoration: 'underline' } }}>
-          <a href={contact} target="_blank" rel="noopener noreferrer">
-            {t('contactUs')}
-          </a>
-        </Box>
-      )}
+      {(rated === 'down' || feedback.uncovered) &&
+        (handoff
+          ? personOffered && (
+              <RecipeButton size="2xs" variant="outline" onClick={(event) => openHandoff(event.currentTarget)}>
+                <StrokeIcon>
+                  <path d={PERSON_ICON} />
+                </StrokeIcon>
+                {t('contactPerson')}
+              </RecipeButton>
+            )
+          : contact && (
+              <Box fontSize="sm" css={{ '& a': { color: 'reply.link', textDecoration: 'underline' } }}>
+                <a href={contact} target="_blank" rel="noopener noreferrer">
+                  {t('contactUs')}
+                </a>
+              </Box>
+            ))}
     </>
   );
 }

@@ -1,5 +1,4 @@
 import { Box, Flex } from '@chakra-ui/react';
-import type { ReplyLimit } from '../../machines/chat-machine';
 import { t } from '../text';
 import { ChatActorContext } from './chat-actor-context';
 import { RecipeButton } from './controls';
@@ -35,7 +34,7 @@ export function RetryRow() {
     <Flex direction="column" align="flex-start" gap="1">
       {limit && (
         <Box as="p" data-limit-hint fontSize="sm" color="fg.muted">
-          {`${ownMessage ?? t(limit.reason === 'rate' ? 'limitRate' : 'limitDaily')} ${tryAgain(limit)}`}
+          {`${ownMessage ?? t(limit.reason === 'rate' ? 'limitRate' : 'limitDaily')} ${tryAgain(limit.retryAfterSeconds)}`}
         </Box>
       )}
       <RecipeButton
@@ -51,8 +50,11 @@ export function RetryRow() {
   );
 }
 
-/** "Try again in 3 minutes", in the page's language: rounded up, so that a visitor who waits that long is let in. */
-function tryAgain({ retryAfterSeconds }: ReplyLimit): string {
+/**
+ * "Try again in 3 minutes", in the page's language: rounded up, so that a visitor who waits that long is let in. Said
+ * after a refused reply and a refused message to the site's people alike.
+ */
+export function tryAgain(retryAfterSeconds: number): string {
   const minutes = Math.ceil(retryAfterSeconds / 60);
   const [amount, unit]: [number, Intl.RelativeTimeFormatUnit] =
     retryAfterSeconds < 60

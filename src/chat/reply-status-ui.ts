@@ -1,5 +1,6 @@
 // The lazy chunk of `reply-status.ts`: what the conversation shows while a reply is pending, after one that failed, and
-// once there is a conversation (New conversation, Download conversation).
+// once there is a conversation (New conversation, Download conversation, Contact a person and its form's place).
+export { ConversationEnd } from './conversation-end';
+export { HandoffPanel } from './handoff-panel';
 export { NewConversation } from './new-conversation';
-export { RetryRow, StopButton } from './reply-controls';
-export { TypingIndicator } from './typing-indicator';
+export { StopButton } from './reply-controls';

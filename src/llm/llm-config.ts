@@ -1,5 +1,6 @@
 import { DEFAULT_BASE_URL, DEFAULT_MODEL, MAX_TOKENS, PROXY_BASE_PATH, TEMPERATURE } from '../../contract/llm';
 import { type ReplyTimers, readReplyTimers } from './reply-timers';
+import { serverPath } from './server-path';
 
 // Read by the request's lazy chunk (request-reply.ts), not at start-up: of the configuration, start-up needs only the
 // machine's delays (`readReplyTimers`).
@@ -44,9 +45,12 @@ export function readLlmConfig(env: ImportMetaEnv, origin: string): LlmConfig {
     temperature: TEMPERATURE,
   };
   if (!apiKey) {
-    // Under the build's BASE_PATH (Vite's `BASE_URL`, `/assistant/`), as the server serves it.
-    const basePath = env.BASE_URL.replace(/\/$/, '');
-    return { mode: 'proxy', baseURL: origin + basePath + PROXY_BASE_PATH, apiKey: PROXY_PLACEHOLDER_KEY, ...shared };
+    return {
+      mode: 'proxy',
+      baseURL: origin + serverPath(PROXY_BASE_PATH, env.BASE_URL),
+      apiKey: PROXY_PLACEHOLDER_KEY,
+      ...shared,
+    };
   }
   return { mode: 'direct', baseURL: env.VITE_LLM_BASE_URL?.trim() || DEFAULT_BASE_URL, apiKey, ...shared };
 }
