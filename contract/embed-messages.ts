@@ -7,12 +7,21 @@ export const EMBED_VERSION = 1;
 /**
  * What the two sides say: the app is `ready` (loaded, listening), asks to `close` (its close button, Escape) or says
  * that the visitor sent a `message` (never its text) or voted on a reply (`feedback`, whose `detail` holds the vote's
- * `rating` and `reason`: the loader passes both on to the host page as events); the loader says the panel is `open` (the app then focuses its
+ * `rating` and `reason`) or sent a message to a person (`handoff`, nothing of it): the loader passes each on to the host page as an event; the loader says the panel is `open` (the app then focuses its
  * input). With the site's settings the app also says `keep` (`persist: tab`: the loader then keeps whether the panel is
  * open for the tab's next page) and asks for the `page` (`page_context`), which the loader answers with a `page` message
  * carrying the host page's `path` and `title`.
  */
-export const EMBED_MESSAGE_TYPES = ['ready', 'close', 'open', 'message', 'feedback', 'keep', 'page'] as const;
+export const EMBED_MESSAGE_TYPES = [
+  'ready',
+  'close',
+  'open',
+  'message',
+  'feedback',
+  'handoff',
+  'keep',
+  'page',
+] as const;
 export type EmbedMessageType = (typeof EMBED_MESSAGE_TYPES)[number];
 
 export interface EmbedMessage {

@@ -22,7 +22,7 @@ declare const __LAUNCHER_PANEL__: string;
 declare const __LAUNCHER_SHADOW__: string;
 
 /** What the host page's analytics can follow: the panel opened or closed, a visitor's message sent (never its text). */
-export type EmbedEventName = 'open' | 'close' | 'message' | 'feedback';
+export type EmbedEventName = 'open' | 'close' | 'message' | 'feedback' | 'handoff';
 
 /**
  * The global API for a site's own buttons: `AIAssistant.open()`, `.close()`, `.toggle()`; and `.destroy()`, which
@@ -248,8 +248,8 @@ dialog:modal{inset:0;width:auto;height:auto;padding:env(safe-area-inset-top) env
           appOrigin,
         );
       } else if (type) {
-        // The rest are the host page's events: `message`, and `feedback`, whose `detail` (the vote's `rating` and
-        // `reason`) becomes the event's.
+        // The rest are the host page's events: `message`, `handoff`, and `feedback`, whose `detail` (the vote's
+        // `rating` and `reason`) becomes the event's.
         emit(type as EmbedEventName, event.data);
       }
     },

@@ -4,6 +4,7 @@ import { lazyModule, useLazyModule } from '../lazy-module';
 import { readPageSettings } from '../page-settings';
 import { t } from '../text';
 import { ChatActorContext } from './chat-actor-context';
+import { handoffSent } from './handoff-sent';
 
 // "Contact a person" (the site's `handoff:`): what the reply actions and the card's header share. In their lazy chunks,
 // never at start-up; the form itself is a chunk of its own, loaded when the visitor first opens it.
@@ -98,7 +99,10 @@ export function useCloseHandoff(): () => void {
 /** Records that the server took a message from `email` in the current conversation. */
 export function useRecordHandoff(): (email: string) => void {
   const actor = ChatActorContext.useActorRef();
-  return (email) => update(actor, { sent: { email, conversation: actor.getSnapshot().context.messages[0] } });
+  return (email) => {
+    update(actor, { sent: { email, conversation: actor.getSnapshot().context.messages[0] } });
+    handoffSent.dispatchEvent(new Event('sent'));
+  };
 }
 
 /** The address a message went from in this conversation, if one did. */

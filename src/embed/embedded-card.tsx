@@ -6,6 +6,7 @@ import { CardHeader } from '../chat/chat-card';
 import { Composer } from '../chat/composer';
 import { RecipeButton } from '../chat/controls';
 import { useEscapeKey } from '../chat/escape-key';
+import { handoffSent } from '../chat/handoff-sent';
 import { MessageList } from '../chat/message-list';
 import { t } from '../text';
 import { greetHostPage, type HostPage } from './host-page';
@@ -40,6 +41,13 @@ export function EmbeddedCard({ host }: { host: HostPage }) {
     );
     return () => voted.unsubscribe();
   }, [actor, host]);
+
+  // And a message to a person, taken (never its text or address).
+  useEffect(() => {
+    const tell = () => host.send('handoff');
+    handoffSent.addEventListener('sent', tell);
+    return () => handoffSent.removeEventListener('sent', tell);
+  }, [host]);
 
   useLayoutEffect(() => {
     // A wheel or a drag over the frame's heading or box ends here, never scrolling the host page underneath.

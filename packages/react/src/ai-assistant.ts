@@ -6,7 +6,7 @@
 import { forwardRef, useEffect, useImperativeHandle, useRef } from 'react';
 
 /** The host events: the panel opened or closed, a visitor's message sent (never its text), a reply rated. */
-export type AIAssistantEventName = 'open' | 'close' | 'message' | 'feedback';
+export type AIAssistantEventName = 'open' | 'close' | 'message' | 'feedback' | 'handoff';
 
 export interface AIAssistantProps {
   /** The assistant's address: `https://assistant.example.com`, or a sub-path such as `https://example.com/assistant/`. */
@@ -42,7 +42,7 @@ interface LoaderApi extends AIAssistantHandle {
   destroy(): void;
 }
 
-const EVENT_NAMES: AIAssistantEventName[] = ['open', 'close', 'message', 'feedback'];
+const EVENT_NAMES: AIAssistantEventName[] = ['open', 'close', 'message', 'feedback', 'handoff'];
 
 const api = () => (window as { AIAssistant?: LoaderApi }).AIAssistant;
 
