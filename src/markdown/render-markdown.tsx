@@ -1,4 +1,4 @@
-import type { Nodes, Parents } from 'mdast';
+import type { Image, Link, ListItem, Nodes, Parents, Table } from 'mdast';
 import { fromMarkdown } from 'mdast-util-from-markdown';
 import { gfmAutolinkLiteralFromMarkdown } from 'mdast-util-gfm-autolink-literal';
 import { gfmStrikethroughFromMarkdown } from 'mdast-util-gfm-strikethrough';
@@ -208,17 +208,7 @@ function renderNode(
       );
     }
     case 'listItem':
-      return (
-        <li key={key}>
-          {typeof node.checked === 'boolean' && (
-            // A glyph, not a checkbox: no input comes out of a reply.
-            <span role="img" aria-label={t(node.checked ? 'taskDone' : 'taskNotDone')} data-task>
-              {node.checked ? '☑' : '☐'}
-            </span>
-          )}
-          {children(node, tight && !node.spread)}
-        </li>
-      );
+      return renderListItem(node, key, children(node, tight && !node.spread));
     case 'code':
       return (
         <CodeBlock
@@ -228,66 +218,11 @@ function renderNode(
         />
       );
     case 'table':
-      return (
-        // Focusable so that a wide table can be scrolled sideways from the keyboard.
-        // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must be reachable by keyboard (WCAG 2.1.1).
-        <div key={key} data-scroll tabIndex={0}>
-          <table>
-            <thead>{renderRow(node.children[0], 0, context, depth + 1, 'th', node.align)}</thead>
-            <tbody>
-              {node.children.slice(1).map((row, index) => renderRow(row, index, context, depth + 1, 'td', node.align))}
-            </tbody>
-          </table>
-        </div>
-      );
-    case 'link': {
-      const href = safeHref(node.url);
-      const start = context.source[node.position?.start.offset ?? 0];
-      const bareUrlStillArriving =
-        context.partial && node.position?.end.offset === context.source.length && start !== '[' && start !== '<';
-      const inner = (parent: Parents) => renderChildren(parent, { ...context, sources: undefined }, depth + 1);
-      if (!href || bareUrlStillArriving) return <span key={key}>{inner(node)}</span>;
-      // With the site's pages given, a link goes only to one of them: never to an address the model wrote. A reply that
-      // came with none (its token's event carries an empty list) keeps its links, as one with no such event does.
-      const notASource = context.sources?.length && !isSourceHref(context.sources, href);
-      if (notASource || misleads(node.url, href, textOf(node))) {
-        // As text, followed by where it would have gone, unless the text is that address already (an autolink).
-        return (
-          <span key={key}>
-            {inner(node)}
-            {start === '[' && ` (${href})`}
-          </span>
-        );
-      }
-      return (
-        <a key={key} href={href} target="_blank" rel="noopener noreferrer nofollow">
-          {inner(node)}
-        </a>
-      );
-    }
-    case 'image': {
-      // Never an <img>: a remote image is a request that a reply (or a prompt injection in it) chooses.
-      const href = safeHref(node.url);
-      return (
-        <span key={key} data-image>
-          {`Image: ${withoutBidiControls(node.alt || 'no description')}`}
-          {href && (
-            <>
-              {' ('}
-              {/* Shown as itself, the address can mislead only by its userinfo. */}
-              {misleads(node.url, href, href) ? (
-                href
-              ) : (
-                <a href={href} target="_blank" rel="noopener noreferrer nofollow">
-                  {href}
-                </a>
-              )}
-              {')'}
-            </>
-          )}
-        </span>
-      );
-    }
+      return renderTable(node, key, context, depth);
+    case 'link':
+      return renderLink(node, key, context, depth);
+    case 'image':
+      return renderImage(node, key);
     case 'html':
       // Escaped by React like any text: shown as written, never interpreted.
       return block ? (
@@ -302,6 +237,89 @@ function renderNode(
       // anything else not chosen above: shown as written.
       return sourceText(node, context);
   }
+}
+
+/** A list's item, a task's with its state as a glyph (never a checkbox: no input comes out of a reply). */
+function renderListItem(node: ListItem, key: number, content: ReactNode): ReactNode {
+  return (
+    <li key={key}>
+      {typeof node.checked === 'boolean' && (
+        // A glyph, not a checkbox: no input comes out of a reply.
+        <span role="img" aria-label={t(node.checked ? 'taskDone' : 'taskNotDone')} data-task>
+          {node.checked ? '☑' : '☐'}
+        </span>
+      )}
+      {content}
+    </li>
+  );
+}
+
+/** A link: to a safe address, and with the site's pages given, only to one of them; else its text (and where to). */
+function renderLink(node: Link, key: number, context: RenderContext, depth: number): ReactNode {
+  const href = safeHref(node.url);
+  const start = context.source[node.position?.start.offset ?? 0];
+  const bareUrlStillArriving =
+    context.partial && node.position?.end.offset === context.source.length && start !== '[' && start !== '<';
+  const inner = (parent: Parents) => renderChildren(parent, { ...context, sources: undefined }, depth + 1);
+  if (!href || bareUrlStillArriving) return <span key={key}>{inner(node)}</span>;
+  // With the site's pages given, a link goes only to one of them: never to an address the model wrote. A reply that
+  // came with none (its token's event carries an empty list) keeps its links, as one with no such event does.
+  const notASource = context.sources?.length && !isSourceHref(context.sources, href);
+  if (notASource || misleads(node.url, href, textOf(node))) {
+    // As text, followed by where it would have gone, unless the text is that address already (an autolink).
+    return (
+      <span key={key}>
+        {inner(node)}
+        {start === '[' && ` (${href})`}
+      </span>
+    );
+  }
+  return (
+    <a key={key} href={href} target="_blank" rel="noopener noreferrer nofollow">
+      {inner(node)}
+    </a>
+  );
+}
+
+/** An image: never an <img>, its description and address as text (and a link where the address does not mislead). */
+function renderImage(node: Image, key: number): ReactNode {
+  // Never an <img>: a remote image is a request that a reply (or a prompt injection in it) chooses.
+  const href = safeHref(node.url);
+  return (
+    <span key={key} data-image>
+      {`Image: ${withoutBidiControls(node.alt || 'no description')}`}
+      {href && (
+        <>
+          {' ('}
+          {/* Shown as itself, the address can mislead only by its userinfo. */}
+          {misleads(node.url, href, href) ? (
+            href
+          ) : (
+            <a href={href} target="_blank" rel="noopener noreferrer nofollow">
+              {href}
+            </a>
+          )}
+          {')'}
+        </>
+      )}
+    </span>
+  );
+}
+
+/** A table, in a region that scrolls sideways (and is reachable by keyboard to do so). */
+function renderTable(node: Table, key: number, context: RenderContext, depth: number): ReactNode {
+  return (
+    // Focusable so that a wide table can be scrolled sideways from the keyboard.
+    // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must be reachable by keyboard (WCAG 2.1.1).
+    <div key={key} data-scroll tabIndex={0}>
+      <table>
+        <thead>{renderRow(node.children[0], 0, context, depth + 1, 'th', node.align)}</thead>
+        <tbody>
+          {node.children.slice(1).map((row, index) => renderRow(row, index, context, depth + 1, 'td', node.align))}
+        </tbody>
+      </table>
+    </div>
+  );
 }
 
 function renderRow(
