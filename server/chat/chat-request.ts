@@ -31,10 +31,10 @@ export interface ConversationRules {
   /** How many earlier exchanges (a user message and its reply) may come before the latest message. */
   history: number;
   /**
-   * The site's pages (server/knowledge/): the material found for the latest message and the previous question, each
-   * as the visitor typed it. Given, the visitor's text is guarded as with instructions, whether or not anything is found.
+   * The site has pages (server/knowledge/): the visitor's text is then guarded as with instructions, whether or not
+   * any of them is about the message (the material found is given to {@link composeRequest}).
    */
-  lookUp?: (latest: string, previous: string | undefined) => Material;
+  knowledge?: boolean;
   /**
    * With the site's `page_context`: whether a host page at this origin may name itself (`FRAME_ANCESTORS` allows it
    * to frame the app). Unset, the page's `page_context` is ignored.
@@ -110,10 +110,29 @@ function pageContextLine({ origin, path, title }: PageContext): string {
   );
 }
 
+/** The request to send upstream, with the site's pages it was given (as the reply's sources). */
+export interface ComposedRequest {
+  request: ChatRequest;
+  sources: ReplySource[];
+  passages: number;
+}
+
 /** The outcome of {@link parseChatRequest}: the request to send upstream, or why the body was refused. */
-export type ParsedChatRequest =
-  | { ok: true; request: ChatRequest; sources: ReplySource[]; passages: number }
-  | { ok: false; reason: string };
+export type ParsedChatRequest = ({ ok: true } & ComposedRequest) | { ok: false; reason: string };
+
+/** The page's chat request, read and checked: what the steps after it build on. */
+export interface ChatBody {
+  /** The exchanges the site allows, then the latest user message, as the page sent them. */
+  conversation: UpstreamMessage[];
+  /** The latest message, and with history the question before it, as the visitor typed them: what retrieval reads. */
+  latest: string;
+  previous?: string;
+  /** The visitor's page, when the site allows its origin to name one. */
+  page?: PageContext;
+  maxTokens: number;
+  temperature: number;
+  stream: boolean;
+}
 
 /**
  * The visitor's language, as the page sends it beside the chat request (proxy mode): a BCP 47 tag, for retrieval only.
@@ -146,8 +165,18 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
 export function parseChatRequest(
   body: unknown,
   model: string,
-  { instructions, history, lookUp, pageOrigin }: ConversationRules = SPEC_RULES,
+  rules: ConversationRules = SPEC_RULES,
+  material?: Material,
 ): ParsedChatRequest {
+  const read = readChatBody(body, rules);
+  return read.ok ? { ok: true, ...composeRequest(read.body, model, rules, material) } : read;
+}
+
+/** Reads the page's body (see {@link parseChatRequest}): the conversation, the visitor's page, the reply's bounds. */
+export function readChatBody(
+  body: unknown,
+  { history, pageOrigin }: Pick<ConversationRules, 'history' | 'pageOrigin'>,
+): { ok: true; body: ChatBody } | { ok: false; reason: string } {
   if (!isRecord(body)) return { ok: false, reason: 'The body must be a JSON object.' };
   const { messages, max_tokens: maxTokens, temperature, stream } = body;
 
@@ -165,32 +194,50 @@ export function parseChatRequest(
   if (stream !== undefined && typeof stream !== 'boolean') {
     return { ok: false, reason: '`stream` must be a boolean.' };
   }
+  return {
+    ok: true,
+    body: {
+      conversation,
+      // The conversation alternates user and assistant: the question before the latest is two messages back.
+      latest: conversation[conversation.length - 1].content,
+      previous: conversation.at(-3)?.content,
+      page: pageOrigin ? readPageContext(body.page_context, pageOrigin) : undefined,
+      maxTokens: Math.min((maxTokens as number | undefined) ?? MAX_TOKENS, MAX_TOKENS),
+      temperature: (temperature as number | undefined) ?? TEMPERATURE,
+      stream: stream === true,
+    },
+  };
+}
 
-  // The latest message and, with history, the question before it (the conversation alternates user and assistant).
-  const material = lookUp?.(conversation[conversation.length - 1].content, conversation.at(-3)?.content);
-  const page = pageOrigin ? readPageContext(body.page_context, pageOrigin) : undefined;
-  // The site's instructions, then the visitor's page, then its pages' passages.
+/** The upstream request from a read body: the site's instructions, the visitor's page, then `material` (its pages). */
+export function composeRequest(
+  read: ChatBody,
+  model: string,
+  { instructions, knowledge, pageOrigin }: Omit<ConversationRules, 'history'>,
+  material?: Material,
+): ComposedRequest {
+  const { conversation, page } = read;
   const system = [instructions, page ? breakControlSequences(pageContextLine(page)) : undefined, material?.text]
     .filter(Boolean)
     .join('\n\n');
   // Whenever the site gives the model something a visitor must not override (its instructions, the page's context, its
   // pages' passages), no message from the page may open a turn of its own. Without it, the message goes as typed: the
   // spec's request.
-  const siteSpeaks = Boolean(instructions) || lookUp !== undefined || pageOrigin !== undefined;
+  const siteSpeaks = Boolean(instructions) || Boolean(knowledge) || pageOrigin !== undefined;
   const guarded = siteSpeaks
     ? conversation.map((message) => ({ ...message, content: breakControlSequences(message.content) }))
     : conversation;
   const request: ChatRequest = {
     model,
     messages: system ? [{ role: 'system', content: system }, ...guarded] : guarded,
-    max_tokens: Math.min((maxTokens as number | undefined) ?? MAX_TOKENS, MAX_TOKENS),
-    temperature: (temperature as number | undefined) ?? TEMPERATURE,
+    max_tokens: read.maxTokens,
+    temperature: read.temperature,
   };
-  if (stream) {
+  if (read.stream) {
     request.stream = true;
     request.stream_options = { include_usage: true };
   }
-  return { ok: true, request, sources: material?.sources ?? [], passages: material?.passages ?? 0 };
+  return { request, sources: material?.sources ?? [], passages: material?.passages ?? 0 };
 }
 
 /**

@@ -49,10 +49,10 @@ async function forwardChat(
   });
   const reservation = await reserve(
     turn,
-    reservationFor(parsed.parsed.request) + (parsed.site.searchWords?.reserve ?? 0),
+    reservationFor(parsed.parsed.request) + (parsed.look?.searchWords?.reserve ?? 0),
   );
   if (reservation instanceof Response) return reservation;
-  const found = await find(turn, parsed.site, parsed.parsed);
+  const found = await find(turn, parsed);
   const counts = accounts(turn, found, reservation);
 
   const calledAt = performance.now();

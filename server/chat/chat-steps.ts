@@ -6,7 +6,14 @@ import { apiError, type RefusalCode, readJsonBody, refusalLine } from '../api-er
 import type { ServerEnv } from '../hono-env.ts';
 import { capRefusal, type Reservation, readUsage, type TokenUsage } from '../limits/limits.ts';
 import type { ChatOptions, ChatRouteDeps, ChatUpstream } from './chat-options.ts';
-import { type ParsedChatRequest, visitorLanguage } from './chat-request.ts';
+import {
+  type ChatBody,
+  type ConversationRules,
+  composeRequest,
+  type ParsedChatRequest,
+  readChatBody,
+  visitorLanguage,
+} from './chat-request.ts';
 import { DEMO_MODEL } from './demo-responder.ts';
 import type { Exchange } from './exchange.ts';
 import { describeProviderError, rebuildCompletion } from './reply-rebuild.ts';
@@ -30,6 +37,15 @@ export interface ChatTurn {
 }
 
 type Parsed = Extract<ParsedChatRequest, { ok: true }>;
+/** The request read: its body (raw and checked), the site's rules and model, the pages' look-up, the request composed. */
+export interface Parsing {
+  body: unknown;
+  read: ChatBody;
+  rules: ConversationRules;
+  model: string;
+  look?: SiteLookUp;
+  parsed: Parsed;
+}
 /** What the provider is asked with: the request with its passages, and what the search words cost. */
 export interface Found extends Parsed {
   searchReason: NonNullable<SiteLookUp['searchWords']>['reason'] | undefined;
@@ -57,31 +73,36 @@ function refuse({ c, deps }: ChatTurn, status: 400 | 415, code: RefusalCode, mes
   return apiError(c, status, code, message);
 }
 
-/** Parse: the body, and the request rebuilt with the site's passages for the question (none before the first index). */
-export async function parse(turn: ChatTurn): Promise<{ body: unknown; site: SiteLookUp; parsed: Parsed } | Response> {
+/**
+ * Parse: the body read, the site's pages looked up for its message (with whether to ask for search words), and the
+ * request composed from them (none before the first index).
+ */
+export async function parse(turn: ChatTurn): Promise<Parsing | Response> {
   const { c, options, deps } = turn;
-  const read = await readJsonBody(c, 'the request');
-  if ('status' in read) return refuse(turn, read.status, read.code, read.message);
+  const raw = await readJsonBody(c, 'the request');
+  if ('status' in raw) return refuse(turn, raw.status, raw.code, raw.message);
   const { knowledge, assistant, upstream } = options;
-  const site = lookUpSite(
-    read.body,
-    upstream.kind === 'demo' ? DEMO_MODEL : upstream.model,
-    {
-      instructions: assistant?.instructions,
-      history: assistant?.page.history ?? 0,
-      ...(assistant?.page.pageContext
-        ? { pageOrigin: (origin: string) => deps.framesAllowed(origin, c.req.header('host') ?? '') }
-        : {}),
-    },
-    knowledge,
-    {
-      language: visitorLanguage(read.body) ?? assistant?.language,
+  const rules = {
+    instructions: assistant?.instructions,
+    history: assistant?.page.history ?? 0,
+    knowledge: knowledge !== undefined,
+    ...(assistant?.page.pageContext
+      ? { pageOrigin: (origin: string) => deps.framesAllowed(origin, c.req.header('host') ?? '') }
+      : {}),
+  };
+  const read = readChatBody(raw.body, rules);
+  if (!read.ok) return refuse(turn, 400, 'invalid_body', read.reason);
+  const model = upstream.kind === 'demo' ? DEMO_MODEL : upstream.model;
+  const look =
+    knowledge &&
+    lookUpSite(knowledge, read.body, {
+      model,
+      language: visitorLanguage(raw.body) ?? assistant?.language,
       rewrite: assistant?.rewriteQuestions !== false,
-      site: { title: assistant?.page.title, description: assistant?.description ?? knowledge?.description() },
-    },
-  );
-  if (!site.parsed.ok) return refuse(turn, 400, 'invalid_body', site.parsed.reason);
-  return { body: read.body, site, parsed: site.parsed };
+      site: { title: assistant?.page.title, description: assistant?.description ?? knowledge.description() },
+    });
+  const composed = composeRequest(read.body, model, rules, look?.material);
+  return { body: raw.body, read: read.body, rules, model, look, parsed: { ok: true, ...composed } };
 }
 
 /** Reserve: a provider's call is paid for before it is made, so that no burst can outrun the cap (the demo is free). */
@@ -95,11 +116,14 @@ export async function reserve(turn: ChatTurn, tokens: number): Promise<Reservati
   return capRefusal(c, held.retryAfter);
 }
 
-/** Find: with the model's search words when the site said to ask for them, else the passages the question found. */
-export async function find({ c, options, deps }: ChatTurn, site: SiteLookUp, parsed: Parsed): Promise<Found> {
-  const searched = await searchAgain(site, options.upstream, c.req.raw.signal, deps.log);
-  const again = searched?.parsed.ok ? searched.parsed : parsed;
-  return { ...again, searchReason: site.searchWords?.reason, searchUsage: searched?.usage };
+/** Find: with the model's search words when the look-up said to ask for them, else what the question as typed found. */
+export async function find({ c, options, deps }: ChatTurn, parsing: Parsing): Promise<Found> {
+  const { read, rules, model, look, parsed } = parsing;
+  const knowledge = options.knowledge;
+  const searched =
+    look && knowledge && (await searchAgain(knowledge, look, options.upstream, c.req.raw.signal, deps.log));
+  const again = searched ? { ok: true as const, ...composeRequest(read, model, rules, searched.material) } : parsed;
+  return { ...again, searchReason: look?.searchWords?.reason, searchUsage: searched?.usage };
 }
 
 /** The counts of an answer and its usage, settled once counted so that the next request (on any replica) sees it. */

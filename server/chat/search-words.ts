@@ -5,19 +5,14 @@ import type { Upstream } from '../hono-env.ts';
 import {
   formatMaterial,
   type Knowledge,
+  type Material,
   oneLine,
   type Question,
   RETRIEVAL_LIMITS,
   type SearchWordsReason,
 } from '../knowledge/knowledge.ts';
 import { readUsage, type TokenUsage } from '../limits/limits.ts';
-import {
-  type ChatRequest,
-  type ConversationRules,
-  type ParsedChatRequest,
-  parseChatRequest,
-  reservationFor,
-} from './chat-request.ts';
+import { type ChatBody, type ChatRequest, reservationFor } from './chat-request.ts';
 import { breakControlSequences } from './control-sequences.ts';
 import { callUpstream, readBounded, type UpstreamAnswer } from './upstream.ts';
 
@@ -108,65 +103,59 @@ export async function askSearchWords(
 /** The bytes of text the most material that retrieval gives can take (`RETRIEVAL_LIMITS.maxTokens`, quoted and numbered). */
 const MATERIAL_RESERVE = RETRIEVAL_LIMITS.maxTokens * 5;
 
-/** The chat request as retrieval first builds it, and, when the question as typed is not enough, the search-word call. */
+/** What the site's pages give a message: the material the question as typed found, and whether to ask for words. */
 export interface SiteLookUp {
-  parsed: ParsedChatRequest;
+  question: Question;
+  material: Material;
   /** Why a model should be asked for search words, and the request to ask it with (unset: the question is enough). */
   searchWords?: { reason: SearchWordsReason; request: ChatRequest; reserve: number };
-  /** The chat request again, its material found with the model's search words (and the question as typed after them). */
-  withWords(words: string): ParsedChatRequest;
+}
+
+/** The material of the passages the site's pages give `question` (with the model's search words, when given). */
+function materialFor(knowledge: Knowledge, question: Question, searchWords?: string): Material {
+  const found = knowledge.retrieve({ ...question, searchWords });
+  return formatMaterial(
+    found.map((f) => f.passage),
+    breakControlSequences,
+  );
 }
 
 /**
- * Parses the page's chat request with the site's pages' material, and says whether a search-word call would help.
- * `language` is the visitor's (the page sends it), else the site's. Without `knowledge` it is the plain parse.
+ * Looks the message up in the site's pages, and says whether a search-word call would help: data in, data out.
+ * `language` is the visitor's (the page sends it), else the site's.
  */
 export function lookUpSite(
-  body: unknown,
-  model: string,
-  rules: Omit<ConversationRules, 'lookUp'>,
-  knowledge: Knowledge | undefined,
-  { language, rewrite, site }: { language?: string; rewrite: boolean; site?: Omit<SiteFacts, 'language'> },
+  knowledge: Knowledge,
+  read: Pick<ChatBody, 'latest' | 'previous'>,
+  {
+    model,
+    language,
+    rewrite,
+    site,
+  }: { model: string; language?: string; rewrite: boolean; site?: Omit<SiteFacts, 'language'> },
 ): SiteLookUp {
-  if (!knowledge)
-    return { parsed: parseChatRequest(body, model, rules), withWords: () => parseChatRequest(body, model, rules) };
-  let asked: Question | undefined;
-  const parse = (searchWords?: string) =>
-    parseChatRequest(body, model, {
-      ...rules,
-      lookUp: (latest, previous) => {
-        asked = { latest, previous, language };
-        const found = knowledge.retrieve({ ...asked, searchWords });
-        return formatMaterial(
-          found.map((f) => f.passage),
-          breakControlSequences,
-        );
-      },
-    });
-  const parsed = parse();
-  const reason = parsed.ok && asked && rewrite ? knowledge.searchWordsReason(asked) : undefined;
+  const question: Question = { latest: read.latest, previous: read.previous, language };
+  const material = materialFor(knowledge, question);
+  const reason = rewrite ? knowledge.searchWordsReason(question) : undefined;
   const pagesLanguage = knowledge.language();
-  if (!reason || !asked || !pagesLanguage) return { parsed, withWords: parse };
-  const request = searchWordsRequest(model, { ...site, language: pagesLanguage }, asked.latest, asked.previous);
-  return {
-    parsed,
-    searchWords: { reason, request, reserve: reservationFor(request) + MATERIAL_RESERVE },
-    withWords: parse,
-  };
+  if (!reason || !pagesLanguage) return { question, material };
+  const request = searchWordsRequest(model, { ...site, language: pagesLanguage }, question.latest, question.previous);
+  return { question, material, searchWords: { reason, request, reserve: reservationFor(request) + MATERIAL_RESERVE } };
 }
 
 /**
- * Asks for search words when `site` says to (a provider only: the demo says it would have) and parses the chat request
- * again with what they find; the question as typed stands when the call fails. `usage` is the call's cost.
+ * Asks for search words when the look-up says to (a provider only: the demo says it would have), and gives the material
+ * they find; the question as typed stands when the call fails. `usage` is the call's cost.
  */
 export async function searchAgain(
-  site: SiteLookUp,
+  knowledge: Knowledge,
+  look: SiteLookUp,
   upstream: Exclude<Upstream, { kind: 'none' }>,
   signal: AbortSignal,
   log: (line: string) => void,
-): Promise<{ parsed: ParsedChatRequest; usage?: TokenUsage } | undefined> {
-  if (!site.searchWords || upstream.kind !== 'provider') return undefined;
-  const { words, usage } = await askSearchWords(upstream, site.searchWords.request, signal);
-  log(`[llm-proxy] search words asked (${site.searchWords.reason}): ${words === undefined ? 'none came' : 'used'}`);
-  return { parsed: words === undefined ? site.parsed : site.withWords(words), usage };
+): Promise<{ material: Material; usage?: TokenUsage } | undefined> {
+  if (!look.searchWords || upstream.kind !== 'provider') return undefined;
+  const { words, usage } = await askSearchWords(upstream, look.searchWords.request, signal);
+  log(`[llm-proxy] search words asked (${look.searchWords.reason}): ${words === undefined ? 'none came' : 'used'}`);
+  return { material: words === undefined ? look.material : materialFor(knowledge, look.question, words), usage };
 }
