@@ -4,8 +4,9 @@ import type { ServerEnv } from '../hono-env.ts';
 import { DEFAULT_MAX_BODY_BYTES, limitBody, rateLimit } from '../limits/limits.ts';
 import type { ChatOptions, ChatRouteDeps, ChatUpstream } from './chat-options.ts';
 import { reservationFor } from './chat-request.ts';
-import { accounts, type ChatTurn, call, find, parse, rebuild, relay, reserve } from './chat-steps.ts';
+import { accounts, type ChatTurn, call, rebuild, relay, reserve } from './chat-steps.ts';
 import { Exchange } from './exchange.ts';
+import { find, parse } from './request-steps.ts';
 
 /**
  * `POST /api/llm/v1/chat/completions`: counted, rate limited, capped, size limited, checked, then forwarded with the

@@ -1,23 +1,16 @@
-// The chat request's steps, in `forwardChat`'s order (chat-route.ts); each gives data or the `Response` that ends it.
+// The chat request's steps from the reservation on, in `forwardChat`'s order (chat-route.ts; parse and find are in
+// request-steps.ts); each gives data or the `Response` that ends it.
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { CHAT_COMPLETIONS_PATH, LIMIT_ERROR_CODES } from '../../contract/llm.ts';
-import { apiError, type RefusalCode, readJsonBody, refusalLine } from '../api-error.ts';
+import { apiError, refusalLine } from '../api-error.ts';
 import type { ServerEnv } from '../hono-env.ts';
 import { capRefusal, type Reservation, readUsage, type TokenUsage } from '../limits/limits.ts';
 import type { ChatOptions, ChatRouteDeps, ChatUpstream } from './chat-options.ts';
-import {
-  type ChatBody,
-  type ConversationRules,
-  composeRequest,
-  type ParsedChatRequest,
-  readChatBody,
-  visitorLanguage,
-} from './chat-request.ts';
-import { DEMO_MODEL } from './demo-responder.ts';
+import type { ParsedChatRequest } from './chat-request.ts';
 import type { Exchange } from './exchange.ts';
 import { describeProviderError, rebuildCompletion } from './reply-rebuild.ts';
-import { lookUpSite, type SiteLookUp, searchAgain } from './search-words.ts';
+import type { SiteLookUp } from './search-words.ts';
 import { MAX_REPLY_BYTES, relayStream } from './sse-relay.ts';
 import {
   callUpstream,
@@ -36,16 +29,7 @@ export interface ChatTurn {
   started: number;
 }
 
-type Parsed = Extract<ParsedChatRequest, { ok: true }>;
-/** The request read: its body (raw and checked), the site's rules and model, the pages' look-up, the request composed. */
-export interface Parsing {
-  body: unknown;
-  read: ChatBody;
-  rules: ConversationRules;
-  model: string;
-  look?: SiteLookUp;
-  parsed: Parsed;
-}
+export type Parsed = Extract<ParsedChatRequest, { ok: true }>;
 /** What the provider is asked with: the request with its passages, and what the search words cost. */
 export interface Found extends Parsed {
   searchReason: NonNullable<SiteLookUp['searchWords']>['reason'] | undefined;
@@ -68,43 +52,6 @@ export function done({ deps, options, started }: ChatTurn, response: Response, n
   return response;
 }
 
-function refuse({ c, deps }: ChatTurn, status: 400 | 415, code: RefusalCode, message: string): Response {
-  deps.log(refusalLine(c, status, code));
-  return apiError(c, status, code, message);
-}
-
-/**
- * Parse: the body read, the site's pages looked up for its message (with whether to ask for search words), and the
- * request composed from them (none before the first index).
- */
-export async function parse(turn: ChatTurn): Promise<Parsing | Response> {
-  const { c, options, deps } = turn;
-  const raw = await readJsonBody(c, 'the request');
-  if ('status' in raw) return refuse(turn, raw.status, raw.code, raw.message);
-  const { knowledge, assistant, upstream } = options;
-  const rules = {
-    instructions: assistant?.instructions,
-    history: assistant?.page.history ?? 0,
-    knowledge: knowledge !== undefined,
-    ...(assistant?.page.pageContext
-      ? { pageOrigin: (origin: string) => deps.framesAllowed(origin, c.req.header('host') ?? '') }
-      : {}),
-  };
-  const read = readChatBody(raw.body, rules);
-  if (!read.ok) return refuse(turn, 400, 'invalid_body', read.reason);
-  const model = upstream.kind === 'demo' ? DEMO_MODEL : upstream.model;
-  const look =
-    knowledge &&
-    lookUpSite(knowledge, read.body, {
-      model,
-      language: visitorLanguage(raw.body) ?? assistant?.language,
-      rewrite: assistant?.rewriteQuestions !== false,
-      site: { title: assistant?.page.title, description: assistant?.description ?? knowledge.description() },
-    });
-  const composed = composeRequest(read.body, model, rules, look?.material);
-  return { body: raw.body, read: read.body, rules, model, look, parsed: { ok: true, ...composed } };
-}
-
 /** Reserve: a provider's call is paid for before it is made, so that no burst can outrun the cap (the demo is free). */
 export async function reserve(turn: ChatTurn, tokens: number): Promise<Reservation | undefined | Response> {
   const { c, options, deps } = turn;
@@ -114,16 +61,6 @@ export async function reserve(turn: ChatTurn, tokens: number): Promise<Reservati
   options.metrics?.rateLimited.inc({ reason: 'spend_cap' });
   deps.log(refusalLine(c, 429, LIMIT_ERROR_CODES.daily, ` (${deps.spendCap.dailyLimit} tokens today)`));
   return capRefusal(c, held.retryAfter);
-}
-
-/** Find: with the model's search words when the look-up said to ask for them, else what the question as typed found. */
-export async function find({ c, options, deps }: ChatTurn, parsing: Parsing): Promise<Found> {
-  const { read, rules, model, look, parsed } = parsing;
-  const knowledge = options.knowledge;
-  const searched =
-    look && knowledge && (await searchAgain(knowledge, look, options.upstream, c.req.raw.signal, deps.log));
-  const again = searched ? { ok: true as const, ...composeRequest(read, model, rules, searched.material) } : parsed;
-  return { ...again, searchReason: look?.searchWords?.reason, searchUsage: searched?.usage };
 }
 
 /** The counts of an answer and its usage, settled once counted so that the next request (on any replica) sees it. */
