@@ -8,7 +8,7 @@ import type { AppOptions } from './app-options.ts';
 import { chatRoute } from './chat/chat.ts';
 import { feedbackRoutes } from './feedback/owner-loop.ts';
 import type { ServerEnv } from './hono-env.ts';
-import { MemoryCounters, RedisCounters, SpendCap } from './limits/limits.ts';
+import { type Counters, MemoryCounters, RedisCounters, SpendCap } from './limits/limits.ts';
 import {
   frameAncestorAllows,
   frameAncestorSources,
@@ -58,40 +58,9 @@ export function createApp(options: AppOptions): Hono<ServerEnv> {
     await next();
   });
 
-  // Liveness: the process answers. Readiness: it can serve chat as configured (Redis reachable when it is set; without
-  // it chat still works on per-process limits, but a balancer should prefer a replica that shares them; the site's
-  // pages indexed when it has them, since until then every answer would go without them).
-  app.get('/healthz', (c) => c.json({ status: 'ok' }));
-  app.get('/readyz', (c) => {
-    const redis = counters instanceof RedisCounters ? (counters.reachable ? 'reachable' : 'unreachable') : 'not used';
-    // A store that stops answering later leaves the index it gave: chat still has its passages, so the replica stays
-    // ready, and the body says so.
-    const knowledge = options.knowledge?.status();
-    const ready = redis !== 'unreachable' && (options.knowledge?.isReady() ?? true);
-    return c.json(
-      {
-        status: ready ? 'ready' : 'not ready',
-        upstream: options.upstream.kind,
-        redis,
-        ...(knowledge ? { knowledge: knowledge.state, sources: knowledge.sources } : {}),
-      },
-      ready ? 200 : 503,
-    );
-  });
+  healthChecks(app, counters, options);
 
-  const visitorApi = async (c: Context<ServerEnv>, next: () => Promise<void>) => {
-    // Answers are per visitor and per message: no cache may keep them.
-    c.env.outgoing.setHeader('Cache-Control', 'no-store');
-    // Browsers mark every request with where it came from; a page on another site must not spend this site's quota.
-    // There is no CORS either, so a foreign page's JSON request already fails its preflight; this also stops the
-    // "simple" requests that skip the preflight.
-    const site = c.req.header('sec-fetch-site');
-    if (site && site !== 'same-origin' && site !== 'none') {
-      log(refusalLine(c, 403, 'forbidden_origin'));
-      return apiError(c, 403, 'forbidden_origin', 'Requests from other sites are not allowed.');
-    }
-    await next();
-  };
+  const visitorApi = sameSiteOnly(log);
   app.use(`${PROXY_BASE_PATH}/*`, visitorApi);
 
   const { upstream } = options;
@@ -112,21 +81,7 @@ export function createApp(options: AppOptions): Hono<ServerEnv> {
   }
   app.all(`${PROXY_BASE_PATH}/*`, (c) => apiError(c, 404, 'not_found', 'Not found.'));
 
-  if (options.clientDir) {
-    // Filled and compressed once, here at start-up: a changed configuration takes a restart, never a rebuild.
-    const assistant = options.assistant ?? DEFAULT_ASSISTANT_CONFIG;
-    const pages = preparePages(options.clientDir, assistant);
-    const loaders = prepareLoaders(options.clientDir, assistant);
-    const language = (c: Context<ServerEnv>, asked?: string) =>
-      pageLanguage({ asked, configured: assistant.language, acceptLanguage: c.req.header('accept-language') });
-    serveClient(
-      app,
-      options.clientDir,
-      (c) => pages[language(c, c.req.query(EMBED_LANG_PARAM))],
-      loaders && ((c) => loaders[language(c)]),
-      ownerPageServed(options) ? prepareOwnerPage(options.clientDir) : undefined,
-    );
-  }
+  if (options.clientDir) serveTheClient(app, options.clientDir, options);
 
   app.notFound((c) =>
     c.req.path.startsWith('/api/') ? apiError(c, 404, 'not_found', 'Not found.') : c.text('Not found', 404),
@@ -137,4 +92,62 @@ export function createApp(options: AppOptions): Hono<ServerEnv> {
     return apiError(c, 500, 'internal_error', 'Internal server error.');
   });
   return app;
+}
+
+/**
+ * Liveness: the process answers. Readiness: it can serve chat as configured (Redis reachable when it is set; without
+ * it chat still works on per-process limits, but a balancer should prefer a replica that shares them; the site's
+ * pages indexed when it has them, since until then every answer would go without them).
+ */
+function healthChecks(app: Hono<ServerEnv>, counters: Counters, options: AppOptions): void {
+  app.get('/healthz', (c) => c.json({ status: 'ok' }));
+  app.get('/readyz', (c) => {
+    const redis = counters instanceof RedisCounters ? (counters.reachable ? 'reachable' : 'unreachable') : 'not used';
+    // A store that stops answering later leaves the index it gave: chat still has its passages, so the replica stays
+    // ready, and the body says so.
+    const knowledge = options.knowledge?.status();
+    const ready = redis !== 'unreachable' && (options.knowledge?.isReady() ?? true);
+    return c.json(
+      {
+        status: ready ? 'ready' : 'not ready',
+        upstream: options.upstream.kind,
+        redis,
+        ...(knowledge ? { knowledge: knowledge.state, sources: knowledge.sources } : {}),
+      },
+      ready ? 200 : 503,
+    );
+  });
+}
+
+/** The visitor's API: never cached, and only from this site's own pages (`Sec-Fetch-Site`). */
+function sameSiteOnly(log: (line: string) => void) {
+  return async (c: Context<ServerEnv>, next: () => Promise<void>) => {
+    // Answers are per visitor and per message: no cache may keep them.
+    c.env.outgoing.setHeader('Cache-Control', 'no-store');
+    // Browsers mark every request with where it came from; a page on another site must not spend this site's quota.
+    // There is no CORS either, so a foreign page's JSON request already fails its preflight; this also stops the
+    // "simple" requests that skip the preflight.
+    const site = c.req.header('sec-fetch-site');
+    if (site && site !== 'same-origin' && site !== 'none') {
+      log(refusalLine(c, 403, 'forbidden_origin'));
+      return apiError(c, 403, 'forbidden_origin', 'Requests from other sites are not allowed.');
+    }
+    await next();
+  };
+}
+
+/** The built app's pages and files, filled and compressed once, here at start-up: a changed configuration takes a restart, never a rebuild. */
+function serveTheClient(app: Hono<ServerEnv>, clientDir: string, options: AppOptions): void {
+  const assistant = options.assistant ?? DEFAULT_ASSISTANT_CONFIG;
+  const pages = preparePages(clientDir, assistant);
+  const loaders = prepareLoaders(clientDir, assistant);
+  const language = (c: Context<ServerEnv>, asked?: string) =>
+    pageLanguage({ asked, configured: assistant.language, acceptLanguage: c.req.header('accept-language') });
+  serveClient(
+    app,
+    clientDir,
+    (c) => pages[language(c, c.req.query(EMBED_LANG_PARAM))],
+    loaders && ((c) => loaders[language(c)]),
+    ownerPageServed(options) ? prepareOwnerPage(clientDir) : undefined,
+  );
 }
