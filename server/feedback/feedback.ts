@@ -95,36 +95,12 @@ export function createFeedback({ store, secret, metrics, log, now = Date.now, pa
       return hasKnowledge && sources.length === 0 ? { reply, uncovered: true } : { reply };
     },
     count(event) {
-      const day = utcDay(now());
-      if (event.kind === 'message') {
-        metrics?.messages.inc();
-        if (event.first) metrics?.conversations.inc();
-        add(day, event.first ? { messages: 1, conversations: 1 } : { messages: 1 });
-      } else if (event.kind === 'answer') {
-        const field = event.withSources ? 'with_sources' : 'without_sources';
-        metrics?.replies.inc({ sources: event.withSources ? 'with' : 'without' });
-        add(day, { [field]: 1 });
-      } else if (event.kind === 'limited') {
-        add(day, { limited: 1 });
-      } else if (event.kind === 'error') {
-        metrics?.replyErrors.inc();
-        add(day, { errors: 1 });
-      } else if (event.kind === 'handoff') {
-        add(day, { [`handoff_${event.event}`]: 1 });
-      } else {
-        metrics?.firstPiece.observe(event.ms / 1000);
-        add(day, { [firstPieceField(event.ms)]: 1 });
-      }
+      add(utcDay(now()), countedFields(event, metrics));
     },
     async vote(body) {
       const record = typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {};
+      if (!isVoteBody(record)) return { ok: false, code: 'invalid_body' };
       const { reply, rating, reason, cited } = record;
-      const valid =
-        FEEDBACK_RATINGS.includes(rating as never) &&
-        (reason === undefined || (rating === 'down' && FEEDBACK_REASONS.includes(reason as never))) &&
-        (cited === undefined || isNumberList(cited)) &&
-        Object.keys(record).every((key) => VOTE_KEYS.has(key));
-      if (!valid) return { ok: false, code: 'invalid_body' };
       const claims = (await tokensNow()).check(reply, now());
       if (typeof claims === 'string') return { ok: false, code: claims };
       // Only pages the reply was given: a number the token does not hold is no vote.
@@ -138,18 +114,10 @@ export function createFeedback({ store, secret, metrics, log, now = Date.now, pa
       });
       const previous = await store.swapVote(claims.id, vote, claims.issued + TOKEN_LIFETIME_MS);
       if (previous === vote) return { ok: true };
-      const fields = voteFields(readVote(vote), citedAddresses(claims, readVote(vote)), 1);
-      const before = previous === undefined ? undefined : readVote(previous);
-      if (before) {
-        for (const [field, amount] of Object.entries(voteFields(before, citedAddresses(claims, before), -1))) {
-          fields[field] = (fields[field] ?? 0) + amount;
-        }
-      }
-      await store.add(utcDay(claims.issued), fields);
-      if (before) metrics?.votes.dec({ rating: before.rating });
-      metrics?.votes.inc({ rating: String(rating) });
-      if (before?.reason) metrics?.downReasons.dec({ reason: before.reason });
-      if (reason) metrics?.downReasons.inc({ reason: String(reason) });
+      const [cast, before] = [readVote(vote), previous === undefined ? undefined : readVote(previous)];
+      const citedOf = (which: Vote) => citedAddresses(claims, which);
+      await store.add(utcDay(claims.issued), voteChange(cast, before, citedOf));
+      moveVoteMetrics(metrics, cast, before);
       return { ok: true };
     },
     async stats(days) {
@@ -167,8 +135,59 @@ export function createFeedback({ store, secret, metrics, log, now = Date.now, pa
   }
 }
 
+/** The day's counts a vote changes: its own added, the one it replaces (if any) taken back. */
+function voteChange(vote: Vote, before: Vote | undefined, cited: (vote: Vote) => string[]): DayCounts {
+  const fields = voteFields(vote, cited(vote), 1);
+  for (const [field, amount] of Object.entries(before ? voteFields(before, cited(before), -1) : {})) {
+    fields[field] = (fields[field] ?? 0) + amount;
+  }
+  return fields;
+}
+
+/** The process's vote gauges: the replaced vote (and its reason) out, the new one in. */
+function moveVoteMetrics(metrics: Metrics | undefined, vote: Vote, before: Vote | undefined): void {
+  if (before) metrics?.votes.dec({ rating: before.rating });
+  metrics?.votes.inc({ rating: vote.rating });
+  if (before?.reason) metrics?.downReasons.dec({ reason: before.reason });
+  if (vote.reason) metrics?.downReasons.inc({ reason: vote.reason });
+}
+
 /** What a vote's body may hold. */
 const VOTE_KEYS = new Set(['reply', 'rating', 'reason', 'cited']);
+
+/** A vote's body: a rating, a reason only with Not helpful, the cited numbers, and nothing else. */
+function isVoteBody(record: Record<string, unknown>): boolean {
+  const { rating, reason, cited } = record;
+  return (
+    FEEDBACK_RATINGS.includes(rating as never) &&
+    (reason === undefined || (rating === 'down' && FEEDBACK_REASONS.includes(reason as never))) &&
+    (cited === undefined || isNumberList(cited)) &&
+    Object.keys(record).every((key) => VOTE_KEYS.has(key))
+  );
+}
+
+/** The day's counts an event adds (and the metrics it moves): what site owners learn, never a question or a reply. */
+function countedFields(event: ChatCount, metrics: Metrics | undefined): DayCounts {
+  if (event.kind === 'message') {
+    metrics?.messages.inc();
+    if (event.first) metrics?.conversations.inc();
+    return event.first ? { messages: 1, conversations: 1 } : { messages: 1 };
+  } else if (event.kind === 'answer') {
+    const field = event.withSources ? 'with_sources' : 'without_sources';
+    metrics?.replies.inc({ sources: event.withSources ? 'with' : 'without' });
+    return { [field]: 1 };
+  } else if (event.kind === 'limited') {
+    return { limited: 1 };
+  } else if (event.kind === 'error') {
+    metrics?.replyErrors.inc();
+    return { errors: 1 };
+  } else if (event.kind === 'handoff') {
+    return { [`handoff_${event.event}`]: 1 };
+  } else {
+    metrics?.firstPiece.observe(event.ms / 1000);
+    return { [firstPieceField(event.ms)]: 1 };
+  }
+}
 
 /** The numbers of the sources a reply cites, `[1]` as 1: a short list of small whole numbers. */
 function isNumberList(value: unknown): value is number[] {
