@@ -101,6 +101,11 @@ export function parseAssistantConfig(
   }
   if (problems.length > 0) throw new AssistantConfigError(file, problems);
 
+  return toAssistantConfig(file, values, accent);
+}
+
+/** The checked values as the server uses them: trimmed, paths resolved beside the file, the spec's defaults. */
+function toAssistantConfig(file: string, values: ConfigFile, accent: AccentShades | undefined): AssistantConfig {
   return {
     file,
     page: {
