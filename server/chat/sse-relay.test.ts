@@ -2,8 +2,8 @@ import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { chatBody, PINNED_MODEL, postChat, providerOn, proxyHarness, until } from '../../testing/proxy-app.ts';
+import { EventReader, MAX_EVENT_BYTES } from './event-reader.ts';
 import { describeProviderError, rebuildChunk, rebuildCompletion } from './reply-rebuild.ts';
-import { EventReader, MAX_EVENT_BYTES } from './sse-relay.ts';
 
 const { provider, start } = await proxyHarness();
 

@@ -1,9 +1,8 @@
 import { type ReplySource, type ReplyTokenFields, SOURCES_OBJECT } from '../../contract/llm.ts';
 import { readUsage, type TokenUsage } from '../limits/limits.ts';
+import { EventReader, MAX_EVENT_BYTES } from './event-reader.ts';
 import { describeProviderError, rebuildChunk } from './reply-rebuild.ts';
 
-/** One event of a provider's stream may hold this many bytes: a chunk of one token is a few hundred. */
-export const MAX_EVENT_BYTES = 64 * 1024;
 /** A whole reply, streamed or not, may hold this many bytes of text: far above 250 tokens. */
 export const MAX_REPLY_BYTES = 256 * 1024;
 /**
@@ -19,80 +18,20 @@ const MAX_STREAM_BYTES = 16 * MAX_REPLY_BYTES;
  */
 const STREAM_BROKE_OFF = `data: ${JSON.stringify({ error: { message: 'The language model stream broke off.', type: 'upstream_error' } })}\n\n`;
 
+const encoder = new TextEncoder();
+
+/** The project's own event: the pages given to the model (as the reply's sources) and the reply's vote token. */
+function sourcesEvent(sources: readonly ReplySource[], token: ReplyTokenFields | undefined): string {
+  const event = { object: SOURCES_OBJECT, ...(sources.length > 0 ? { sources } : {}), ...token };
+  return `data: ${JSON.stringify(event)}\n\n`;
+}
+
 /** What one complete event of the provider's stream becomes. */
 type Relayed =
   | { kind: 'pass'; text: string; replyBytes: number }
   | { kind: 'drop' }
   | { kind: 'done' }
   | { kind: 'failed'; why: string };
-
-/**
- * Reads server-sent events incrementally: each byte is looked at once, when it arrives (never the whole buffer again),
- * and an event is kept only up to `MAX_EVENT_BYTES`. Comments and fields other than `data` and `event` are dropped as
- * they are read.
- */
-export class EventReader {
-  private readonly decoder = new TextDecoder();
-  /** The pieces of the line being read, not yet ended. */
-  private line: Uint8Array[] = [];
-  /** Bytes of the current event so far, its unended line included. */
-  private eventBytes = 0;
-  private data: string[] = [];
-  private name = '';
-  /** The last byte read was a CR: an LF right after it ends nothing more. */
-  private afterCR = false;
-
-  /**
-   * The complete events in `chunk`, in order, as their data and name; `'too-large'` once the current event passes
-   * `MAX_EVENT_BYTES` (the reader is then of no further use).
-   */
-  push(chunk: Uint8Array): { data: string; name: string }[] | 'too-large' {
-    const events: { data: string; name: string }[] = [];
-    let start = 0;
-    for (let i = 0; i < chunk.length; i++) {
-      const byte = chunk[i];
-      if (byte !== 0x0a && byte !== 0x0d) continue;
-      const crlf = byte === 0x0a && this.afterCR && i === start && this.line.length === 0;
-      this.afterCR = byte === 0x0d;
-      this.eventBytes += i + 1 - start;
-      if (this.eventBytes > MAX_EVENT_BYTES) return 'too-large';
-      if (!crlf) {
-        this.line.push(chunk.subarray(start, i));
-        const event = this.endLine();
-        if (event) events.push(event);
-      }
-      start = i + 1;
-    }
-    if (start < chunk.length) {
-      this.afterCR = false;
-      this.eventBytes += chunk.length - start;
-      if (this.eventBytes > MAX_EVENT_BYTES) return 'too-large';
-      // Copied: the caller's buffer may be reused once this returns.
-      this.line.push(chunk.slice(start));
-    }
-    return events;
-  }
-
-  private endLine(): { data: string; name: string } | undefined {
-    const bytes = this.line.length === 1 ? this.line[0] : Buffer.concat(this.line);
-    this.line = [];
-    if (bytes.length === 0) {
-      const event = this.data.length > 0 ? { data: this.data.join('\n'), name: this.name } : undefined;
-      this.data = [];
-      this.name = '';
-      this.eventBytes = 0;
-      return event;
-    }
-    const text = this.decoder.decode(bytes);
-    if (text.startsWith(':')) return undefined;
-    const colon = text.indexOf(':');
-    const field = colon < 0 ? text : text.slice(0, colon);
-    const value = colon < 0 ? '' : text.slice(text[colon + 1] === ' ' ? colon + 2 : colon + 1);
-    if (field === 'data') this.data.push(value);
-    else if (field === 'event') this.name = value;
-    return undefined;
-  }
-}
 
 /**
  * What one provider event becomes: a chunk rebuilt from its choices (role, content, finish reason) and usage; `[DONE]`;
@@ -150,7 +89,6 @@ export function relayStream(
   sources: readonly ReplySource[] = [],
   token?: ReplyTokenFields,
 ): ReadableStream<Uint8Array> {
-  const encoder = new TextEncoder();
   const reader = new EventReader();
   let received = 0;
   let replied = 0;
@@ -170,10 +108,7 @@ export function relayStream(
   return new ReadableStream<Uint8Array>({
     // The project's own event, not the provider's: the pages given to the model, before its first piece.
     start(controller) {
-      if (sources.length > 0 || token) {
-        const event = { object: SOURCES_OBJECT, ...(sources.length > 0 ? { sources } : {}), ...token };
-        controller.enqueue(encoder.encode(`data: ${JSON.stringify(event)}\n\n`));
-      }
+      if (sources.length > 0 || token) controller.enqueue(encoder.encode(sourcesEvent(sources, token)));
     },
     async pull(controller) {
       try {
@@ -198,22 +133,13 @@ export function relayStream(
             await breakOff(controller, '', `event over ${MAX_EVENT_BYTES} bytes`);
             return;
           }
-          let out = '';
-          for (const event of events) {
-            const relayed = relayEvent(event, onUsage);
-            if (relayed.kind === 'pass') {
-              replied += relayed.replyBytes;
-              if (replied > MAX_REPLY_BYTES) {
-                await breakOff(controller, out, `reply over ${MAX_REPLY_BYTES} bytes`);
-                return;
-              }
-              out += relayed.text;
-            } else if (relayed.kind === 'done') out += 'data: [DONE]\n\n';
-            else if (relayed.kind === 'failed') {
-              await breakOff(controller, out, relayed.why);
-              return;
-            }
+          const relayed = relayEvents(events, onUsage, replied);
+          replied = relayed.replied;
+          if (relayed.why) {
+            await breakOff(controller, relayed.out, relayed.why);
+            return;
           }
+          const { out } = relayed;
           if (out) {
             // The page sees the end of a reply only once its tokens are counted: its next message meets the cap.
             await counted;
@@ -223,12 +149,11 @@ export function relayStream(
         }
       } catch (error) {
         hooks.onEnd();
-        if (hooks.visitorLeft()) {
-          controller.close();
-          return;
+        // A visitor who left has cancelled the provider's request: the stream just ends, with nobody to tell.
+        if (!hooks.visitorLeft()) {
+          hooks.log(`[llm-proxy] stream from the provider broke off (${(error as Error).name})`);
+          controller.enqueue(encoder.encode(STREAM_BROKE_OFF));
         }
-        hooks.log(`[llm-proxy] stream from the provider broke off (${(error as Error).name})`);
-        controller.enqueue(encoder.encode(STREAM_BROKE_OFF));
         controller.close();
       }
     },
@@ -237,4 +162,27 @@ export function relayStream(
       await body.return?.();
     },
   });
+}
+
+/**
+ * One chunk's complete events, relayed in order: the text to pass on, the reply's bytes so far (`replied` before), and
+ * why the stream breaks off, if it does (a reply past `MAX_REPLY_BYTES`, or the provider's failure), after `out`.
+ */
+function relayEvents(
+  events: Exclude<ReturnType<EventReader['push']>, 'too-large'>,
+  onUsage: (usage: TokenUsage) => void,
+  replied: number,
+): { out: string; replied: number; why?: string } {
+  let out = '';
+  let bytes = replied;
+  for (const event of events) {
+    const relayed = relayEvent(event, onUsage);
+    if (relayed.kind === 'pass') {
+      bytes += relayed.replyBytes;
+      if (bytes > MAX_REPLY_BYTES) return { out, replied: bytes, why: `reply over ${MAX_REPLY_BYTES} bytes` };
+      out += relayed.text;
+    } else if (relayed.kind === 'done') out += 'data: [DONE]\n\n';
+    else if (relayed.kind === 'failed') return { out, replied: bytes, why: relayed.why };
+  }
+  return { out, replied: bytes };
 }

@@ -4,8 +4,8 @@ import type { Upstream } from '../hono-env.ts';
 import type { SearchWordsReason } from '../knowledge/knowledge.ts';
 import type { ChatRequest } from './chat-request.ts';
 import { demoResponse } from './demo-responder.ts';
+import { MAX_EVENT_BYTES } from './event-reader.ts';
 import { describeProviderError } from './reply-rebuild.ts';
-import { MAX_EVENT_BYTES } from './sse-relay.ts';
 
 /**
  * The provider's (or the demo's) answer, read only as far as the proxy needs it: its status, a header, then either the
