@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
+import type pg from 'pg';
 
 // A PostgreSQL home's schema, as numbered plain SQL files (`001-knowledge.sql`, ...): each runs once, in order, and
 // the schema's version is the number of the last. The knowledge store and the handoff's outbox each keep a folder.
@@ -21,4 +22,35 @@ export function readMigrations(dir: string): Migration[] {
 export function describeDatabase(url: string): string {
   const parsed = URL.parse(url);
   return parsed ? `PostgreSQL at ${parsed.host}${parsed.pathname}` : 'PostgreSQL';
+}
+
+/**
+ * Brings a schema up to its latest migration, inside the caller's transaction: under an advisory lock (replicas
+ * started together: one migrates, the others wait and then find nothing to do), its version kept in `table`. A
+ * database written by a newer version is refused with `newer` (what the schema is, for the message).
+ */
+export async function migrateSchema(
+  client: pg.ClientBase,
+  {
+    migrations,
+    lock,
+    table,
+    newer,
+  }: { migrations: Migration[]; lock: number; table: string; newer: (message: string) => Error },
+): Promise<void> {
+  const latest = migrations.at(-1)?.version ?? 0;
+  await client.query('SELECT pg_advisory_xact_lock($1)', [lock]);
+  await client.query(`CREATE TABLE IF NOT EXISTS ${table} (version integer NOT NULL)`);
+  const { rows } = await client.query(`SELECT max(version) AS version FROM ${table}`);
+  const version = (rows[0].version as number | null) ?? 0;
+  if (version > latest) {
+    throw newer(
+      `was written by a newer version (schema ${version}; this server knows up to ${latest}): upgrade the server`,
+    );
+  }
+  for (const migration of migrations.filter((m) => m.version > version)) await client.query(migration.sql);
+  if (version < latest) {
+    await client.query(`DELETE FROM ${table}`);
+    await client.query(`INSERT INTO ${table} (version) VALUES ($1)`, [latest]);
+  }
 }

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { describeDatabase, type Migration, readMigrations } from '../sql-migrations.ts';
+import { describeDatabase, type Migration, migrateSchema, readMigrations } from '../sql-migrations.ts';
 import { type Channel, HANDOFF_MIGRATIONS_DIR, type Outbox, type OutboxEntry } from './outbox-types.ts';
 
 /** The migration's advisory lock key (`AIHO`, AI handoff outbox). */
@@ -110,26 +110,16 @@ export class PostgresOutbox implements Outbox {
   }
 
   private async migrate(): Promise<void> {
-    const latest = this.migrations.at(-1)?.version ?? 0;
     const client = await this.pool.connect();
     let failure: Error | undefined;
     try {
       await client.query('BEGIN');
-      // Replicas started together: one migrates, the others wait here and then find nothing to do.
-      await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
-      await client.query('CREATE TABLE IF NOT EXISTS handoff_schema (version integer NOT NULL)');
-      const { rows } = await client.query('SELECT max(version) AS version FROM handoff_schema');
-      const version = (rows[0].version as number | null) ?? 0;
-      if (version > latest) {
-        throw new Error(
-          `the handoff outbox in ${this.home} was written by a newer version (schema ${version}; this server knows up to ${latest}): upgrade the server`,
-        );
-      }
-      for (const migration of this.migrations.filter((m) => m.version > version)) await client.query(migration.sql);
-      if (version < latest) {
-        await client.query('DELETE FROM handoff_schema');
-        await client.query('INSERT INTO handoff_schema (version) VALUES ($1)', [latest]);
-      }
+      await migrateSchema(client, {
+        migrations: this.migrations,
+        lock: MIGRATION_LOCK,
+        table: 'handoff_schema',
+        newer: (message) => new Error(`the handoff outbox in ${this.home} ${message}`),
+      });
       await client.query('COMMIT');
     } catch (error) {
       failure = error as Error;

@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { describeDatabase, type Migration, readMigrations } from '../../sql-migrations.ts';
+import { describeDatabase, type Migration, migrateSchema, readMigrations } from '../../sql-migrations.ts';
 import { postgresLease } from './postgres-lock.ts';
 import {
   type KnowledgeSnapshot,
@@ -205,24 +205,14 @@ export class PostgresStore implements KnowledgeStore {
   }
 
   private async migrate(): Promise<void> {
-    const latest = this.migrations.at(-1)?.version ?? 0;
-    await this.transaction('BEGIN', async (client) => {
-      // Replicas started together: one migrates, the others wait here and then find nothing to do.
-      await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
-      await client.query('CREATE TABLE IF NOT EXISTS knowledge_schema (version integer NOT NULL)');
-      const { rows } = await client.query('SELECT max(version) AS version FROM knowledge_schema');
-      const version = (rows[0].version as number | null) ?? 0;
-      if (version > latest) {
-        throw new StoreError(
-          `the knowledge store in ${this.home} was written by a newer version (schema ${version}; this server knows up to ${latest}): upgrade the server`,
-        );
-      }
-      for (const migration of this.migrations.filter((m) => m.version > version)) await client.query(migration.sql);
-      if (version < latest) {
-        await client.query('DELETE FROM knowledge_schema');
-        await client.query('INSERT INTO knowledge_schema (version) VALUES ($1)', [latest]);
-      }
-    });
+    await this.transaction('BEGIN', (client) =>
+      migrateSchema(client, {
+        migrations: this.migrations,
+        lock: MIGRATION_LOCK,
+        table: 'knowledge_schema',
+        newer: (message) => new StoreError(`the knowledge store in ${this.home} ${message}`),
+      }),
+    );
   }
 
   private async transaction<T>(begin: string, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
