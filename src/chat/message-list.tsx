@@ -1,7 +1,6 @@
 import { Box, Flex } from '@chakra-ui/react';
 import { shallowEqual } from '@xstate/react';
-import { memo, type ReactNode, useDeferredValue, useEffect, useLayoutEffect, useRef, useState } from 'react';
-import type { ChatMessage } from '../../machines/chat-machine';
+import { memo, useDeferredValue, useEffect, useLayoutEffect, useRef, useState } from 'react';
 import { t } from '../text';
 import { ChatActorContext } from './chat-actor-context';
 import { RecipeButton } from './controls';
@@ -55,7 +54,51 @@ export function MessageList({
   const { messages, reply, sources, streaming } = current.streaming && deferred.streaming ? deferred : current;
   const welcome = ChatActorContext.useSelector((snapshot) => snapshot.context.welcome);
   const replyStatus = useReplyStatus();
-  const { listRef, behind, onScroll, jumpToLatest } = useFollowing(messages, reply);
+  const listRef = useRef<HTMLDivElement>(null);
+  // Whether the list follows new text. Decided only by positions: a scroll event that finds the list where the app
+  // last put it is the app's own (even if more text has arrived since, so that the end has moved on); any other
+  // position is the visitor's, who follows again once back at the end.
+  const following = useRef(true);
+  const appScrollTop = useRef(0);
+  const [behind, setBehind] = useState(false);
+
+  const scrollToEnd = (list: HTMLElement) => {
+    list.scrollTop = list.scrollHeight;
+    appScrollTop.current = list.scrollTop;
+  };
+
+  // The visitor's own message (sent, or asked for again) always brings the end into view: they have just acted there.
+  useLayoutEffect(() => {
+    if (messages.at(-1)?.sender === 'user') following.current = true;
+  }, [messages]);
+
+  // In the next frame rather than straight after the commit: reading scrollHeight forces a layout, and right after a
+  // send that would hold up the request, which starts only once React has rendered the visitor's message.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: runs each time the content grows, a message or a piece.
+  useEffect(() => {
+    const list = listRef.current;
+    if (!list || messages.length === 0) return;
+    const frame = requestAnimationFrame(() => {
+      if (following.current) scrollToEnd(list);
+      else setBehind(!isAtEnd(list));
+    });
+    return () => cancelAnimationFrame(frame);
+  }, [messages.length, reply]);
+
+  const onScroll = () => {
+    const list = listRef.current;
+    if (!list || Math.abs(list.scrollTop - appScrollTop.current) < 1) return;
+    following.current = isAtEnd(list);
+    setBehind(!following.current);
+  };
+
+  const jumpToLatest = () => {
+    const list = listRef.current;
+    if (!list) return;
+    following.current = true;
+    scrollToEnd(list);
+    setBehind(false);
+  };
 
   // The reply streaming in is the next message, at the index it will have once complete: the finished message then
   // updates that bubble (keeping the DOM of its finished blocks) rather than replacing it.
@@ -99,87 +142,26 @@ export function MessageList({
         ))}
         {replyStatus && <replyStatus.ConversationEnd />}
       </Flex>
-      <ListEdge>
+      <Flex
+        position="absolute"
+        bottom="3"
+        insetX="0"
+        justify="center"
+        gap="2"
+        // Only the buttons take the pointer: the rest of the strip lets the visitor select and scroll the text under it.
+        pointerEvents="none"
+        css={{ '& > *': { pointerEvents: 'auto' } }}
+      >
         {behind && (
           <RecipeButton size="sm" variant="surface" shadow="sm" onClick={jumpToLatest}>
             {t('jumpToLatest')}
           </RecipeButton>
         )}
         {replyStatus && <replyStatus.StopButton />}
-      </ListEdge>
+      </Flex>
       {replyStatus && <replyStatus.HandoffPanel />}
     </Box>
   );
-}
-
-/** The strip over the list's bottom edge (Jump to latest, Stop): only its buttons take the pointer. */
-function ListEdge({ children }: { children: ReactNode }) {
-  return (
-    <Flex
-      position="absolute"
-      bottom="3"
-      insetX="0"
-      justify="center"
-      gap="2"
-      // Only the buttons take the pointer: the rest of the strip lets the visitor select and scroll the text under it.
-      pointerEvents="none"
-      css={{ '& > *': { pointerEvents: 'auto' } }}
-    >
-      {children}
-    </Flex>
-  );
-}
-
-/**
- * Following the newest text: whether the list follows (decided only by positions: a scroll event that finds the list
- * where the app last put it is the app's own, even if more text has arrived since, so that the end has moved on; any
- * other position is the visitor's, who follows again once back at the end), and whether the visitor is behind it.
- */
-function useFollowing(messages: readonly ChatMessage[], reply: string) {
-  const listRef = useRef<HTMLDivElement>(null);
-  const following = useRef(true);
-  const appScrollTop = useRef(0);
-  const [behind, setBehind] = useState(false);
-
-  const scrollToEnd = (list: HTMLElement) => {
-    list.scrollTop = list.scrollHeight;
-    appScrollTop.current = list.scrollTop;
-  };
-
-  // The visitor's own message (sent, or asked for again) always brings the end into view: they have just acted there.
-  useLayoutEffect(() => {
-    if (messages.at(-1)?.sender === 'user') following.current = true;
-  }, [messages]);
-
-  // In the next frame rather than straight after the commit: reading scrollHeight forces a layout, and right after a
-  // send that would hold up the request, which starts only once React has rendered the visitor's message.
-  // biome-ignore lint/correctness/useExhaustiveDependencies: runs each time the content grows, a message or a piece.
-  useEffect(() => {
-    const list = listRef.current;
-    if (!list || messages.length === 0) return;
-    const frame = requestAnimationFrame(() => {
-      if (following.current) scrollToEnd(list);
-      else setBehind(!isAtEnd(list));
-    });
-    return () => cancelAnimationFrame(frame);
-  }, [messages.length, reply]);
-
-  const onScroll = () => {
-    const list = listRef.current;
-    if (!list || Math.abs(list.scrollTop - appScrollTop.current) < 1) return;
-    following.current = isAtEnd(list);
-    setBehind(!following.current);
-  };
-
-  const jumpToLatest = () => {
-    const list = listRef.current;
-    if (!list) return;
-    following.current = true;
-    scrollToEnd(list);
-    setBehind(false);
-  };
-
-  return { listRef, behind, onScroll, jumpToLatest };
 }
 
 interface MessageGroupProps {
