@@ -1,12 +1,13 @@
 import type { Page } from '@playwright/test';
 import { HANDOFF_PATH } from '../contract/handoff';
 import type { EmbedApi, EmbedEvents } from '../embed/loader';
+import type { FakeProvider } from '../testing/fake-provider';
 import { type HostSite, hostPageHtml } from '../testing/host-site';
 import { type SmtpServer, smtpServer } from '../testing/smtp-server';
 import { startReturnsSite } from './app-server';
 import { expectNoAxeViolations } from './axe-check';
 import { chatFrame, hostSiteFixture, launcher } from './embed-site';
-import { test as base, box, expect } from './fixtures';
+import { test as base, box, type ChatPage, expect } from './fixtures';
 
 // "Contact a person" (issue 48) against the production build and server (proxy mode: a direct-mode page has no server
 // to send to), with a site whose `handoff:` goes by email to a real SMTP server (aiosmtpd) on loopback.
@@ -15,23 +16,56 @@ const VISITOR = 'visitor@example.com';
 const QUESTION = 'Can I return a rake bought last week? private-marker-7f3a';
 const MESSAGE = 'Please call me about my rake, it arrived broken.';
 
-const test = base.extend<object, { site: HostSite; handoffApp: { url: string; output: string[]; smtp: SmtpServer } }>({
+interface HandoffApp {
+  url: string;
+  output: string[];
+  smtp: SmtpServer;
+}
+
+const test = base.extend<
+  {
+    /** The server's HANDOFF_MIN_SECONDS: 0 where a form is sent, far longer than any test where it must be too soon. */
+    minSeconds: string;
+    handoffApp: HandoffApp;
+  },
+  { site: HostSite; handoffApps: (minSeconds: string) => Promise<HandoffApp> }
+>({
   site: [...hostSiteFixture],
-  handoffApp: [
+  // One server (and SMTP server) per HANDOFF_MIN_SECONDS the worker's tests ask for, started when first asked.
+  handoffApps: [
     async ({ provider, site }, use) => {
-      const smtp = await smtpServer();
-      const server = await startReturnsSite(
-        provider.baseURL,
-        'handoff:\n  email: help@shop.example\n  reply_within: one working day\n' +
-          'knowledge:\n  - path: ./docs\n    url: https://shop.example/\n',
-        { SMTP_URL: smtp.url, HANDOFF_FROM: 'assistant@shop.example', FRAME_ANCESTORS: site.origin },
-      );
-      await use({ url: server.url, output: server.output, smtp });
-      await server.close();
-      await smtp.remove();
+      const apps = new Map<string, Promise<HandoffApp & { close(): Promise<void> }>>();
+      const start = async (minSeconds: string) => {
+        const smtp = await smtpServer();
+        const server = await startReturnsSite(
+          provider.baseURL,
+          'handoff:\n  email: help@shop.example\n  reply_within: one working day\n' +
+            'knowledge:\n  - path: ./docs\n    url: https://shop.example/\n',
+          {
+            SMTP_URL: smtp.url,
+            HANDOFF_FROM: 'assistant@shop.example',
+            HANDOFF_MIN_SECONDS: minSeconds,
+            FRAME_ANCESTORS: site.origin,
+          },
+        );
+        const close = async () => {
+          await server.close();
+          await smtp.remove();
+        };
+        return { url: server.url, output: server.output, smtp, close };
+      };
+      await use((minSeconds) => {
+        if (!apps.has(minSeconds)) apps.set(minSeconds, start(minSeconds));
+        return apps.get(minSeconds) as Promise<HandoffApp>;
+      });
+      for (const app of apps.values()) await (await app).close();
     },
     { scope: 'worker' },
   ],
+  minSeconds: ['0', { option: true }],
+  handoffApp: async ({ handoffApps, minSeconds }, use) => {
+    await use(await handoffApps(minSeconds));
+  },
   baseURL: async ({ handoffApp }, use) => {
     await use(handoffApp.url);
   },
@@ -39,12 +73,8 @@ const test = base.extend<object, { site: HostSite; handoffApp: { url: string; ou
 
 test.skip(({ mode }) => mode !== 'proxy', 'the form goes to the page’s own server: proxy mode only');
 
-test('after Not helpful, a person: the form in the card, a refusal that keeps the text, then Sent, and the mail with the conversation', async ({
-  chat,
-  fake,
-  page,
-  handoffApp,
-}) => {
+/** A reply, then Not helpful, then the person under it: the form open, its token given, focus in its first field. */
+async function openFormAfterNotHelpful({ chat, fake, page }: { chat: ChatPage; fake: FakeProvider; page: Page }) {
   fake.respondWith({ content: 'Yes, within thirty days [1].' });
   await chat.markdownLoaded();
   await chat.sendWithEnter(QUESTION);
@@ -66,21 +96,42 @@ test('after Not helpful, a person: the form in the card, a refusal that keeps th
   const message = form.getByLabel('Your message');
   await expect(email).toBeFocused();
   await expect(form.getByLabel('Include this conversation (2 messages)')).toBeChecked();
-  await expectNoAxeViolations(page, 'the form open');
+  return { person, form, email, message };
+}
 
-  // Sent at once, as no person types: the server's minimum form age refuses it, and the text stays.
+test.describe('sent sooner than the server takes a form (HANDOFF_MIN_SECONDS far away)', () => {
+  test.use({ minSeconds: '600' });
+
+  test('refused as too soon: the sentence, the text kept, focus on the message', async ({ chat, fake, page }) => {
+    const { form, email, message } = await openFormAfterNotHelpful({ chat, fake, page });
+    await email.fill(VISITOR);
+    await message.fill(MESSAGE);
+    const refused = page.waitForResponse(
+      (response) => response.url().endsWith(HANDOFF_PATH) && response.request().method() === 'POST',
+    );
+    await form.getByRole('button', { name: 'Send' }).click();
+    const refusal = await refused;
+    expect(refusal.status()).toBe(400);
+    expect((await refusal.json()).error.code).toBe('too_soon');
+    await expect(form.getByRole('alert')).toHaveText('That was very quick: please wait a moment and send it again.');
+    await expect(message).toHaveValue(MESSAGE);
+    await expect(email).toHaveValue(VISITOR);
+    await expect(message).toBeFocused();
+  });
+});
+
+test('after Not helpful, a person: the form in the card, Sent from the keyboard, and the mail with the conversation', async ({
+  chat,
+  fake,
+  page,
+  handoffApp,
+}) => {
+  const { person, form, email, message } = await openFormAfterNotHelpful({ chat, fake, page });
+  await expectNoAxeViolations(page, 'the form open');
   await email.fill(VISITOR);
   await message.fill(MESSAGE);
-  const refused = page.waitForResponse((response) => response.url().endsWith(HANDOFF_PATH));
-  await form.getByRole('button', { name: 'Send' }).click();
-  expect((await refused).status()).toBe(400);
-  await expect(form.getByRole('alert')).toHaveText('That was very quick: please wait a moment and send it again.');
-  await expect(message).toHaveValue(MESSAGE);
-  await expect(email).toHaveValue(VISITOR);
-  await expect(message).toBeFocused();
+  await message.focus();
 
-  // The product's own minimum (3 s from the form's token), as a visitor who reads before sending.
-  await page.waitForTimeout(3_000);
   const sent = page.waitForResponse(
     (response) => response.url().endsWith(HANDOFF_PATH) && response.request().method() === 'POST',
   );
@@ -168,8 +219,6 @@ test.describe('in the embed, on a phone', () => {
     }
     await form.getByLabel('Your email').fill(VISITOR);
     await form.getByLabel('Your message').fill('From my phone: is the rake in stock again?');
-    // The product's own minimum form age (3 s), as a visitor who reads before sending.
-    await page.waitForTimeout(3_000);
     await form.getByRole('button', { name: 'Send' }).tap();
     await expect(frame.getByText(`Sent. We will reply to ${VISITOR} by email within one working day.`)).toBeVisible();
     await expect.poll(heard).toEqual(['message', 'handoff']);

@@ -9,7 +9,7 @@ const { store, smtpUrl } = JSON.parse(process.argv[2] ?? '{}') as { store: Hando
 const log = (line: string) => console.log(line);
 const handoff = createHandoff({
   to: { email: 'help@shop.example' },
-  env: { smtpUrl, dailyLimit: 50 },
+  env: { smtpUrl, dailyLimit: 50, minSeconds: 3 },
   title: 'Shop',
   store,
   // Obviously fake, tests only.

@@ -87,7 +87,7 @@ async function serveHandoff(
   const counts: HandoffCount[] = [];
   const handoff = createHandoff({
     to: { email: 'help@shop.example' },
-    env: { dailyLimit: 50 },
+    env: { dailyLimit: 50, minSeconds: 3 },
     title: 'Shop',
     store,
     secret: async () => SECRET,
@@ -135,7 +135,7 @@ describe.each(homes)('the outbox in %s', (_home, makeStore) => {
     const smtp = await smtpServer({ started: false });
     smtps.push(smtp);
     const { handoff, url, logs, counts } = await serveHandoff(await makeStore(), {
-      env: { smtpUrl: smtp.url, from: 'assistant@shop.example', dailyLimit: 50 },
+      env: { smtpUrl: smtp.url, from: 'assistant@shop.example', dailyLimit: 50, minSeconds: 3 },
     });
 
     expect(await send(url)).toEqual({ status: 202, body: { status: 'queued' } });
@@ -183,7 +183,7 @@ describe.each(homes)('the outbox in %s', (_home, makeStore) => {
     const hook = await webhookReceiver();
     const { handoff, url } = await serveHandoff(await makeStore(), {
       to: { webhook: hook.url },
-      env: { webhookSecret: WEBHOOK_SECRET, dailyLimit: 50 },
+      env: { webhookSecret: WEBHOOK_SECRET, dailyLimit: 50, minSeconds: 3 },
     });
     expect((await send(url)).status).toBe(202);
     await until(
@@ -369,7 +369,11 @@ describe('POST /api/handoff refuses with a code', () => {
     const hook = await webhookReceiver();
     const replicas = await Promise.all(
       counters.map(async (shared) =>
-        serveHandoff(await homes[0][1](), { to: { webhook: hook.url }, env: { dailyLimit: 3 } }, { counters: shared }),
+        serveHandoff(
+          await homes[0][1](),
+          { to: { webhook: hook.url }, env: { dailyLimit: 3, minSeconds: 3 } },
+          { counters: shared },
+        ),
       ),
     );
     const answers = [];
@@ -388,7 +392,7 @@ describe("the owner's counts", () => {
     const good = await webhookReceiver();
     const logs: string[] = [];
     const handoff = serverHandoff(
-      { handoff: { dailyLimit: 50 }, store: { dataDir } },
+      { handoff: { dailyLimit: 50, minSeconds: 3 }, store: { dataDir } },
       { handoff: { webhook: good.url }, page: { title: 'Shop' } },
       feedback,
       (line) => logs.push(line),

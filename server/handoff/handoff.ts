@@ -69,7 +69,8 @@ export function createHandoff(settings: HandoffSettings): Handoff {
   const worker = startDeliveryWorker(outbox, deliver, { times: settings.times, log, outcome: count });
   let tokens: Promise<FormTokens> | undefined;
   const tokensNow = () => {
-    tokens ??= settings.secret().then((secret) => formTokens(secret, settings.tokenTimes));
+    const times = { minAgeMs: env.minSeconds * 1000, ...settings.tokenTimes };
+    tokens ??= settings.secret().then((secret) => formTokens(secret, times));
     tokens.catch(() => {
       tokens = undefined;
     });

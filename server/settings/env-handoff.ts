@@ -2,6 +2,8 @@ import { type Env, readInteger } from './env-values.ts';
 
 /** Messages per UTC day the whole site may send to a person (`HANDOFF_DAILY_LIMIT` unset). */
 export const DEFAULT_HANDOFF_DAILY_LIMIT = 50;
+/** Seconds a visitor has the form open before sending it (`HANDOFF_MIN_SECONDS` unset); sooner is a script. */
+export const DEFAULT_HANDOFF_MIN_SECONDS = 3;
 /** The shortest `HANDOFF_WEBHOOK_SECRET` taken. */
 const MIN_WEBHOOK_SECRET_LENGTH = 24;
 
@@ -15,12 +17,15 @@ export interface HandoffEnv {
   webhookSecret?: string;
   /** `HANDOFF_DAILY_LIMIT`: messages per UTC day for the whole site. */
   dailyLimit: number;
+  /** `HANDOFF_MIN_SECONDS`: a form sent sooner after it was opened is refused as filled by a script (0: never). */
+  minSeconds: number;
 }
 
-/** `SMTP_URL`, `HANDOFF_FROM`, `HANDOFF_WEBHOOK_SECRET` and `HANDOFF_DAILY_LIMIT`; a bad value is a problem, never repeated. */
+/** `SMTP_URL`, `HANDOFF_FROM`, `HANDOFF_WEBHOOK_SECRET`, `HANDOFF_DAILY_LIMIT` and `HANDOFF_MIN_SECONDS`; a bad value is a problem. */
 export function readHandoffEnv(env: Env, problems: string[]): HandoffEnv {
   const config: HandoffEnv = {
     dailyLimit: readInteger(env, 'HANDOFF_DAILY_LIMIT', DEFAULT_HANDOFF_DAILY_LIMIT, 1, 1_000_000, problems),
+    minSeconds: readInteger(env, 'HANDOFF_MIN_SECONDS', DEFAULT_HANDOFF_MIN_SECONDS, 0, 600, problems),
   };
   const smtpUrl = env.SMTP_URL?.trim();
   if (smtpUrl) {

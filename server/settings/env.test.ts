@@ -81,6 +81,17 @@ describe('readServerEnv', () => {
     expect(config.notices.join(' ')).toContain('not rate limited');
   });
 
+  it('takes how long the handoff form must be open: 3 seconds unset, 0 to 600, anything else named', () => {
+    expect(readServerEnv({ LLM_API_KEY: KEY }).handoff).toEqual({ dailyLimit: 50, minSeconds: 3 });
+    expect(readServerEnv({ LLM_API_KEY: KEY, HANDOFF_MIN_SECONDS: '0' }).handoff.minSeconds).toBe(0);
+    expect(readServerEnv({ LLM_API_KEY: KEY, HANDOFF_MIN_SECONDS: '600' }).handoff.minSeconds).toBe(600);
+    for (const value of ['601', '-1', '2.5', 'soon']) {
+      expect(problemsOf({ LLM_API_KEY: KEY, HANDOFF_MIN_SECONDS: value })).toEqual([
+        expect.stringMatching(/^HANDOFF_MIN_SECONDS /),
+      ]);
+    }
+  });
+
   it('refuses to start without LLM_API_KEY unless demo mode is asked for', () => {
     expect(problemsOf({})).toEqual([expect.stringContaining('LLM_API_KEY is not set')]);
     expect(readServerEnv({ LLM_DEMO: '1' }).proxy.upstream).toEqual({ kind: 'demo' });
