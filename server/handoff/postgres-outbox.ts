@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { describeDatabase, type Migration, migrateSchema, readMigrations } from '../sql-migrations.ts';
+import { describeDatabase, type Migration, readMigrations, schemaOnce } from '../sql-migrations.ts';
 import { type Channel, HANDOFF_MIGRATIONS_DIR, type Outbox, type OutboxEntry } from './outbox-types.ts';
 
 /** The migration's advisory lock key (`AIHO`, AI handoff outbox). */
@@ -31,16 +31,23 @@ const entryOf = (row: Row): OutboxEntry => ({
 export class PostgresOutbox implements Outbox {
   readonly home: string;
   private readonly pool: pg.Pool;
-  private schema: Promise<void> | undefined;
+  /** Creates or migrates the tables once; every query waits for it. */
+  private readonly ready: () => Promise<void>;
 
   constructor(
     url: string,
     log: (line: string) => void,
-    private readonly migrations: Migration[] = readMigrations(HANDOFF_MIGRATIONS_DIR),
+    migrations: Migration[] = readMigrations(HANDOFF_MIGRATIONS_DIR),
   ) {
     this.home = describeDatabase(url);
     this.pool = new pg.Pool({ connectionString: url, max: 2, connectionTimeoutMillis: 10_000 });
     this.pool.on('error', (error) => log(`[handoff] ${this.home}: ${error.message}`));
+    this.ready = schemaOnce(this.pool, {
+      migrations,
+      lock: MIGRATION_LOCK,
+      table: 'handoff_schema',
+      newer: (message) => new Error(`the handoff outbox in ${this.home} ${message}`),
+    });
   }
 
   async put(entry: OutboxEntry): Promise<void> {
@@ -98,35 +105,5 @@ export class PostgresOutbox implements Outbox {
   private async query<R extends pg.QueryResultRow>(sql: string, values: unknown[]): Promise<pg.QueryResult<R>> {
     await this.ready();
     return this.pool.query<R>(sql, values);
-  }
-
-  /** Creates or migrates the tables once; a failure (the database is down) is tried again by the next call. */
-  private ready(): Promise<void> {
-    this.schema ??= this.migrate().catch((error: unknown) => {
-      this.schema = undefined;
-      throw error;
-    });
-    return this.schema;
-  }
-
-  private async migrate(): Promise<void> {
-    const client = await this.pool.connect();
-    let failure: Error | undefined;
-    try {
-      await client.query('BEGIN');
-      await migrateSchema(client, {
-        migrations: this.migrations,
-        lock: MIGRATION_LOCK,
-        table: 'handoff_schema',
-        newer: (message) => new Error(`the handoff outbox in ${this.home} ${message}`),
-      });
-      await client.query('COMMIT');
-    } catch (error) {
-      failure = error as Error;
-      await client.query('ROLLBACK').catch(() => {});
-      throw error;
-    } finally {
-      client.release(failure);
-    }
   }
 }

@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { describeDatabase, type Migration, migrateSchema, readMigrations } from '../../sql-migrations.ts';
+import { describeDatabase, inTransaction, type Migration, readMigrations, schemaOnce } from '../../sql-migrations.ts';
 import { postgresLease } from './postgres-lock.ts';
 import {
   type KnowledgeSnapshot,
@@ -35,18 +35,25 @@ const PAGE_COLUMNS = `source text, address text, url text, title text, language 
 export class PostgresStore implements KnowledgeStore {
   readonly home: string;
   private readonly pool: pg.Pool;
-  private schema: Promise<void> | undefined;
+  /** Creates or migrates the schema once; every query waits for it. */
+  private readonly ready: () => Promise<void>;
 
   constructor(
     private readonly url: string,
     private readonly log: (line: string) => void,
-    private readonly migrations: Migration[] = readMigrations(MIGRATIONS_DIR),
+    migrations: Migration[] = readMigrations(MIGRATIONS_DIR),
     private readonly leaseMs = SYNC_LEASE_MS,
   ) {
     this.home = describeDatabase(url);
     this.pool = new pg.Pool({ connectionString: url, max: 3, connectionTimeoutMillis: 10_000 });
     // An idle connection that breaks (the server restarts) must not crash the process; the next query reconnects.
     this.pool.on('error', (error) => log(`[knowledge] ${this.home}: ${error.message}`));
+    this.ready = schemaOnce(this.pool, {
+      migrations,
+      lock: MIGRATION_LOCK,
+      table: 'knowledge_schema',
+      newer: (message) => new StoreError(`the knowledge store in ${this.home} ${message}`),
+    });
   }
 
   async generation(): Promise<string> {
@@ -57,7 +64,7 @@ export class PostgresStore implements KnowledgeStore {
 
   async load(): Promise<KnowledgeSnapshot> {
     await this.ready();
-    return this.transaction('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', async (client) => {
+    return inTransaction(this.pool, 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', async (client) => {
       const generation = await client.query('SELECT coalesce(max(generation), 0)::text AS g FROM knowledge_syncs');
       const sources = await client.query(
         'SELECT source, state, synced_at, succeeded_at FROM knowledge_sources ORDER BY source',
@@ -99,7 +106,7 @@ export class PostgresStore implements KnowledgeStore {
 
   async commit(changes: SyncChanges): Promise<void> {
     await this.ready();
-    await this.transaction('BEGIN', async (client) => {
+    await inTransaction(this.pool, 'BEGIN', async (client) => {
       const synced = changes.sources.map((state) => state.source);
       const gone = [...changes.dropSources];
       for (const table of ['knowledge_pages', 'knowledge_skipped', 'knowledge_sources']) {
@@ -193,43 +200,5 @@ export class PostgresStore implements KnowledgeStore {
 
   async close(): Promise<void> {
     await this.pool.end();
-  }
-
-  /** Creates or migrates the schema once; a failure (the database is down) is tried again by the next call. */
-  private ready(): Promise<void> {
-    this.schema ??= this.migrate().catch((error: unknown) => {
-      this.schema = undefined;
-      throw error;
-    });
-    return this.schema;
-  }
-
-  private async migrate(): Promise<void> {
-    await this.transaction('BEGIN', (client) =>
-      migrateSchema(client, {
-        migrations: this.migrations,
-        lock: MIGRATION_LOCK,
-        table: 'knowledge_schema',
-        newer: (message) => new StoreError(`the knowledge store in ${this.home} ${message}`),
-      }),
-    );
-  }
-
-  private async transaction<T>(begin: string, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-    const client = await this.pool.connect();
-    let failure: Error | undefined;
-    try {
-      await client.query(begin);
-      const result = await work(client);
-      await client.query('COMMIT');
-      return result;
-    } catch (error) {
-      failure = error as Error;
-      await client.query('ROLLBACK').catch(() => {});
-      throw error;
-    } finally {
-      // A connection that failed may be broken: the pool drops it rather than lend it again.
-      client.release(failure);
-    }
   }
 }
