@@ -22,7 +22,7 @@ RUN npm run build \
       --bundle --splitting --format=esm --platform=node --target=node20 --outdir=bundle \
       --external:pg-native --log-level=warning \
       '--banner:js=import { createRequire as __createRequire } from "node:module"; const require = __createRequire(import.meta.url);' \
- && cp -r dist/server/migrations bundle/
+ && cp -r dist/server/migrations dist/server/handoff-migrations bundle/
 
 FROM ${NODE_IMAGE}
 # tini as PID 1: it passes `docker stop`'s SIGTERM to Node (which drains the replies in flight, then exits 0) and

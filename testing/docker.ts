@@ -1,0 +1,167 @@
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync } from 'node:fs';
+import { cp, mkdir, mkdtemp, rm, symlink } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+
+/**
+ * Debian's Docker client (20.10, with BuildKit built in). Not whatever `docker` the PATH finds first: a newer client
+ * without buildx cannot build with DOCKER_BUILDKIT=1. `DOCKER_PATH` points elsewhere if needed.
+ */
+export const DOCKER = process.env.DOCKER_PATH ?? '/usr/bin/docker';
+const DOCKERD = process.env.DOCKERD_PATH ?? '/usr/sbin/dockerd';
+const DEBOOTSTRAP = '/usr/sbin/debootstrap';
+
+/** The `node` image the Dockerfile names by default, built here when missing (no registry can be reached). */
+export const NODE_IMAGE = 'node:20-bookworm-slim';
+
+/** Why the container tests cannot run here, or undefined when they can. */
+export function dockerMissing(): string | undefined {
+  for (const [path, install] of [
+    [DOCKER, 'docker.io'],
+    [DOCKERD, 'docker.io'],
+    [DEBOOTSTRAP, 'debootstrap'],
+  ]) {
+    if (!existsSync(path)) return `${path} is missing (Debian's ${install}; .ci/run installs it)`;
+  }
+  return undefined;
+}
+
+export interface Run {
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs a command to its end; a failure's error carries its output. Builds can be long: `timeoutMs` bounds them. */
+export async function run(
+  file: string,
+  args: string[],
+  options: { timeoutMs?: number; env?: NodeJS.ProcessEnv; cwd?: string } = {},
+): Promise<Run> {
+  const { timeoutMs = 600_000, env, cwd } = options;
+  try {
+    return await promisify(execFile)(file, args, { timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024, env, cwd });
+  } catch (error) {
+    const { stdout = '', stderr = '' } = error as Partial<Run>;
+    throw new Error(`${file} ${args.join(' ')} failed: ${(error as Error).message}\n${stdout}\n${stderr}`.slice(-8000));
+  }
+}
+
+export const docker = (args: string[], options?: Parameters<typeof run>[2]) => run(DOCKER, args, options);
+
+async function answers(): Promise<boolean> {
+  return docker(['info', '--format', '{{.ServerVersion}}'], { timeoutMs: 10_000 }).then(
+    () => true,
+    () => false,
+  );
+}
+
+/** Waits for `check` to hold, asking every `everyMs`, for at most `deadlineMs` (a readiness wait, not a sleep). */
+export async function waitFor(what: string, check: () => Promise<boolean>, deadlineMs: number, everyMs = 250) {
+  const end = Date.now() + deadlineMs;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`${what}: not within ${deadlineMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, everyMs));
+  }
+}
+
+/**
+ * A Docker daemon to talk to: the machine's own when one answers, otherwise `dockerd` started here (there is no
+ * systemd to start it) with its images under `DOCKER_DATA_ROOT` (default /var/tmp/assistant-docker), kept between
+ * runs so that the base image and the build cache are made once. `stop()` stops only a daemon started here.
+ */
+export async function startDocker(): Promise<{ stop(): Promise<void> }> {
+  if (await answers()) return { stop: async () => {} };
+  const dataRoot = process.env.DOCKER_DATA_ROOT ?? '/var/tmp/assistant-docker';
+  await mkdir(dataRoot, { recursive: true });
+  const daemon: ChildProcess = spawn(DOCKERD, ['--data-root', dataRoot], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let log = '';
+  daemon.stderr?.on('data', (chunk: Buffer) => {
+    log = (log + chunk.toString()).slice(-4000);
+  });
+  const exited = once(daemon, 'exit');
+  try {
+    await waitFor(
+      'dockerd answering',
+      async () => {
+        if (daemon.exitCode !== null) throw new Error(`dockerd exited ${daemon.exitCode}:\n${log}`);
+        return answers();
+      },
+      60_000,
+    );
+  } catch (error) {
+    daemon.kill('SIGTERM');
+    throw error;
+  }
+  return {
+    stop: async () => {
+      daemon.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+export async function imageExists(tag: string): Promise<boolean> {
+  return docker(['image', 'inspect', tag], { timeoutMs: 30_000 }).then(
+    () => true,
+    () => false,
+  );
+}
+
+/**
+ * The `node:20-bookworm-slim` the Dockerfile names, made here as no registry can be reached: Debian bookworm's minimal
+ * root file system (debootstrap, about 90 s) with this machine's own Node 20 and npm, and the `node` user (uid 1000)
+ * of the official image. Made once: an image already tagged so is used as it is.
+ */
+export async function ensureNodeImage(): Promise<{ built: boolean; ms: number }> {
+  const started = Date.now();
+  if (await imageExists(NODE_IMAGE)) return { built: false, ms: Date.now() - started };
+  const dir = await mkdtemp(join(process.env.DOCKER_BASE_TMP ?? '/var/tmp', 'node-image-'));
+  const root = join(dir, 'rootfs');
+  try {
+    await run(DEBOOTSTRAP, ['--variant=minbase', 'bookworm', root, 'http://deb.debian.org/debian'], {
+      timeoutMs: 900_000,
+    });
+    // What an image does not need: the downloaded packages, the package lists, documentation and translations.
+    for (const leftover of [
+      'var/cache/apt/archives',
+      'var/lib/apt/lists',
+      'usr/share/doc',
+      'usr/share/man',
+      'usr/share/locale',
+    ]) {
+      await rm(join(root, leftover), { recursive: true, force: true });
+      await mkdir(join(root, leftover), { recursive: true });
+    }
+    await cp(process.execPath, join(root, 'usr/local/bin/node'));
+    await mkdir(join(root, 'usr/local/lib/node_modules'), { recursive: true });
+    await cp('/usr/lib/node_modules/npm', join(root, 'usr/local/lib/node_modules/npm'), { recursive: true });
+    await symlink('../lib/node_modules/npm/bin/npm-cli.js', join(root, 'usr/local/bin/npm'));
+    await symlink('../lib/node_modules/npm/bin/npx-cli.js', join(root, 'usr/local/bin/npx'));
+    await run('/usr/sbin/chroot', [
+      root,
+      'sh',
+      '-c',
+      'groupadd -g 1000 node && useradd -u 1000 -g node -m -s /bin/bash node',
+    ]);
+    const tar = spawn('tar', ['-C', root, '-c', '.'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const imported = spawn(DOCKER, ['import', '--change', 'CMD ["node"]', '-', NODE_IMAGE], {
+      stdio: ['pipe', 'ignore', 'inherit'],
+    });
+    tar.stdout.pipe(imported.stdin);
+    const [[code]] = await Promise.all([once(imported, 'exit'), once(tar, 'exit')]);
+    if (code !== 0) throw new Error(`docker import exited ${code}`);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+  return { built: true, ms: Date.now() - started };
+}
+
+/** The image's size in bytes, as `docker images` reports it. */
+export async function imageSize(tag: string): Promise<number> {
+  return Number((await docker(['image', 'inspect', '--format', '{{.Size}}', tag])).stdout.trim());
+}
+
+export const tempDir = (prefix: string) => mkdtemp(join(tmpdir(), prefix));
