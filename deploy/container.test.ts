@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { chmod, writeFile } from 'node:fs/promises';
+import { chmod, copyFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHAT_COMPLETIONS_PATH, MAX_TOKENS } from '../contract/llm.ts';
@@ -8,12 +8,25 @@ import { HANDOFF_MIGRATIONS_DIR } from '../server/handoff/outbox-types.ts';
 import { MIGRATIONS_DIR } from '../server/knowledge-store/postgres-store.ts';
 import { stoppedLine } from '../server/startup-line.ts';
 import { type BuiltImage, buildAssistantImage, PLANTED_TOKEN } from '../testing/assistant-image.ts';
-import { docker, dockerMissing, imageSize, startDocker, tempDir, waitFor } from '../testing/docker.ts';
+import {
+  bridgeGateway,
+  compose,
+  docker,
+  dockerMissing,
+  ensureStandInImages,
+  imageSize,
+  startDocker,
+  tempDir,
+  waitFor,
+} from '../testing/docker.ts';
 import { FAKE_REPLY, type FakeProvider, startFakeProvider } from '../testing/fake-provider.ts';
 import { type KnowledgeSite, sitemapXml, sitePage, startKnowledgeSite } from '../testing/knowledge-site.ts';
+import { ROOT_DIR } from '../testing/production-app.ts';
 import { freePort } from '../testing/redis-server.ts';
 
 const TAG = 'ai-assistant:container-test';
+/** The compose project's name: its containers, network and volumes are its own, whatever else runs here. */
+const PROJECT = `ai-assistant-test-${randomUUID().slice(0, 8)}`;
 /** The image's budget: the Node base (about 190 MB) and the built app, without a node_modules. */
 const SIZE_BUDGET = 250 * 1024 * 1024;
 /** Readiness waits are generous (a busy 2-core machine); none of them is what a test checks. */
@@ -23,7 +36,7 @@ const PAGE_TEXT = 'Our greenhouse shop opens at nine on weekdays.';
 /** PID 1's name, then each process whose parent is PID 1: its name, parent and user. */
 const PROCESSES =
   'cat /proc/1/comm; for p in /proc/[0-9]*; do set -- $(cat $p/stat); ' +
-  '[ "$4" = 1 ] && echo "$(cat $p/comm) ppid=$4 uid=$(stat -c %u $p)"; done';
+  'if [ "$4" = 1 ]; then echo "$(cat $p/comm) ppid=$4 uid=$(stat -c %u $p)"; fi; done';
 
 const SQL_FILES = 'cd /app/dist/server && ls migrations/*.sql && ls handoff-migrations/*.sql';
 const sqlFiles = (dir: string) =>
@@ -40,6 +53,7 @@ describe.skipIf(missing !== undefined)('the Dockerfile, built and run in real Do
   let provider: FakeProvider;
   let site: KnowledgeSite;
   let configDir: string;
+  let composeDir: string | undefined;
   const volume = `ai-assistant-test-${randomUUID().slice(0, 8)}`;
   const containers: string[] = [];
 
@@ -47,11 +61,16 @@ describe.skipIf(missing !== undefined)('the Dockerfile, built and run in real Do
     const started = Date.now();
     daemon = await startDocker();
     image = await buildAssistantImage(TAG);
-    provider = await startFakeProvider();
-    site = await startKnowledgeSite({
-      '/robots.txt': { type: 'text/plain', body: 'User-agent: *\nAllow: /\n' },
-      '/hours': { body: sitePage({ title: 'Opening hours', body: `<h1>Opening hours</h1><p>${PAGE_TEXT}</p>` }) },
-    });
+    // Where a container on any network (the host's, or the compose project's own) reaches this machine's servers.
+    const host = await bridgeGateway();
+    provider = await startFakeProvider({ host });
+    site = await startKnowledgeSite(
+      {
+        '/robots.txt': { type: 'text/plain', body: 'User-agent: *\nAllow: /\n' },
+        '/hours': { body: sitePage({ title: 'Opening hours', body: `<h1>Opening hours</h1><p>${PAGE_TEXT}</p>` }) },
+      },
+      { host },
+    );
     site.set('/sitemap.xml', { type: 'application/xml', body: sitemapXml([`${site.origin}/hours`]) });
     configDir = await tempDir('container-config-');
     await chmod(configDir, 0o755); // read by the image's user, not root
@@ -65,6 +84,8 @@ describe.skipIf(missing !== undefined)('the Dockerfile, built and run in real Do
   afterAll(async () => {
     for (const name of containers) await docker(['rm', '-f', name]).catch(() => {});
     await docker(['volume', 'rm', '-f', volume]).catch(() => {});
+    if (composeDir) await compose(composeDir, PROJECT, ['down', '--volumes', '--timeout', '10']).catch(() => {});
+    for (const dir of [configDir, composeDir]) if (dir) await rm(dir, { recursive: true, force: true });
     await provider?.close();
     await site?.close();
     await daemon?.stop();
@@ -193,4 +214,70 @@ describe.skipIf(missing !== undefined)('the Dockerfile, built and run in real Do
       ...sqlFiles(HANDOFF_MIGRATIONS_DIR).map((name) => `handoff-migrations/${name}`),
     ]);
   }, 300_000);
+  it('comes up with Redis and PostgreSQL from compose.yaml, healthy, with the knowledge in PostgreSQL', async () => {
+    const stand = await ensureStandInImages();
+    console.log(
+      `[container test] redis:7 and postgres:16 ${stand.built.length ? `built (${stand.built})` : 'reused'} in ${stand.ms} ms`,
+    );
+    // An owner's folder: the committed compose.yaml as it is, the site's configuration and an .env with the settings.
+    composeDir = await tempDir('container-compose-');
+    await copyFile(join(ROOT_DIR, 'compose.yaml'), join(composeDir, 'compose.yaml'));
+    await writeFile(join(composeDir, 'assistant.config.yaml'), `knowledge:\n  - sitemap: ${site.origin}/sitemap.xml\n`);
+    const port = await freePort();
+    await writeFile(
+      join(composeDir, '.env'),
+      `LLM_API_KEY=${FAKE_TOKEN}\nASSISTANT_CONFIG=./assistant.config.yaml\nLLM_BASE_URL=${provider.baseURL}\n`,
+    );
+    provider.reset();
+    const fetched = site.requests.length;
+
+    const starting = Date.now();
+    // Built above with the npm_ca secret, which docker-compose 1.29 cannot pass: up without building, as the docs say.
+    await compose(composeDir, PROJECT, ['up', '--detach', '--no-build'], {
+      ASSISTANT_PORT: String(port),
+      ASSISTANT_IMAGE: TAG,
+    });
+    const url = `http://127.0.0.1:${port}`;
+    await waitFor(
+      '/readyz 200 (synced into PostgreSQL)',
+      () =>
+        fetch(`${url}/readyz`).then(
+          (r) => r.ok,
+          () => false,
+        ),
+      READY_MS,
+    );
+    const id = async (service: string) =>
+      (await compose(composeDir as string, PROJECT, ['ps', '-q', service])).stdout.trim();
+    const assistant = await id('assistant');
+    const health = () =>
+      docker(['inspect', '--format', '{{.State.Health.Status}}', assistant]).then((r) => r.stdout.trim());
+    await waitFor('the assistant turning healthy', async () => (await health()) === 'healthy', READY_MS);
+    console.log(`[container test] compose up to a healthy assistant in ${Date.now() - starting} ms`);
+    for (const service of ['redis', 'postgres']) {
+      expect((await docker(['inspect', '--format', '{{.State.Health.Status}}', await id(service)])).stdout.trim()).toBe(
+        'healthy',
+      );
+    }
+    expect(site.requests.length).toBeGreaterThan(fetched); // a new store: the site read again, into PostgreSQL
+
+    const response = await ask(url, 'When does the greenhouse shop open?');
+    expect(response.status).toBe(200);
+    expect((await response.json()).choices[0].message.content).toBe(FAKE_REPLY);
+    expect(JSON.stringify(provider.requests[0].body)).toContain(PAGE_TEXT);
+
+    const log = await logs(assistant);
+    expect(log).toContain('Redis redis://redis:6379');
+    expect(log).toContain('knowledge (1 source) kept in PostgreSQL postgres://***@postgres:5432/assistant');
+    // compose.yaml's own variables (the port, the image) stay out of the server's settings: nothing is ignored.
+    expect(log).not.toContain('is not a setting');
+    const sql = (query: string) =>
+      id('postgres').then((postgres) =>
+        docker(['exec', postgres, 'psql', '-U', 'postgres', '-d', 'assistant', '-tAc', query]),
+      );
+    expect((await sql('SELECT url FROM knowledge_pages')).stdout.trim()).toBe(`${site.origin}/hours`);
+    // The chat's rate-limit count is in Redis.
+    const keys = await docker(['exec', await id('redis'), 'redis-cli', 'dbsize']);
+    expect(Number(keys.stdout.trim())).toBeGreaterThan(0);
+  }, 900_000);
 });

@@ -4,6 +4,7 @@ import { existsSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 
 /**
@@ -17,16 +18,48 @@ const DEBOOTSTRAP = '/usr/sbin/debootstrap';
 /** The `node` image the Dockerfile names by default, built here when missing (no registry can be reached). */
 export const NODE_IMAGE = 'node:20-bookworm-slim';
 
-/** Why the container tests cannot run here, or undefined when they can. */
+/** Debian's docker-compose (1.29, v1), or the `docker compose` plugin where a newer Docker has it. */
+const COMPOSE_V1 = process.env.DOCKER_COMPOSE_PATH ?? '/usr/bin/docker-compose';
+const COMPOSE_PLUGIN = '/usr/libexec/docker/cli-plugins/docker-compose';
+
+/**
+ * Why the container tests cannot run here, or undefined when they can. `.ci/run` installs all of it, and sets
+ * REQUIRE_DOCKER so that CI fails rather than skips.
+ */
 export function dockerMissing(): string | undefined {
-  for (const [path, install] of [
-    [DOCKER, 'docker.io'],
-    [DOCKERD, 'docker.io'],
-    [DEBOOTSTRAP, 'debootstrap'],
-  ]) {
-    if (!existsSync(path)) return `${path} is missing (Debian's ${install}; .ci/run installs it)`;
+  for (const [paths, install] of [
+    [[DOCKER], 'docker.io'],
+    [[DOCKERD], 'docker.io'],
+    [[DEBOOTSTRAP], 'debootstrap'],
+    [[COMPOSE_V1, COMPOSE_PLUGIN], 'docker-compose'],
+  ] as const) {
+    if (!paths.some((path) => existsSync(path))) {
+      const why = `${paths[0]} is missing (Debian's ${install}; .ci/run installs it)`;
+      if (process.env.REQUIRE_DOCKER) throw new Error(`REQUIRE_DOCKER is set, but ${why}`);
+      return why;
+    }
   }
   return undefined;
+}
+
+/**
+ * Runs a compose command on the project in `dir` (its compose.yaml and .env) under its own project name, with
+ * `variables` for compose.yaml from the shell's environment (they go before .env's, and not to the server).
+ */
+export function compose(dir: string, project: string, args: string[], variables: Record<string, string> = {}) {
+  const options = { cwd: dir, timeoutMs: 600_000, env: { ...process.env, ...variables } };
+  return existsSync(COMPOSE_V1)
+    ? run(COMPOSE_V1, ['--project-name', project, ...args], options)
+    : docker(['compose', '--project-name', project, ...args], options);
+}
+
+/**
+ * The address of Docker's default bridge on this machine (172.17.0.1 as a rule): a container on any network, the
+ * compose project's own included, reaches the machine's servers listening there, which 127.0.0.1 would not allow.
+ */
+export async function bridgeGateway(): Promise<string> {
+  const { stdout } = await docker(['network', 'inspect', 'bridge', '--format', '{{(index .IPAM.Config 0).Gateway}}']);
+  return stdout.trim();
 }
 
 export interface Run {
@@ -162,6 +195,31 @@ export async function ensureNodeImage(): Promise<{ built: boolean; ms: number }>
 /** The image's size in bytes, as `docker images` reports it. */
 export async function imageSize(tag: string): Promise<number> {
   return Number((await docker(['image', 'inspect', '--format', '{{.Size}}', tag])).stdout.trim());
+}
+
+const STAND_INS = fileURLToPath(new URL('./stand-in-images/', import.meta.url));
+
+/**
+ * The `redis:7` and `postgres:16` that compose.yaml names, made here from the same base as no registry can be reached
+ * (testing/stand-in-images: Debian's redis-server and PostgreSQL 15). Made once: a tag already present is used as it is.
+ */
+export async function ensureStandInImages(): Promise<{ built: string[]; ms: number }> {
+  const started = Date.now();
+  const built: string[] = [];
+  for (const [tag, file] of [
+    ['redis:7', 'redis.Dockerfile'],
+    ['postgres:16', 'postgres.Dockerfile'],
+  ]) {
+    if (await imageExists(tag)) continue;
+    await docker(
+      ['build', '--quiet', '--build-arg', `BASE=${NODE_IMAGE}`, '-f', join(STAND_INS, file), '-t', tag, STAND_INS],
+      {
+        timeoutMs: 900_000,
+      },
+    );
+    built.push(tag);
+  }
+  return { built, ms: Date.now() - started };
 }
 
 export const tempDir = (prefix: string) => mkdtemp(join(tmpdir(), prefix));

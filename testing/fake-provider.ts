@@ -227,8 +227,15 @@ async function flood(res: ServerResponse, start: string, bytes: number): Promise
  * forgets nothing leaves nothing running.
  */
 export async function startFakeProvider(
-  options: { port?: number /** `false`: keep no requests (a load test's thousands). */; record?: boolean } = {},
+  options: {
+    port?: number;
+    /** `false`: keep no requests (a load test's thousands). */
+    record?: boolean;
+    /** Another local address than 127.0.0.1: Docker's bridge gateway, which containers on any network reach. */
+    host?: string;
+  } = {},
 ): Promise<FakeProvider> {
+  const host = options.host ?? '127.0.0.1';
   let standing: FakeBehaviour = { content: FAKE_REPLY };
   const queued: FakeBehaviour[] = [];
   const requests: RecordedRequest[] = [];
@@ -349,12 +356,12 @@ export async function startFakeProvider(
   await new Promise<void>((resolve, reject) => {
     // A fixed port that is taken must fail the caller, not crash the process with an unhandled 'error' event.
     server.once('error', (error) => reject(new Error(`The fake provider could not listen: ${error.message}`)));
-    server.listen(options.port ?? 0, '127.0.0.1', resolve);
+    server.listen(options.port ?? 0, host, resolve);
   });
   const { port } = server.address() as AddressInfo;
 
   return {
-    baseURL: `http://127.0.0.1:${port}/v1`,
+    baseURL: `http://${host}:${port}/v1`,
     requests,
     respondWith(behaviour) {
       standing = behaviour;
