@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHAT_COMPLETIONS_PATH, MAX_TOKENS } from '../contract/llm.ts';
 import { HANDOFF_MIGRATIONS_DIR } from '../server/handoff/outbox-types.ts';
-import { MIGRATIONS_DIR } from '../server/knowledge-store/postgres-store.ts';
+import { MIGRATIONS_DIR } from '../server/knowledge/store/postgres-store.ts';
 import { stoppedLine } from '../server/startup-line.ts';
 import { type BuiltImage, buildAssistantImage, PLANTED_TOKEN } from '../testing/assistant-image.ts';
 import {
