@@ -43,6 +43,8 @@ beforeAll(async () => {
   for (const name of SERVER_VARIABLES) vi.stubEnv(name, undefined);
   provider = await startFakeProvider();
   root = await mkdtemp(join(tmpdir(), 'vite-plugin-'));
+  // The servers' data (knowledge, counts) in the test's folder, never in the project's own ./data.
+  vi.stubEnv('DATA_DIR', join(root, 'data'));
   await writeFile(
     join(root, 'index.html'),
     '<!doctype html><html lang="en"><head><title>AI Assistant</title></head><body><div id="root"></div></body></html>',
