@@ -13,7 +13,7 @@ import { serverWorker } from './build/server-worker.ts';
 import { sizeBudget } from './build/size-budget.ts';
 import { sqlMigrations } from './build/sql-migrations.ts';
 import { startUpPreload } from './build/start-up-preload.ts';
-import { llmServer } from './server/vite-plugin.ts';
+import { llmServer } from './server/vite/vite-plugin.ts';
 import { VitestSlowestFiles } from './testing/slowest-files.ts';
 
 export default defineConfig({

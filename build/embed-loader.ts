@@ -83,7 +83,7 @@ export function checkLoaderBudget(code: string, budget = EMBED_BUDGET_BYTES) {
 /**
  * Adds the embed loader to the client build at its fixed address (`/embed.js`, unhashed: the snippet on host pages
  * cannot change), built as its own entry so it shares no chunk with the app, and fails the build when it grows past
- * its budget, printing its size either way. The dev server bundles it per request (server/vite-plugin.ts), so that
+ * its budget, printing its size either way. The dev server bundles it per request (server/vite/vite-plugin.ts), so that
  * `public/embed-example.html` works there too.
  */
 export function embedLoader(budget = EMBED_BUDGET_BYTES): Plugin {

@@ -59,9 +59,9 @@ export function localizePage(html: string, language: Language): string {
  * hydrates: the page shows the card, styled, before any JavaScript has run. Once per language: `index.html` is
  * English, `index.<language>.html` the others (locales/languages.ts `pageFileName`), each with its own catalogue.
  * Each page is written finished, with the language's own title, as a static host serves it (a direct-mode build then
- * bakes the site's settings in: server/vite-plugin.ts). The templates, with the title still a sentinel, go beside the
+ * bakes the site's settings in: server/vite/vite-plugin.ts). The templates, with the title still a sentinel, go beside the
  * client folder (`pageTemplatesDir`), where no static host serves them: the Node server fills them with the site's
- * settings at start-up (server/pages/page-html.ts). The dev server's page has no card (server/vite-plugin.ts
+ * settings at start-up (server/pages/page-html.ts). The dev server's page has no card (server/vite/vite-plugin.ts
  * localizes it).
  */
 export function prerenderCard(): Plugin {

@@ -7,7 +7,7 @@ import { BUILD_INFO_FILE, PROXY_BASE_PATH } from '../contract/llm.ts';
 import { CATALOGUES } from '../locales/catalogues.ts';
 import { LANGUAGES, pageFileName } from '../locales/languages.ts';
 import { pageTemplatesDir } from './pages/page-html.ts';
-import { DIRECT_MODE_WARNING } from './vite-plugin.ts';
+import { DIRECT_MODE_WARNING } from './vite/vite-plugin.ts';
 
 // Sentinels: if any of these strings appears in the output, a server-side secret reached the browser.
 const SERVER_TOKEN_IN_DOTENV = 'server-token-from-dotenv-5e1d';

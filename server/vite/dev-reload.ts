@@ -2,8 +2,8 @@
 // server on it, and a changed file of a folder source is synced into the store at once. No restart by hand.
 import { sep } from 'node:path';
 import type { ViteDevServer } from 'vite';
-import type { Knowledge } from './knowledge/knowledge.ts';
-import { startupFailure } from './settings/settings.ts';
+import type { Knowledge } from '../knowledge/knowledge.ts';
+import { startupFailure } from '../settings/settings.ts';
 
 /** Editors save in several writes; one reaction follows the last of them. */
 const SETTLE_MS = 150;

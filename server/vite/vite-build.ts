@@ -2,10 +2,10 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ResolvedConfig } from 'vite';
-import { BUILD_INFO_FILE, type BuildInfo, DEFAULT_BASE_URL } from '../contract/llm.ts';
-import { LANGUAGES, pageFileName } from '../locales/languages.ts';
-import { fillPages, precompressDir, readPageTemplates } from './pages/pages.ts';
-import type { AssistantConfig } from './settings/settings.ts';
+import { BUILD_INFO_FILE, type BuildInfo, DEFAULT_BASE_URL } from '../../contract/llm.ts';
+import { LANGUAGES, pageFileName } from '../../locales/languages.ts';
+import { fillPages, precompressDir, readPageTemplates } from '../pages/pages.ts';
+import type { AssistantConfig } from '../settings/settings.ts';
 
 /** The token is in `VITE_LLM_API_KEY`, i.e. in the bundle: the spec's direct mode. */
 export function directModeBaseURL(config: ResolvedConfig): string | undefined {

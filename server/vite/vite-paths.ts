@@ -1,6 +1,6 @@
 // Which requests the Vite servers (dev and preview) hand to the app rather than serve themselves: see vite-plugin.ts.
-import { OWNER_PAGE_FILE } from '../contract/owner.ts';
-import { PAGE_FILE } from './pages/pages.ts';
+import { OWNER_PAGE_FILE } from '../../contract/owner.ts';
+import { PAGE_FILE } from '../pages/pages.ts';
 
 /**
  * What the app answers itself in every mode, as `npm start` does: the API (the proxy under `PROXY_BASE_PATH`, the votes

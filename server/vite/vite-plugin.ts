@@ -1,16 +1,15 @@
 import { resolve } from 'node:path';
 import { getRequestListener } from '@hono/node-server';
 import { type Connect, type HttpServer, loadEnv, type Plugin, type ResolvedConfig } from 'vite';
-import { bundleLoader } from '../build/embed-loader.ts';
-import { localizePage } from '../build/prerender-card.ts';
-import { EMBED_HOST_PARAM, EMBED_LANG_PARAM, EMBED_LOADER_PATH } from '../contract/embed.ts';
-import { PROXY_BASE_PATH } from '../contract/llm.ts';
-import { OWNER_PAGE_FILE, OWNER_PAGE_PATH } from '../contract/owner.ts';
-import { CATALOGUES } from '../locales/catalogues.ts';
-import { pickLanguage } from '../locales/languages.ts';
-import { createApp, ownerPageServed } from './app.ts';
-import { followSiteFiles } from './dev-reload.ts';
-import type { Knowledge } from './knowledge/knowledge.ts';
+import { bundleLoader } from '../../build/embed-loader.ts';
+import { localizePage } from '../../build/prerender-card.ts';
+import { EMBED_HOST_PARAM, EMBED_LANG_PARAM, EMBED_LOADER_PATH } from '../../contract/embed.ts';
+import { PROXY_BASE_PATH } from '../../contract/llm.ts';
+import { OWNER_PAGE_FILE, OWNER_PAGE_PATH } from '../../contract/owner.ts';
+import { CATALOGUES } from '../../locales/catalogues.ts';
+import { pickLanguage } from '../../locales/languages.ts';
+import { createApp, ownerPageServed } from '../app.ts';
+import type { Knowledge } from '../knowledge/knowledge.ts';
 import {
   fillPageHtml,
   frameHeaders,
@@ -19,8 +18,8 @@ import {
   pageLanguage,
   refusedFrameNotice,
   securityHeaders,
-} from './pages/pages.ts';
-import { buildServerParts } from './server-parts.ts';
+} from '../pages/pages.ts';
+import { buildServerParts } from '../server-parts.ts';
 import {
   type AssistantConfig,
   assistantConfigFile,
@@ -33,7 +32,8 @@ import {
   readBasePath,
   readServerEnv,
   settingNotices,
-} from './settings/settings.ts';
+} from '../settings/settings.ts';
+import { followSiteFiles } from './dev-reload.ts';
 import { directModeBaseURL, finishClientBuild } from './vite-build.ts';
 import { isPagePath, isServerPath } from './vite-paths.ts';
 
