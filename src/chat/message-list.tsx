@@ -54,51 +54,7 @@ export function MessageList({
   const { messages, reply, sources, streaming } = current.streaming && deferred.streaming ? deferred : current;
   const welcome = ChatActorContext.useSelector((snapshot) => snapshot.context.welcome);
   const replyStatus = useReplyStatus();
-  const listRef = useRef<HTMLDivElement>(null);
-  // Whether the list follows new text. Decided only by positions: a scroll event that finds the list where the app
-  // last put it is the app's own (even if more text has arrived since, so that the end has moved on); any other
-  // position is the visitor's, who follows again once back at the end.
-  const following = useRef(true);
-  const appScrollTop = useRef(0);
-  const [behind, setBehind] = useState(false);
-
-  const scrollToEnd = (list: HTMLElement) => {
-    list.scrollTop = list.scrollHeight;
-    appScrollTop.current = list.scrollTop;
-  };
-
-  // The visitor's own message (sent, or asked for again) always brings the end into view: they have just acted there.
-  useLayoutEffect(() => {
-    if (messages.at(-1)?.sender === 'user') following.current = true;
-  }, [messages]);
-
-  // In the next frame rather than straight after the commit: reading scrollHeight forces a layout, and right after a
-  // send that would hold up the request, which starts only once React has rendered the visitor's message.
-  // biome-ignore lint/correctness/useExhaustiveDependencies: runs each time the content grows, a message or a piece.
-  useEffect(() => {
-    const list = listRef.current;
-    if (!list || messages.length === 0) return;
-    const frame = requestAnimationFrame(() => {
-      if (following.current) scrollToEnd(list);
-      else setBehind(!isAtEnd(list));
-    });
-    return () => cancelAnimationFrame(frame);
-  }, [messages.length, reply]);
-
-  const onScroll = () => {
-    const list = listRef.current;
-    if (!list || Math.abs(list.scrollTop - appScrollTop.current) < 1) return;
-    following.current = isAtEnd(list);
-    setBehind(!following.current);
-  };
-
-  const jumpToLatest = () => {
-    const list = listRef.current;
-    if (!list) return;
-    following.current = true;
-    scrollToEnd(list);
-    setBehind(false);
-  };
+  const { listRef, behind, onScroll, jumpToLatest } = useFollowEnd(messages, reply);
 
   // The reply streaming in is the next message, at the index it will have once complete: the finished message then
   // updates that bubble (keeping the DOM of its finished blocks) rather than replacing it.
@@ -162,6 +118,58 @@ export function MessageList({
       {replyStatus && <replyStatus.HandoffPanel />}
     </Box>
   );
+}
+
+/**
+ * Whether the list follows new text, and the visitor's way back to the end. Decided only by positions: a scroll event
+ * that finds the list where the app last put it is the app's own (even if more text has arrived since, so that the
+ * end has moved on); any other position is the visitor's, who follows again once back at the end.
+ */
+function useFollowEnd(messages: readonly MessageBubbleProps[], reply: string) {
+  const listRef = useRef<HTMLDivElement>(null);
+  const following = useRef(true);
+  const appScrollTop = useRef(0);
+  const [behind, setBehind] = useState(false);
+
+  const scrollToEnd = (list: HTMLElement) => {
+    list.scrollTop = list.scrollHeight;
+    appScrollTop.current = list.scrollTop;
+  };
+
+  // The visitor's own message (sent, or asked for again) always brings the end into view: they have just acted there.
+  useLayoutEffect(() => {
+    if (messages.at(-1)?.sender === 'user') following.current = true;
+  }, [messages]);
+
+  // In the next frame rather than straight after the commit: reading scrollHeight forces a layout, and right after a
+  // send that would hold up the request, which starts only once React has rendered the visitor's message.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: runs each time the content grows, a message or a piece.
+  useEffect(() => {
+    const list = listRef.current;
+    if (!list || messages.length === 0) return;
+    const frame = requestAnimationFrame(() => {
+      if (following.current) scrollToEnd(list);
+      else setBehind(!isAtEnd(list));
+    });
+    return () => cancelAnimationFrame(frame);
+  }, [messages.length, reply]);
+
+  const onScroll = () => {
+    const list = listRef.current;
+    if (!list || Math.abs(list.scrollTop - appScrollTop.current) < 1) return;
+    following.current = isAtEnd(list);
+    setBehind(!following.current);
+  };
+
+  const jumpToLatest = () => {
+    const list = listRef.current;
+    if (!list) return;
+    following.current = true;
+    scrollToEnd(list);
+    setBehind(false);
+  };
+
+  return { listRef, behind, onScroll, jumpToLatest };
 }
 
 interface MessageGroupProps {
