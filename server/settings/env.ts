@@ -47,6 +47,8 @@ export interface ServerConfig {
   handoff: HandoffEnv;
   /** The Prometheus listener (`METRICS_PORT`, `METRICS_HOST`); unset: no metrics. */
   metrics?: { port: number; host: string };
+  /** Where traces go (`OTEL_EXPORTER_OTLP_ENDPOINT`, `OTEL_SERVICE_NAME`); unset: no traces, and no SDK loaded. */
+  traces?: { endpoint: string; serviceName: string };
   /** Things worth saying at start-up (never secrets). */
   notices: string[];
 }
@@ -124,6 +126,8 @@ export function readServerEnv(
       notices.push(`METRICS_HOST=${config.metrics.host}: the metrics are reachable beyond this machine.`);
     }
   }
+  const traces = readTraces(env, problems);
+  if (traces) config.traces = traces;
   const everySite = config.proxy.security.frameAncestors.filter(coversEverySite);
   if (everySite.length > 0) {
     notices.push(
@@ -179,6 +183,25 @@ function readSecret(env: Env, name: 'OWNER_TOKEN' | 'FEEDBACK_SECRET', problems:
     return undefined;
   }
   return raw;
+}
+
+/** The service name traces carry when `OTEL_SERVICE_NAME` is unset. */
+export const DEFAULT_SERVICE_NAME = 'ai-assistant';
+
+/** `OTEL_EXPORTER_OTLP_ENDPOINT`: an http(s) URL, the collector's base (the exporter appends `/v1/traces`). */
+function readTraces(env: Env, problems: string[]): ServerConfig['traces'] {
+  const raw = env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim();
+  if (!raw) return undefined;
+  const serviceName = env.OTEL_SERVICE_NAME?.trim() || DEFAULT_SERVICE_NAME;
+  try {
+    const url = new URL(raw);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error();
+    return { endpoint: raw, serviceName };
+  } catch {
+    // The value may hold a password: it is not repeated.
+    problems.push('OTEL_EXPORTER_OTLP_ENDPOINT must be an http:// or https:// URL such as http://127.0.0.1:4318');
+    return undefined;
+  }
 }
 
 function readRedisUrl(env: Env, problems: string[]): string | undefined {

@@ -47,6 +47,19 @@ describe('the names in the environment', () => {
     ]);
   });
 
+  it("leaves OpenTelemetry's own variables alone, its exporter reads them, but names a near miss of ours", () => {
+    const otel = {
+      OTEL_EXPORTER_OTLP_HEADERS: 'x-key=1',
+      OTEL_EXPORTER_OTLP_TIMEOUT: '5000',
+      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://127.0.0.1:4318/v1/traces',
+      OTEL_BSP_SCHEDULE_DELAY: '100',
+    };
+    expect(settingNotices(otel)).toEqual([]);
+    expect(settingNotices({ OTEL_SERVICE_NAM: 'shop' })).toEqual([
+      'OTEL_SERVICE_NAM is not a setting of AI Assistant and is ignored: did you mean OTEL_SERVICE_NAME?',
+    ]);
+  });
+
   it('says nothing about the settings themselves', () => {
     const every = Object.fromEntries(SETTING_NAMES.map((name) => [name, '1']));
     expect(settingNotices({ ...every, VITE_LLM_TIMEOUT_MS: '2' })).toEqual([]);

@@ -40,6 +40,17 @@ function looksLikeSetting(name: string): boolean {
   return SETTING_NAMES.some((setting) => !COMMON.has(setting) && editDistance(upper, setting) <= allowed);
 }
 
+/**
+ * OpenTelemetry's standard variables (`OTEL_EXPORTER_OTLP_HEADERS`, `OTEL_BSP_SCHEDULE_DELAY`, …), which its exporter
+ * reads itself: not misspelt settings of ours, unless within two letters of one (`OTEL_SERVICE_NAM`).
+ */
+function isOpenTelemetrys(name: string): boolean {
+  return (
+    name.startsWith('OTEL_') &&
+    !SETTING_NAMES.some((setting) => setting.startsWith('OTEL_') && editDistance(name, setting) <= 2)
+  );
+}
+
 /** The setting `name` was most likely meant to be. */
 const likelyName = (name: string): SettingName | undefined => closestName(name.toUpperCase(), SETTING_NAMES);
 
@@ -58,7 +69,7 @@ function timeout(value: string | undefined, fallback: number): number | undefine
 export function settingNotices(env: Record<string, string | undefined>): string[] {
   const notices: string[] = [];
   for (const name of Object.keys(env).sort()) {
-    if (KNOWN.has(name) || !looksLikeSetting(name)) continue;
+    if (KNOWN.has(name) || isOpenTelemetrys(name) || !looksLikeSetting(name)) continue;
     const likely = likelyName(name);
     notices.push(
       `${name} is not a setting of AI Assistant and is ignored` +
