@@ -22,6 +22,7 @@ export const ENTRIES: Record<string, string[]> = {
   pages: ['pages.ts'],
   settings: ['settings.ts'],
   knowledge: ['knowledge.ts'],
+  traces: ['traces.ts'],
 };
 
 /** The files under every room: the types and helpers they all share. They import no room and nothing above. */

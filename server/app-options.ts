@@ -1,6 +1,7 @@
 import type { ChatOptions } from './chat/chat.ts';
 import type { Handoff } from './handoff/handoff.ts';
 import type { PageOptions } from './pages/pages.ts';
+import type { Traces } from './traces/traces.ts';
 
 /**
  * Everything the app does, decided by its caller (nothing in the app reads `process.env`): each room's options, from
@@ -13,6 +14,8 @@ export interface AppOptions extends ChatOptions, PageOptions {
   ownerToken?: string;
   /** The sub-path everything is served under (`BASE_PATH`, e.g. `/assistant`); empty: the root. */
   basePath?: string;
+  /** OpenTelemetry traces (`OTEL_EXPORTER_OTLP_ENDPOINT`, server/traces/): a span per request, model call and retrieval. */
+  traces?: Traces;
   /** One line per proxied request and per problem; never message contents or the token. */
   log?: (line: string) => void;
 }

@@ -22,6 +22,7 @@ import {
   serveClient,
 } from './pages/pages.ts';
 import { DEFAULT_ASSISTANT_CONFIG, pathUnder } from './settings/settings.ts';
+import { NO_TRACER } from './traces/traces.ts';
 
 /** The owner's page exists where its stats do: a chat route that counts, and `OWNER_TOKEN` set. */
 export function ownerPageServed(options: AppOptions): boolean {
@@ -41,6 +42,9 @@ export function createApp(options: AppOptions): Hono<ServerEnv> {
   const spendCap = options.dailyTokenLimit ? new SpendCap(options.dailyTokenLimit, counters) : undefined;
   // Under BASE_PATH every route sees the path inside it; anything outside matches no route, and is a 404.
   const app = new Hono<ServerEnv>({ getPath: pathUnder(options.basePath ?? '') });
+
+  // First, so that the request's span covers all that answers it, refusals included.
+  if (options.traces) app.use('*', options.traces.requests);
 
   // Set on Node's response before anything answers (what a handler sets itself still wins): setting them on each web
   // Response afterwards made it build and validate a Headers object per response.
@@ -67,7 +71,8 @@ export function createApp(options: AppOptions): Hono<ServerEnv> {
   if (upstream.kind !== 'none') {
     const frameSources = frameAncestorSources(options.security.frameAncestors);
     const framesAllowed = (origin: string, selfHost: string) => frameAncestorAllows(frameSources, origin, selfHost);
-    app.route('/', chatRoute({ ...options, upstream }, { counters, spendCap, log, framesAllowed }));
+    const tracer = options.traces?.tracer ?? NO_TRACER;
+    app.route('/', chatRoute({ ...options, upstream }, { counters, spendCap, log, framesAllowed, tracer }));
   }
   // A vote is only for a reply this server gave: with no chat route (direct mode) there is none.
   if (upstream.kind !== 'none' && options.feedback) {

@@ -40,7 +40,7 @@ async function main(): Promise<void> {
   // The site's pages load from the store in the background (synced first when the store lacks them): the server
   // answers at once, and `/readyz` says 503 until the pages are indexed.
   const parts = buildServerParts(config, { sources: assistant.knowledge, site: assistant, log });
-  const { counters, metrics, knowledge, feedback, handoff } = parts;
+  const { counters, metrics, traces, knowledge, feedback, handoff } = parts;
   const app = createApp({
     ...config.proxy,
     assistant,
@@ -48,6 +48,7 @@ async function main(): Promise<void> {
     clientDir,
     counters,
     metrics,
+    traces,
     feedback,
     handoff,
     log,
@@ -59,6 +60,7 @@ async function main(): Promise<void> {
   for (const notice of [...settingNotices(process.env), ...config.notices]) console.warn(`[server] ${notice}`);
   if (assistant.file) console.log(`[server] configuration from ${assistant.file}`);
   if (handoff) console.log(`[server] ${handoff.describe()}`);
+  if (traces) console.log(`[server] ${traces.describe()} (OpenTelemetry, OTLP/HTTP)`);
   // Last: tests and scripts take this line as "ready".
   console.log(
     startedLine({

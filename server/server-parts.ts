@@ -13,10 +13,11 @@ import {
 import { RedisCounters } from './limits/limits.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
 import type { AssistantConfig, ServerConfig } from './settings/settings.ts';
+import { startTraces, type Traces } from './traces/traces.ts';
 
 /** What the parts are built from: the server's settings (`readServerEnv`), or the store's alone for the commands. */
 export type PartsSettings = Pick<ServerConfig, 'store'> &
-  Partial<Pick<ServerConfig, 'redisUrl' | 'feedbackSecret' | 'metrics' | 'proxy' | 'handoff'>>;
+  Partial<Pick<ServerConfig, 'redisUrl' | 'feedbackSecret' | 'metrics' | 'proxy' | 'handoff' | 'traces'>>;
 
 export interface PartsOptions {
   /** The site's sources (`assistant.knowledge`); none: no store and no library. */
@@ -32,6 +33,8 @@ export interface ServerParts {
   /** The rate limit's and the spend cap's counts in Redis (`REDIS_URL`); unset: the app counts in its own memory. */
   counters?: RedisCounters;
   metrics?: Metrics;
+  /** Traces to the owner's collector (`OTEL_EXPORTER_OTLP_ENDPOINT`): the SDK loads in the background, only then. */
+  traces?: Traces;
   store?: KnowledgeStore;
   /** The site's library, loading in the background: the server answers at once and `/readyz` waits for it. */
   knowledge?: Knowledge;
@@ -39,7 +42,10 @@ export interface ServerParts {
   feedback?: Feedback;
   /** "Contact a person": its outbox and deliverer, when the site has a `handoff:` block and the owner's loop runs. */
   handoff?: Handoff;
-  /** Closes what was opened, the users before what they use: the library, the handoff's deliverer, the counts, then the Redis connection. */
+  /**
+   * Closes what was opened, the users before what they use: the library, the handoff's deliverer, the counts, the
+   * Redis connection, and last the traces (the spans still waiting are sent).
+   */
   close(): Promise<void>;
 }
 
@@ -50,6 +56,7 @@ export function buildServerParts(
 ): ServerParts {
   const counters = settings.redisUrl ? new RedisCounters(settings.redisUrl, log) : undefined;
   const metrics = settings.metrics ? createMetrics() : undefined;
+  const traces = settings.traces && startTraces(settings.traces, log);
   const store = sources && openKnowledgeStore(settings.store, log);
   const knowledge =
     store && sources && library
@@ -78,6 +85,7 @@ export function buildServerParts(
   return {
     counters,
     metrics,
+    traces,
     store,
     knowledge,
     feedback,
@@ -89,6 +97,7 @@ export function buildServerParts(
         await handoff?.close();
         await feedback?.close();
         await counters?.close();
+        await traces?.close();
       })();
       return closed;
     },

@@ -3,6 +3,7 @@ import type { Upstream } from '../hono-env.ts';
 import type { Knowledge } from '../knowledge/knowledge.ts';
 import type { Counters, LimitOptions, SpendCap } from '../limits/limits.ts';
 import type { AssistantConfig } from '../settings/settings.ts';
+import type { Tracer } from '../traces/traces.ts';
 
 /** The chat route's options, as the app is given them (composed with the other rooms' in server/app-options.ts). */
 export interface ChatOptions extends LimitOptions {
@@ -33,4 +34,6 @@ export interface ChatRouteDeps {
   log: (line: string) => void;
   /** Whether a host page at `origin` may frame the site whose own host is `selfHost` (`FRAME_ANCESTORS`). */
   framesAllowed: (origin: string, selfHost: string) => boolean;
+  /** Spans for the model calls and the retrieval, under the request's (`NO_TRACER` without traces). */
+  tracer: Tracer;
 }

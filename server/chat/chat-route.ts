@@ -2,11 +2,13 @@ import { type Context, Hono } from 'hono';
 import { CHAT_COMPLETIONS_PATH } from '../../contract/llm.ts';
 import type { ServerEnv } from '../hono-env.ts';
 import { DEFAULT_MAX_BODY_BYTES, limitBody, rateLimit } from '../limits/limits.ts';
+import { startModelCall } from '../traces/traces.ts';
 import type { ChatOptions, ChatRouteDeps, ChatUpstream } from './chat-options.ts';
 import { reservationFor } from './chat-request.ts';
 import { accounts, type ChatTurn, call, rebuild, relay, reserve } from './chat-steps.ts';
 import { Exchange } from './exchange.ts';
 import { find, parse } from './request-steps.ts';
+import { modelCallOf } from './upstream.ts';
 
 /**
  * `POST /api/llm/v1/chat/completions`: counted, rate limited, capped, size limited, checked, then forwarded with the
@@ -52,13 +54,19 @@ async function forwardChat(
     turn,
     reservationFor(parsed.parsed.request) + (parsed.look?.searchWords?.reserve ?? 0),
   );
-  if (reservation instanceof Response) return reservation;
+  if (reservation instanceof Response) {
+    parsed.retrieval?.end();
+    return reservation;
+  }
   const found = await find(turn, parsed);
   const counts = accounts(turn, found, reservation);
 
   const calledAt = performance.now();
-  const exchange = new Exchange(c, options.timeoutMs, () =>
-    options.metrics?.upstreamDuration.observe((performance.now() - calledAt) / 1000),
+  const exchange = new Exchange(
+    c,
+    options.timeoutMs,
+    () => options.metrics?.upstreamDuration.observe((performance.now() - calledAt) / 1000),
+    startModelCall(deps.tracer, modelCallOf(options.upstream, 'reply')),
   );
   let streaming = false;
   try {

@@ -6,6 +6,7 @@ import { CHAT_COMPLETIONS_PATH, LIMIT_ERROR_CODES } from '../../contract/llm.ts'
 import { apiError, refusalLine } from '../api-error.ts';
 import type { ServerEnv } from '../hono-env.ts';
 import { capRefusal, type Reservation, readUsage, type TokenUsage } from '../limits/limits.ts';
+import { modelAnswered } from '../traces/traces.ts';
 import type { ChatOptions, ChatRouteDeps, ChatUpstream } from './chat-options.ts';
 import type { ParsedChatRequest } from './chat-request.ts';
 import type { Exchange } from './exchange.ts';
@@ -14,6 +15,7 @@ import type { SiteLookUp } from './search-words.ts';
 import { MAX_REPLY_BYTES, relayStream } from './sse-relay.ts';
 import {
   callUpstream,
+  finishReasonsOf,
   neverSent,
   providerErrorOf,
   readBounded,
@@ -118,9 +120,11 @@ export async function call(
   } catch (error) {
     // Nothing was sent to a provider that could not be connected to: it cost nothing.
     if (neverSent(error)) await reservation?.settle(searchCost);
+    if (!exchange.stopped) exchange.span.fail('unreachable');
     return failed(turn, exchange);
   }
   if (answer.status >= 200 && answer.status <= 299) return answer;
+  exchange.span.fail(String(answer.status));
   // The provider refused the call, so it cost nothing but the search words: the rest is given back.
   await reservation?.settle(searchCost);
   // Read only for its `type` and `code` (bounded): its message may quote the request or describe the account.
@@ -159,7 +163,11 @@ export async function relay(
         if (pieces++ === 0) counts.firstPiece();
         exchange.stillComing();
       },
-      onUsage: counts.settle,
+      onUsage: (usage) => {
+        modelAnswered(exchange.span, { input: usage.prompt, output: usage.completion });
+        return counts.settle(usage);
+      },
+      onFinish: (finishReasons) => modelAnswered(exchange.span, { finishReasons }),
       onEnd: () => exchange.end(),
       visitorLeft: () => exchange.stopped === 'visitor-left',
       log: deps.log,
@@ -191,6 +199,12 @@ export async function rebuild(
   } catch {
     return exchange.signal.aborted ? failed(turn, exchange) : done(turn, unreadable(), 'invalid');
   }
+  const told = readUsage((completion as { usage?: unknown } | null)?.usage);
+  modelAnswered(exchange.span, {
+    input: told?.prompt,
+    output: told?.completion,
+    finishReasons: finishReasonsOf(completion),
+  });
   // The provider's side is over here: its time is measured to the answer read, not to the usage settled below.
   exchange.end();
   // Like a stream cut short: its reservation under the cap stands.
@@ -200,8 +214,7 @@ export async function rebuild(
     const refusal = apiError(c, 502, 'upstream_error', 'The language model provider failed.');
     return done(turn, refusal, `upstream-error ${describeProviderError(error)}`);
   }
-  const usage = readUsage((completion as { usage?: unknown } | null)?.usage);
-  if (usage) await counts.settle(usage);
+  if (told) await counts.settle(told);
   counts.firstPiece();
   counts.answer();
   const token = await options.feedback?.issue(found.sources, options.knowledge !== undefined);

@@ -1,5 +1,6 @@
 import type { Context } from 'hono';
 import type { ServerEnv } from '../hono-env.ts';
+import type { TraceSpan } from '../traces/traces.ts';
 
 /** Why an exchange was stopped before the provider was done. */
 export type StopReason = 'visitor-left' | 'timeout';
@@ -8,7 +9,7 @@ export type StopReason = 'visitor-left' | 'timeout';
  * One chat exchange with the provider: one abort signal for both reasons to stop (the visitor went away, so no
  * provider work is left running for nobody; or the provider took too long), a deadline, and one `end()` that runs the
  * cleanup once however the exchange ends. A stream's deadline restarts with each piece, as the page's does: a long
- * reply that keeps coming is not late, one that stops coming is.
+ * reply that keeps coming is not late, one that stops coming is. Its `span` (the model call's, in traces) ends with it.
  */
 export class Exchange {
   private readonly controller = new AbortController();
@@ -20,6 +21,7 @@ export class Exchange {
     c: Context<ServerEnv>,
     private readonly timeoutMs: number,
     private readonly onEnd: () => void,
+    readonly span: TraceSpan,
   ) {
     this.timer = setTimeout(() => this.stop('timeout'), timeoutMs);
     onVisitorLeft(c, () => this.stop('visitor-left'));
@@ -42,6 +44,8 @@ export class Exchange {
     this.ended = true;
     clearTimeout(this.timer);
     this.onEnd();
+    if (this.stopped) this.span.fail(this.stopped);
+    this.span.end();
   }
 
   private stop(why: StopReason): void {

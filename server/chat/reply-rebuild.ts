@@ -13,7 +13,7 @@ interface RebuiltUsage {
 }
 
 /** A finish reason as the API names one (`stop`, `length`, `content_filter`...); anything else is no reason. */
-function finishReason(value: unknown): string | null {
+export function finishReason(value: unknown): string | null {
   return typeof value === 'string' && /^[a-z_]{1,32}$/.test(value) ? value : null;
 }
 

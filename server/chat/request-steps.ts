@@ -1,6 +1,7 @@
 // The chat request's first steps (chat-route.ts runs them in order): parse the body and look the site's pages up, then,
 // once the call is reserved, find the material with the model's search words when the look-up said to ask for them.
 import { apiError, type RefusalCode, readJsonBody, refusalLine } from '../api-error.ts';
+import { retrievalCounts, type TraceSpan } from '../traces/traces.ts';
 import {
   type ChatBody,
   type ConversationRules,
@@ -20,6 +21,8 @@ export interface Parsing {
   model: string;
   look?: SiteLookUp;
   parsed: Parsed;
+  /** The retrieval's span, from the look-up to the material found (ended by `find`, or when the call is refused). */
+  retrieval?: TraceSpan;
 }
 function refuse({ c, deps }: ChatTurn, status: 400 | 415, code: RefusalCode, message: string): Response {
   deps.log(refusalLine(c, status, code));
@@ -46,6 +49,7 @@ export async function parse(turn: ChatTurn): Promise<Parsing | Response> {
   const read = readChatBody(raw.body, rules);
   if (!read.ok) return refuse(turn, 400, 'invalid_body', read.reason);
   const model = upstream.kind === 'demo' ? DEMO_MODEL : upstream.model;
+  const retrieval = knowledge && deps.tracer.start('retrieval');
   const look =
     knowledge &&
     lookUpSite(knowledge, read.body, {
@@ -55,15 +59,23 @@ export async function parse(turn: ChatTurn): Promise<Parsing | Response> {
       site: { title: assistant?.page.title, description: assistant?.description ?? knowledge.description() },
     });
   const composed = composeRequest(read.body, model, rules, look?.material);
-  return { body: raw.body, read: read.body, rules, model, look, parsed: { ok: true, ...composed } };
+  return { body: raw.body, read: read.body, rules, model, look, parsed: { ok: true, ...composed }, retrieval };
 }
 
 /** Find: with the model's search words when the look-up said to ask for them, else what the question as typed found. */
 export async function find({ c, options, deps }: ChatTurn, parsing: Parsing): Promise<Found> {
-  const { read, rules, model, look, parsed } = parsing;
+  const { read, rules, model, look, parsed, retrieval } = parsing;
   const knowledge = options.knowledge;
   const searched =
-    look && knowledge && (await searchAgain(knowledge, look, options.upstream, c.req.raw.signal, deps.log));
+    look &&
+    knowledge &&
+    retrieval &&
+    (await searchAgain(knowledge, look, options.upstream, c.req.raw.signal, { ...deps, retrieval }));
   const again = searched ? { ok: true as const, ...composeRequest(read, model, rules, searched.material) } : parsed;
+  if (retrieval) {
+    const reason = look?.searchWords?.reason;
+    retrievalCounts(retrieval, { passages: again.passages, searchWordsCalled: Boolean(searched), reason });
+    retrieval.end();
+  }
   return { ...again, searchReason: look?.searchWords?.reason, searchUsage: searched?.usage };
 }

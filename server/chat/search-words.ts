@@ -12,9 +12,10 @@ import {
   type SearchWordsReason,
 } from '../knowledge/knowledge.ts';
 import { readUsage, type TokenUsage } from '../limits/limits.ts';
+import { modelAnswered, startModelCall, type Tracer, type TraceSpan } from '../traces/traces.ts';
 import { type ChatBody, type ChatRequest, reservationFor } from './chat-request.ts';
 import { breakControlSequences } from './control-sequences.ts';
-import { callUpstream, readBounded, type UpstreamAnswer } from './upstream.ts';
+import { callUpstream, finishReasonsOf, modelCallOf, readBounded, type UpstreamAnswer } from './upstream.ts';
 
 /** The search-word call's bounds: a few words, the same every time, and never a long wait before the reply. */
 export const SEARCH_WORDS_LIMITS = { maxTokens: 60, temperature: 0, timeoutMs: 3000, maxAnswerBytes: 16_000 };
@@ -67,6 +68,7 @@ export function searchWordsRequest(
 export interface SearchWords {
   words?: string;
   usage?: TokenUsage;
+  finishReasons?: string[];
 }
 
 /**
@@ -93,7 +95,7 @@ export async function askSearchWords(
     const usage = readUsage(completion.usage);
     const content = completion.choices?.[0]?.message?.content;
     const words = typeof content === 'string' ? content.replace(/\s+/g, ' ').trim().slice(0, MAX_WORDS_LENGTH) : '';
-    return { words: words || undefined, usage };
+    return { words: words || undefined, usage, finishReasons: finishReasonsOf(completion) };
   } catch {
     await answer?.discard();
     return {};
@@ -152,10 +154,14 @@ export async function searchAgain(
   look: SiteLookUp,
   upstream: Exclude<Upstream, { kind: 'none' }>,
   signal: AbortSignal,
-  log: (line: string) => void,
+  { log, tracer, retrieval }: { log: (line: string) => void; tracer: Tracer; retrieval: TraceSpan },
 ): Promise<{ material: Material; usage?: TokenUsage } | undefined> {
   if (!look.searchWords || upstream.kind !== 'provider') return undefined;
-  const { words, usage } = await askSearchWords(upstream, look.searchWords.request, signal);
+  const span = startModelCall(tracer, modelCallOf(upstream, 'search-words'), retrieval);
+  const { words, usage, finishReasons } = await askSearchWords(upstream, look.searchWords.request, signal);
+  modelAnswered(span, { input: usage?.prompt, output: usage?.completion, finishReasons });
+  if (words === undefined) span.fail('no_search_words');
+  span.end();
   log(`[llm-proxy] search words asked (${look.searchWords.reason}): ${words === undefined ? 'none came' : 'used'}`);
   return { material: words === undefined ? look.material : materialFor(knowledge, look.question, words), usage };
 }

@@ -38,7 +38,7 @@ type Relayed =
  * nothing (a named vendor event, an unreadable or empty one, the usage-only chunk, whose count goes to `onUsage`); or
  * the end of the reply, when the provider reports an error.
  */
-function relayEvent({ data, name }: { data: string; name: string }, onUsage: (usage: TokenUsage) => void): Relayed {
+function relayEvent({ data, name }: { data: string; name: string }, hooks: EventHooks): Relayed {
   if (name === 'error') return { kind: 'failed', why: 'the provider sent an error event' };
   if (name !== '' && name !== 'message') return { kind: 'drop' };
   if (data.trim() === '[DONE]') return { kind: 'done' };
@@ -54,12 +54,17 @@ function relayEvent({ data, name }: { data: string; name: string }, onUsage: (us
     return { kind: 'failed', why: `the provider sent an error event (${describeProviderError(error)})` };
   }
   const counted = readUsage(usage);
-  if (counted) onUsage(counted);
+  if (counted) hooks.onUsage(counted);
   const chunk = rebuildChunk(parsed);
   if (!chunk) return { kind: 'drop' };
+  const finished = chunk.choices.flatMap(({ finish_reason: reason }) => (typeof reason === 'string' ? [reason] : []));
+  if (finished.length > 0) hooks.onFinish?.(finished);
   const replyBytes = chunk.choices.reduce((sum, { delta }) => sum + Buffer.byteLength(delta.content ?? ''), 0);
   return { kind: 'pass', text: `data: ${JSON.stringify(chunk)}\n\n`, replyBytes };
 }
+
+/** What one event's relay reports: its usage (counted), and the reasons its choices ended. */
+type EventHooks = { onUsage(usage: TokenUsage): void; onFinish?(reasons: string[]): void };
 
 /** What the relay tells the exchange it belongs to. */
 export interface RelayHooks {
@@ -67,6 +72,8 @@ export interface RelayHooks {
   onChunk(): void;
   /** The provider reported the stream's usage; the end of the stream waits for this to settle. */
   onUsage(usage: TokenUsage): Promise<void>;
+  /** A choice ended, and why (`stop`, `length`): for the model call's span. */
+  onFinish?(reasons: string[]): void;
   /** The provider's side is over, however it ended (called once or more: it must be idempotent). */
   onEnd(): void;
   /** Whether the visitor went away (a broken-off stream is then not worth an error event). */
@@ -133,7 +140,7 @@ export function relayStream(
             await breakOff(controller, '', `event over ${MAX_EVENT_BYTES} bytes`);
             return;
           }
-          const relayed = relayEvents(events, onUsage, replied);
+          const relayed = relayEvents(events, { onUsage, onFinish: hooks.onFinish }, replied);
           replied = relayed.replied;
           if (relayed.why) {
             await breakOff(controller, relayed.out, relayed.why);
@@ -170,13 +177,13 @@ export function relayStream(
  */
 function relayEvents(
   events: Exclude<ReturnType<EventReader['push']>, 'too-large'>,
-  onUsage: (usage: TokenUsage) => void,
+  hooks: EventHooks,
   replied: number,
 ): { out: string; replied: number; why?: string } {
   let out = '';
   let bytes = replied;
   for (const event of events) {
-    const relayed = relayEvent(event, onUsage);
+    const relayed = relayEvent(event, hooks);
     if (relayed.kind === 'pass') {
       bytes += relayed.replyBytes;
       if (bytes > MAX_REPLY_BYTES) return { out, replied: bytes, why: `reply over ${MAX_REPLY_BYTES} bytes` };

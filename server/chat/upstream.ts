@@ -2,10 +2,11 @@ import { Agent, request as sendRequest } from 'undici';
 import type { ReplySource } from '../../contract/llm.ts';
 import type { Upstream } from '../hono-env.ts';
 import type { SearchWordsReason } from '../knowledge/knowledge.ts';
+import type { ModelCall } from '../traces/traces.ts';
 import type { ChatRequest } from './chat-request.ts';
-import { demoResponse } from './demo-responder.ts';
+import { DEMO_MODEL, demoResponse } from './demo-responder.ts';
 import { MAX_EVENT_BYTES } from './event-reader.ts';
-import { describeProviderError } from './reply-rebuild.ts';
+import { describeProviderError, finishReason } from './reply-rebuild.ts';
 
 /**
  * The provider's (or the demo's) answer, read only as far as the proxy needs it: its status, a header, then either the
@@ -24,6 +25,20 @@ type ChatUpstream = Exclude<Upstream, { kind: 'none' }>;
 /** For log lines: the provider's host only (its URL's path or query could carry an account id). */
 export function upstreamLabel(upstream: ChatUpstream): string {
   return upstream.kind === 'provider' ? new URL(upstream.baseURL).host : upstream.kind;
+}
+
+/** A call to `upstream`, as its span names it: the provider's host only, as in {@link upstreamLabel}. */
+export function modelCallOf(upstream: ChatUpstream, purpose: ModelCall['purpose']): ModelCall {
+  return upstream.kind === 'provider'
+    ? { provider: 'openai', model: upstream.model, serverAddress: new URL(upstream.baseURL).hostname, purpose }
+    : { provider: 'ai-assistant.demo', model: DEMO_MODEL, purpose };
+}
+
+/** Why each choice of a completion ended (`stop`, `length`, …): only a reason's word, as the page gets it. */
+export function finishReasonsOf(answer: unknown): string[] {
+  const choices = (answer as { choices?: unknown } | null)?.choices;
+  if (!Array.isArray(choices)) return [];
+  return choices.flatMap((choice) => finishReason((choice as { finish_reason?: unknown } | null)?.finish_reason) ?? []);
 }
 
 /**
