@@ -92,6 +92,26 @@ describe('readServerEnv', () => {
     }
   });
 
+  it('sends traces only to an http(s) collector, never repeating a refused address (it may hold a password)', () => {
+    expect(readServerEnv({ LLM_API_KEY: KEY }).traces).toBeUndefined();
+    expect(readServerEnv({ LLM_API_KEY: KEY, OTEL_EXPORTER_OTLP_ENDPOINT: ' http://127.0.0.1:4318 ' }).traces).toEqual({
+      endpoint: 'http://127.0.0.1:4318',
+      serviceName: 'ai-assistant',
+    });
+    expect(
+      readServerEnv({
+        LLM_API_KEY: KEY,
+        OTEL_EXPORTER_OTLP_ENDPOINT: 'https://otel.example',
+        OTEL_SERVICE_NAME: 'shop',
+      }).traces?.serviceName,
+    ).toBe('shop');
+    for (const value of ['ftp://user:s3cret@otel.example', 'otel.example:4318', 'http://']) {
+      const problems = problemsOf({ LLM_API_KEY: KEY, OTEL_EXPORTER_OTLP_ENDPOINT: value });
+      expect(problems).toEqual([expect.stringMatching(/^OTEL_EXPORTER_OTLP_ENDPOINT must be an http/)]);
+      expect(problems.join(' ')).not.toContain('s3cret');
+    }
+  });
+
   it('refuses to start without LLM_API_KEY unless demo mode is asked for', () => {
     expect(problemsOf({})).toEqual([expect.stringContaining('LLM_API_KEY is not set')]);
     expect(readServerEnv({ LLM_DEMO: '1' }).proxy.upstream).toEqual({ kind: 'demo' });
