@@ -1,4 +1,4 @@
-import type { FrameLocator, Page } from '@playwright/test';
+import { expect, type FrameLocator, type Page } from '@playwright/test';
 import type { EmbedApi } from '../embed/loader';
 import type { FakeProvider } from '../testing/fake-provider';
 import { type HostSite, startHostSite } from '../testing/host-site';
@@ -57,6 +57,24 @@ export const launcher = (page: Page) => page.getByRole('button', { name: 'Chat w
 export const chatFrame = (page: Page): FrameLocator => page.frameLocator('iframe[title="AI Assistant chat"]');
 /** The message box in the chat's frame. */
 export const messageBox = (page: Page) => chatFrame(page).getByRole('textbox', { name: 'Message' });
+
+/**
+ * Waits until the frame's message box is the app's (it holds a React fiber): before that it may be the served card's,
+ * where an Enter pressed before its script has loaded sends nothing (static-host.spec.ts). On a phone nothing loads the
+ * frame before the tap that opens it, so a test that types at once waits for this first.
+ */
+export async function appTookOver(page: Page) {
+  const box = messageBox(page);
+  await expect
+    .poll(
+      () =>
+        box.evaluate((input) => Object.keys(input).some((key) => key.startsWith('__reactFiber'))).catch(() => false),
+      {
+        message: "the frame's message box is the app's",
+      },
+    )
+    .toBe(true);
+}
 
 /** What a site's own button would call: the loader's global API. */
 export function callApi(page: Page, method: keyof EmbedApi) {

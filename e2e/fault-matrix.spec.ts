@@ -106,6 +106,8 @@ const FAULTS: Fault[] = [
  */
 async function openWithDeadline(chat: ChatPage, mode: Mode, providerBaseURL: string) {
   if (mode === 'proxy') {
+    // Starting a server of its own is not the test's time: on a busy machine it can take most of a test's 20 s.
+    test.info().setTimeout(test.info().timeout + 30_000);
     const server: ProductionServer = await startAppServer(mode, providerBaseURL, {
       LLM_TIMEOUT_MS: String(SHORT_SERVER_TIMEOUT_MS),
     });

@@ -6,13 +6,15 @@ import { type HostSite, hostPageHtml } from '../testing/host-site';
 import { type SmtpServer, smtpServer } from '../testing/smtp-server';
 import { startReturnsSite } from './app-server';
 import { expectNoAxeViolations } from './axe-check';
-import { chatFrame, hostSiteFixture, launcher } from './embed-site';
+import { appTookOver, chatFrame, hostSiteFixture, launcher } from './embed-site';
 import { test as base, box, type ChatPage, expect } from './fixtures';
 
 // "Contact a person" (issue 48) against the production build and server (proxy mode: a direct-mode page has no server
 // to send to), with a site whose `handoff:` goes by email to a real SMTP server (aiosmtpd) on loopback.
 
 const VISITOR = 'visitor@example.com';
+/** What a test may add to its time to start a server of its own: startReturnsSite waits up to 30 s for /readyz. */
+const SERVER_START_ALLOWANCE_MS = 40_000;
 const QUESTION = 'Can I return a rake bought last week? private-marker-7f3a';
 const MESSAGE = 'Please call me about my rake, it arrived broken.';
 
@@ -63,7 +65,9 @@ const test = base.extend<
     { scope: 'worker' },
   ],
   minSeconds: ['0', { option: true }],
-  handoffApp: async ({ handoffApps, minSeconds }, use) => {
+  handoffApp: async ({ handoffApps, minSeconds }, use, testInfo) => {
+    // The first test to ask for a server starts it (and waits for its index): that is not the test's own time.
+    testInfo.setTimeout(testInfo.timeout + SERVER_START_ALLOWANCE_MS);
     await use(await handoffApps(minSeconds));
   },
   baseURL: async ({ handoffApp }, use) => {
@@ -198,6 +202,7 @@ test.describe('in the embed, on a phone', () => {
     await launcher(page).click();
     const frame = chatFrame(page);
     const input = frame.getByRole('textbox', { name: 'Message' });
+    await appTookOver(page);
     await input.fill(QUESTION);
     await input.press('Enter');
     await expect(frame.locator('[data-sender="bot"]').last()).toContainText('within thirty days');

@@ -99,7 +99,8 @@ const test = base.extend<
       await server.close();
       await rm(dir, { recursive: true, force: true });
     },
-    { scope: 'worker' },
+    // Its index is built before its first test: on a busy machine that is longer than a test's own 20 s.
+    { scope: 'worker', timeout: 90_000 },
   ],
   baseURL: async ({ knowledgeApp }, use) => {
     await use(knowledgeApp.url);
