@@ -3,7 +3,7 @@ import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vitest/config';
 import { appChunkGroup } from './build/app-chunk.ts';
 import { appResolve } from './build/app-resolve.ts';
-import { chakraTokens } from './build/chakra-tokens.ts';
+import { chakraTokens } from './build/chakra-theme.ts';
 import { compileHints } from './build/compile-hints.ts';
 import { embedLoader } from './build/embed-loader.ts';
 import { machineDescriptions } from './build/machine-descriptions.ts';

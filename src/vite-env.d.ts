@@ -4,6 +4,6 @@
 interface ImportMetaEnv extends Readonly<Partial<Record<import('../contract/settings').PageSettingName, string>>> {}
 
 declare module 'virtual:chakra-tokens' {
-  /** Chakra's default tokens that the card uses (build/chakra-tokens.ts). */
-  export const cardTokens: ReturnType<typeof import('../build/chakra-tokens').cardTokens>;
+  /** Chakra's default tokens that the card uses (build/chakra-theme.ts). */
+  export const cardTokens: ReturnType<typeof import('../build/chakra-theme').cardTokens>;
 }
