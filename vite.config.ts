@@ -3,7 +3,7 @@ import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vitest/config';
 import { appChunkGroup } from './build/app-chunk.ts';
 import { appResolve } from './build/app-resolve.ts';
-import { chakraTokens } from './build/chakra-theme.ts';
+import { chakraTheme } from './build/chakra-theme.ts';
 import { compileHints } from './build/compile-hints.ts';
 import { embedLoader } from './build/embed-loader.ts';
 import { machineDescriptions } from './build/machine-descriptions.ts';
@@ -21,7 +21,7 @@ export default defineConfig({
     plainDynamicImports(),
     machineDescriptions(),
     react(),
-    chakraTokens(),
+    chakraTheme(),
     compileHints(),
     startUpPreload(),
     sizeBudget(),
@@ -62,7 +62,7 @@ export default defineConfig({
             { name: 'react-dom', test: /node_modules\/(react|react-dom|scheduler)\// },
             {
               name: 'chakra',
-              test: /node_modules\/(@chakra-ui|@emotion|@ark-ui|@zag-js|@pandacss|stylis)\/|\/src\/(system|card-base-config|theme|create-system-measure)\.ts$|chakra-tokens/,
+              test: /node_modules\/(@chakra-ui|@emotion|@ark-ui|@zag-js|@pandacss|stylis)\/|\/src\/(system|card-base-config|theme|create-system-measure)\.ts$|chakra-theme/,
             },
             appChunkGroup({
               entry: fileURLToPath(new URL('src/start.ts', import.meta.url)),

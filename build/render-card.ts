@@ -2,7 +2,7 @@ import { createServer } from 'vite';
 import type { Catalogue } from '../locales/catalogue.ts';
 import { CATALOGUES } from '../locales/catalogues.ts';
 import { appResolve } from './app-resolve.ts';
-import { chakraTokens } from './chakra-theme.ts';
+import { chakraTheme } from './chakra-theme.ts';
 
 // Run by build/prerender-card.ts in a process of its own: prints the idle card's HTML in every language
 // (src/prerender-card.tsx), as JSON by language. In its own process, React and its server renderer load together, in
@@ -12,7 +12,7 @@ const server = await createServer({
   configFile: false,
   envDir: false,
   logLevel: 'warn',
-  plugins: [chakraTokens()],
+  plugins: [chakraTheme()],
   resolve: appResolve,
   appType: 'custom',
   server: { middlewareMode: true, hmr: false, ws: false },

@@ -1,5 +1,7 @@
-import type { SystemContext } from '@chakra-ui/react';
-import { act, render, screen } from '@testing-library/react';
+import { isDeepStrictEqual } from 'node:util';
+import type { RecipeDefinition, SystemContext } from '@chakra-ui/react';
+import { buttonRecipe, inputRecipe } from '@chakra-ui/react/theme';
+import { act, fireEvent, render, screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DEFAULT_PAGE_SETTINGS } from '../contract/page-settings';
@@ -9,28 +11,38 @@ import { createControllableFetchReply } from '../testing/controllable-reply';
 import { App } from './app';
 import { EmbeddedCard } from './embed/embedded-card';
 import { loadMarkdown } from './markdown/load-markdown';
+import { cardThemeConfig } from './system';
 import { setCatalogue } from './text';
 
 /**
  * Every style object the card's components hand Chakra while the tests below render it, the styles of the recipes'
- * variants they use included (a recipe's variant resolves to a style object that goes the same way).
+ * variants they use included (a recipe's variant resolves to a style object that goes the same way); and each recipe
+ * they use, with the variant props it is given.
  */
-const { recorded, systems } = vi.hoisted(() => ({
+const { recorded, recipeUses, systems } = vi.hoisted(() => ({
   recorded: [] as unknown[][],
+  recipeUses: [] as [string, Record<string, unknown>][],
   systems: {} as { full?: SystemContext },
 }));
 
 // The card as it was styled before its own base config: Chakra's `defaultBaseConfig` (every utility and condition it
-// knows) under the card's theme, with the tokens and text styles it kept then. The app renders with it, recording what
-// it resolves; the card's own system must resolve all of it to the same CSS.
+// knows) under the card's theme, with the tokens and text styles it kept then and Chakra's whole button and input
+// recipes. The app renders with it, recording what it resolves; the card's own system must resolve all of it to the
+// same CSS.
 vi.mock('./system', async (importOriginal) => {
   const original = await importOriginal<typeof import('./system')>();
   const { createSystem: create, defaultBaseConfig: base } = await import('@chakra-ui/react');
-  const { tokens, textStyles } = await import('@chakra-ui/react/theme');
+  const { tokens, textStyles, buttonRecipe, inputRecipe } = await import('@chakra-ui/react/theme');
   // The tokens the card kept before: Chakra's, minus its palette and a few groups, and fractions and viewport sizes.
   const { aspectRatios, animations, blurs, colors, zIndex, sizes, ...kept } = tokens;
   const keptSizes = Object.fromEntries(Object.entries(sizes ?? {}).filter(([name]) => !/\/|v[hw]$/.test(name)));
-  const full = create(base, original.cardThemeConfig, { theme: { tokens: { ...kept, sizes: keptSizes }, textStyles } });
+  const full = create(base, original.cardThemeConfig, {
+    theme: {
+      tokens: { ...kept, sizes: keptSizes },
+      textStyles,
+      recipes: { button: buttonRecipe, input: inputRecipe },
+    },
+  });
   systems.full = full;
   const recording: SystemContext = {
     ...full,
@@ -38,6 +50,14 @@ vi.mock('./system', async (importOriginal) => {
       recorded.push(styles);
       return (full.css as (...args: unknown[]) => unknown)(...styles);
     }) as SystemContext['css'],
+    getRecipeFn: ((key: string) => {
+      const recipe = full.getRecipeFn(key);
+      const using = (props: Record<string, unknown>) => {
+        recipeUses.push([key, props]);
+        return recipe(props);
+      };
+      return Object.assign(using, recipe);
+    }) as SystemContext['getRecipeFn'],
   };
   return { ...original, getSystem: () => recording };
 });
@@ -82,7 +102,7 @@ function renderCard(language: keyof typeof CATALOGUES, settings: object, embedde
 
 /**
  * Every state of the card: idle with a welcome and starters, hovered and focused, sending with the slow hint,
- * streaming, a Markdown reply copied, stopped, failed with Retry, limited.
+ * streaming, a Markdown reply copied, stopped, failed with Retry, limited, scrolled back with Jump to latest.
  */
 async function renderEveryState(language: keyof typeof CATALOGUES, embedded = false) {
   const { fake, view, user } = renderCard(language, { welcome: MARKDOWN, starters: ['What do you sell?'] }, embedded);
@@ -102,6 +122,11 @@ async function renderEveryState(language: keyof typeof CATALOGUES, embedded = fa
   await user.tab();
   await user.type(input(), 'Limited{Enter}');
   await act(async () => fake.latest().reject(new ReplyLimitedError('rate', 42)));
+  // Scrolled back from the end (jsdom lays nothing out: the list's positions are set by hand): Jump to latest.
+  const log = screen.getByRole('log');
+  Object.defineProperties(log, { scrollTop: { value: 100 }, scrollHeight: { value: 1000 } });
+  fireEvent.scroll(log);
+  await screen.findByRole('button', { name: CATALOGUES[language].jumpToLatest });
   view.unmount();
 }
 
@@ -129,6 +154,26 @@ describe("the card's Chakra system", () => {
       return JSON.stringify(card.css(...(styles as Parameters<SystemContext['css']>))) !== expected;
     });
     expect(differing.map((styles) => JSON.stringify(styles))).toEqual([]);
+  });
+
+  it('keeps every size and variant of a recipe that the card renders, as Chakra has it', () => {
+    const chakraRecipes: Record<string, RecipeDefinition> = { button: buttonRecipe, input: inputRecipe };
+    const cardRecipes = cardThemeConfig.theme?.recipes ?? {};
+    expect(new Set(recipeUses.map(([key]) => key))).toEqual(new Set(Object.keys(chakraRecipes)));
+    const differing = new Set<string>();
+    for (const [key, props] of recipeUses) {
+      const chakra = chakraRecipes[key];
+      for (const variant of Object.keys(chakra.variants ?? {})) {
+        const option = String(props[variant] ?? chakra.defaultVariants?.[variant]);
+        const kept = cardRecipes[key]?.variants?.[variant]?.[option];
+        if (!isDeepStrictEqual(kept, chakra.variants?.[variant]?.[option]))
+          differing.add(`${key} ${variant}=${option}`);
+      }
+    }
+    expect([...differing]).toEqual([]);
+    for (const [key, chakra] of Object.entries(chakraRecipes)) {
+      expect({ ...cardRecipes[key], variants: undefined }).toEqual({ ...chakra, variants: undefined });
+    }
   });
 
   it('has the same preflight and global CSS, and its token CSS defines every variable its CSS uses', () => {

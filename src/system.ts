@@ -1,6 +1,6 @@
-import { cardTokens } from 'virtual:chakra-tokens';
+import { cardRecipes, cardTextStyles, cardTokens } from 'virtual:chakra-theme';
 import { createSystem, defineConfig, defineGlobalStyles, type SystemContext } from '@chakra-ui/react';
-import { breakpoints, buttonRecipe, cssVarsPrefix, cssVarsRoot, inputRecipe, textStyles } from '@chakra-ui/react/theme';
+import { breakpoints, cssVarsPrefix, cssVarsRoot } from '@chakra-ui/react/theme';
 import { cardBaseConfig } from './card-base-config';
 import { CREATE_SYSTEM_MEASURE } from './create-system-measure';
 import { semanticColors, semanticShadows } from './theme';
@@ -39,11 +39,12 @@ export const cardThemeConfig = defineConfig({
       // Chakra's radii for its recipes' corners.
       radii: { l1: { value: '{radii.xs}' }, l2: { value: '{radii.sm}' }, l3: { value: '{radii.md}' } },
     },
-    // The text styles of the button and input recipes' sizes: `textStyle="lg"` and the recipes' `xs` to `md`.
-    textStyles: { xs: textStyles.xs, sm: textStyles.sm, md: textStyles.md, lg: textStyles.lg },
+    // The text styles of the button and input recipes' sizes and of `textStyle="lg"` (build/chakra-theme.ts).
+    textStyles: cardTextStyles,
     // Of the layer styles, the recipes here use only `disabled` (for disabled inputs and buttons).
     layerStyles: { disabled: { value: { opacity: '0.5', cursor: 'not-allowed' } } },
-    recipes: { button: buttonRecipe, input: inputRecipe },
+    // Chakra's button and input recipes with the sizes and variants the card uses (build/chakra-theme.ts).
+    recipes: cardRecipes,
   },
 });
 
