@@ -9,14 +9,13 @@ const { store, smtpUrl } = JSON.parse(process.argv[2] ?? '{}') as { store: Hando
 const log = (line: string) => console.log(line);
 const handoff = createHandoff({
   to: { email: 'help@shop.example' },
-  env: { smtpUrl, dailyLimit: 50, minSeconds: 3 },
+  env: { smtpUrl, dailyLimit: 50, minSeconds: 0 },
   title: 'Shop',
   store,
   // Obviously fake, tests only.
   secret: async () => 'test-handoff-secret-0123456789abcdef',
   log,
   times: { firstRetryMs: 50, maxRetryMs: 100, giveUpMs: 60_000, pollMs: 50, leaseMs: 1_000 },
-  tokenTimes: { minAgeMs: 0 },
 });
 const app = createApp({
   upstream: { kind: 'demo' },

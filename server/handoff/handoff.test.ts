@@ -87,14 +87,13 @@ async function serveHandoff(
   const counts: HandoffCount[] = [];
   const handoff = createHandoff({
     to: { email: 'help@shop.example' },
-    env: { dailyLimit: 50, minSeconds: 3 },
+    env: { dailyLimit: 50, minSeconds: 0 },
     title: 'Shop',
     store,
     secret: async () => SECRET,
     count: (event) => counts.push(event),
     log: (line) => logs.push(line),
     times: FAST,
-    tokenTimes: { minAgeMs: 0 },
     ...extra,
   });
   handoffs.push(handoff);
@@ -135,7 +134,7 @@ describe.each(homes)('the outbox in %s', (_home, makeStore) => {
     const smtp = await smtpServer({ started: false });
     smtps.push(smtp);
     const { handoff, url, logs, counts } = await serveHandoff(await makeStore(), {
-      env: { smtpUrl: smtp.url, from: 'assistant@shop.example', dailyLimit: 50, minSeconds: 3 },
+      env: { smtpUrl: smtp.url, from: 'assistant@shop.example', dailyLimit: 50, minSeconds: 0 },
     });
 
     expect(await send(url)).toEqual({ status: 202, body: { status: 'queued' } });
@@ -183,7 +182,7 @@ describe.each(homes)('the outbox in %s', (_home, makeStore) => {
     const hook = await webhookReceiver();
     const { handoff, url } = await serveHandoff(await makeStore(), {
       to: { webhook: hook.url },
-      env: { webhookSecret: WEBHOOK_SECRET, dailyLimit: 50, minSeconds: 3 },
+      env: { webhookSecret: WEBHOOK_SECRET, dailyLimit: 50, minSeconds: 0 },
     });
     expect((await send(url)).status).toBe(202);
     await until(
@@ -307,7 +306,7 @@ describe('POST /api/handoff refuses with a code', () => {
   });
 
   it('a token used twice, too old or too young, and one forged with another key', async () => {
-    const { url } = await refusing({ tokenTimes: { minAgeMs: 60_000 } });
+    const { url } = await refusing({ env: { dailyLimit: 50, minSeconds: 60 } });
     const young = await formToken(url);
     expect((await send(url, { token: young })).body.error?.code).toBe('too_soon');
     const tokens = formTokens(SECRET, { minAgeMs: 0 });
@@ -371,7 +370,7 @@ describe('POST /api/handoff refuses with a code', () => {
       counters.map(async (shared) =>
         serveHandoff(
           await homes[0][1](),
-          { to: { webhook: hook.url }, env: { dailyLimit: 3, minSeconds: 3 } },
+          { to: { webhook: hook.url }, env: { dailyLimit: 3, minSeconds: 0 } },
           { counters: shared },
         ),
       ),

@@ -9,7 +9,7 @@ import type { HandoffEnv } from '../settings/settings.ts';
 import { type Deliver, deliverer } from './deliver.ts';
 import { type DeliveryOutcome, type DeliveryTimes, startDeliveryWorker } from './delivery-worker.ts';
 import { FileOutbox } from './file-outbox.ts';
-import { type FormTokens, type FormTokenTimes, formTokens } from './form-token.ts';
+import { type FormTokens, formTokens } from './form-token.ts';
 import { handoffRoute, type RouteCount } from './handoff-route.ts';
 import type { Channel, Outbox } from './outbox-types.ts';
 import { PostgresOutbox } from './postgres-outbox.ts';
@@ -34,9 +34,8 @@ export interface HandoffSettings {
   contact?: string;
   count?: (event: HandoffCount) => void;
   log: (line: string) => void;
-  /** Shorter clocks, for tests: the delivery's and the form token's. */
+  /** Shorter clocks, for tests: the delivery's. */
   times?: DeliveryTimes;
-  tokenTimes?: FormTokenTimes;
   /** Another way to deliver (tests of the worker alone). */
   deliver?: Deliver;
 }
@@ -69,8 +68,7 @@ export function createHandoff(settings: HandoffSettings): Handoff {
   const worker = startDeliveryWorker(outbox, deliver, { times: settings.times, log, outcome: count });
   let tokens: Promise<FormTokens> | undefined;
   const tokensNow = () => {
-    const times = { minAgeMs: env.minSeconds * 1000, ...settings.tokenTimes };
-    tokens ??= settings.secret().then((secret) => formTokens(secret, times));
+    tokens ??= settings.secret().then((secret) => formTokens(secret, { minAgeMs: env.minSeconds * 1000 }));
     tokens.catch(() => {
       tokens = undefined;
     });
