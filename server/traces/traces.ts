@@ -44,13 +44,10 @@ export interface LoadedTraces {
   close(): Promise<void>;
 }
 
-/** Traces on: the tracer, the middleware that gives every request its span, a close that sends what is left. */
-export interface Traces {
-  tracer: Tracer;
-  requests: MiddlewareHandler;
+/** Traces on: what the SDK gives, whether it has loaded yet or not, and what the start-up line says of it. */
+export interface Traces extends LoadedTraces {
   /** For the start-up line: the endpoint's host alone (never its credentials, path or query). */
   describe(): string;
-  close(): Promise<void>;
 }
 
 /**
