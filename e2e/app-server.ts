@@ -1,6 +1,6 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { expect } from '@playwright/test';
+import { expect, test } from '@playwright/test';
 import { type ProductionServer, startProductionServer } from '../testing/production-app';
 import { BUILD_DIR, E2E_MODEL, HELD_TIMEOUT_MS, type Mode, serverEntry, UPSTREAM_API_KEY } from './e2e-env';
 
@@ -27,6 +27,14 @@ function modeEnv(mode: Mode, providerBaseURL: string): Record<string, string> {
  * only through its environment, on a free port of 127.0.0.1. `env` adds to it (e.g. `FRAME_ANCESTORS`); `entry` is
  * another build of the server (the BASE_PATH tests').
  */
+/**
+ * Gives the running test the time to start a server of its own (and, for startReturnsSite, wait up to 30 s for its
+ * index): that is not the test's own time, and on a busy machine it can take most of a test's 20 s.
+ */
+export function allowServerStart(): void {
+  test.info().setTimeout(test.info().timeout + 40_000);
+}
+
 export function startAppServer(
   mode: Mode,
   providerBaseURL: string,

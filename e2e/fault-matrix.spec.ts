@@ -1,6 +1,6 @@
 import { FAKE_REPLY, type FakeBehaviour, type FakeProvider } from '../testing/fake-provider';
 import type { ProductionServer } from '../testing/production-app';
-import { startAppServer } from './app-server';
+import { allowServerStart, startAppServer } from './app-server';
 import { HELD_TIMEOUT_MS, type Mode, SHORT_SERVER_TIMEOUT_MS } from './e2e-env';
 import { type ChatPage, ERROR, expect, expectedPayload, NO_CONTENT, streams, test } from './fixtures';
 
@@ -106,8 +106,7 @@ const FAULTS: Fault[] = [
  */
 async function openWithDeadline(chat: ChatPage, mode: Mode, providerBaseURL: string) {
   if (mode === 'proxy') {
-    // Starting a server of its own is not the test's time: on a busy machine it can take most of a test's 20 s.
-    test.info().setTimeout(test.info().timeout + 30_000);
+    allowServerStart();
     const server: ProductionServer = await startAppServer(mode, providerBaseURL, {
       LLM_TIMEOUT_MS: String(SHORT_SERVER_TIMEOUT_MS),
     });

@@ -4,7 +4,7 @@ import type { EmbedApi, EmbedEvents } from '../embed/loader';
 import type { FakeProvider } from '../testing/fake-provider';
 import { type HostSite, hostPageHtml } from '../testing/host-site';
 import { type SmtpServer, smtpServer } from '../testing/smtp-server';
-import { startReturnsSite } from './app-server';
+import { allowServerStart, startReturnsSite } from './app-server';
 import { expectNoAxeViolations } from './axe-check';
 import { appTookOver, chatFrame, hostSiteFixture, launcher } from './embed-site';
 import { test as base, box, type ChatPage, expect } from './fixtures';
@@ -13,8 +13,6 @@ import { test as base, box, type ChatPage, expect } from './fixtures';
 // to send to), with a site whose `handoff:` goes by email to a real SMTP server (aiosmtpd) on loopback.
 
 const VISITOR = 'visitor@example.com';
-/** What a test may add to its time to start a server of its own: startReturnsSite waits up to 30 s for /readyz. */
-const SERVER_START_ALLOWANCE_MS = 40_000;
 const QUESTION = 'Can I return a rake bought last week? private-marker-7f3a';
 const MESSAGE = 'Please call me about my rake, it arrived broken.';
 
@@ -65,9 +63,9 @@ const test = base.extend<
     { scope: 'worker' },
   ],
   minSeconds: ['0', { option: true }],
-  handoffApp: async ({ handoffApps, minSeconds }, use, testInfo) => {
-    // The first test to ask for a server starts it (and waits for its index): that is not the test's own time.
-    testInfo.setTimeout(testInfo.timeout + SERVER_START_ALLOWANCE_MS);
+  handoffApp: async ({ handoffApps, minSeconds }, use) => {
+    // The first test to ask for a server starts it.
+    allowServerStart();
     await use(await handoffApps(minSeconds));
   },
   baseURL: async ({ handoffApp }, use) => {
