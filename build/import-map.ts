@@ -23,6 +23,7 @@ export const ENTRIES: Record<string, string[]> = {
   settings: ['settings.ts'],
   knowledge: ['knowledge.ts'],
   traces: ['traces.ts'],
+  actions: ['actions.ts'],
 };
 
 /** The files under every room: the types and helpers they all share. They import no room and nothing above. */

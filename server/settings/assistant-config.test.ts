@@ -65,7 +65,7 @@ describe('the configuration file', () => {
   it.each([
     [
       'titel: Acme',
-      /^titel \(line 1\): is not a known key \(did you mean title\? the keys are title, welcome, starters, instructions, limit_message, accent, language, knowledge, history, persist, page_context, contact, rewrite_questions, description, handoff\)/,
+      /^titel \(line 1\): is not a known key \(did you mean title\? the keys are title, welcome, starters, instructions, limit_message, accent, language, knowledge, history, persist, page_context, contact, rewrite_questions, description, handoff, actions\)/,
     ],
     ['title: 42', /^title \(line 1\): 42 must be text of 1 to 60 characters/],
     ['title: "   "', /^title \(line 1\): " {3}" must be text of 1 to 60 characters, not blank/],

@@ -3,8 +3,10 @@ import { dirname, resolve } from 'node:path';
 import * as v from 'valibot';
 import { DEFAULT_PAGE_SETTINGS, type PageSettings } from '../../contract/page-settings.ts';
 import { type Language, matchLanguage } from '../../locales/languages.ts';
+import type { Action } from '../actions/actions.ts';
 import type { KnowledgeSource } from '../knowledge/knowledge.ts';
 import { type AccentShades, readAccent } from '../pages/pages.ts';
+import { actionProblems, toActions } from './config-actions.ts';
 import { AssistantConfigError, problemsOf, SourceFile, shown } from './config-file.ts';
 import { type ConfigFile, configSchema, KEYS } from './config-schema.ts';
 import type { Env } from './env-values.ts';
@@ -33,6 +35,8 @@ export interface AssistantConfig {
   handoff?: { email?: string; webhook?: string };
   /** `rewrite_questions: false`: retrieval never asks the model for search words (with `knowledge`). */
   rewriteQuestions?: false;
+  /** `actions:`: the owner's API calls the model may ask for (proxy mode; server/actions/). */
+  actions?: Action[];
 }
 
 /** The configuration of a site with no file: exactly the spec. */
@@ -45,7 +49,7 @@ export const DEFAULT_ASSISTANT_CONFIG: AssistantConfig = { page: DEFAULT_PAGE_SE
 export function parseAssistantConfig(
   source: string,
   file: string,
-  { direct, smtp }: { direct: boolean; smtp?: boolean },
+  { direct, smtp, identity = false }: { direct: boolean; smtp?: boolean; identity?: boolean },
 ): AssistantConfig {
   const parsed = new SourceFile(source);
   const [yamlError] = parsed.document.errors;
@@ -73,6 +77,7 @@ export function parseAssistantConfig(
       'page_context',
       'rewrite_questions',
       'handoff',
+      'actions',
     ] as const) {
       if (key in data) {
         problems.push(
@@ -99,6 +104,9 @@ export function parseAssistantConfig(
       problems.push(parsed.problem(['knowledge', n, 'path'], `${shown(source.path)} is not a folder (${folder})`));
     }
   }
+  problems.push(
+    ...actionProblems(parsed.problem.bind(parsed), (data as Record<string, unknown>).actions, { identity }),
+  );
   if (problems.length > 0) throw new AssistantConfigError(file, problems);
 
   return toAssistantConfig(file, values, accent);
@@ -137,6 +145,7 @@ function toAssistantConfig(file: string, values: ConfigFile, accent: AccentShade
     ...(values.instructions === undefined ? {} : { instructions: values.instructions }),
     ...(values.description === undefined ? {} : { description: values.description.trim() }),
     ...(values.rewrite_questions === false ? { rewriteQuestions: false as const } : {}),
+    ...(values.actions === undefined ? {} : { actions: toActions(values.actions) }),
     ...(values.knowledge === undefined
       ? {}
       : {
@@ -165,5 +174,9 @@ export function loadAssistantConfig(env: Env, cwd: string, options: { direct: bo
     if (named) throw new AssistantConfigError(file, [`ASSISTANT_CONFIG: ${shown(named)} names no file`]);
     return DEFAULT_ASSISTANT_CONFIG;
   }
-  return parseAssistantConfig(readFileSync(file, 'utf8'), file, { ...options, smtp: Boolean(env.SMTP_URL?.trim()) });
+  return parseAssistantConfig(readFileSync(file, 'utf8'), file, {
+    ...options,
+    smtp: Boolean(env.SMTP_URL?.trim()),
+    identity: Boolean(env.IDENTITY_SECRET?.trim() || env.IDENTITY_PUBLIC_KEY?.trim()),
+  });
 }

@@ -2,6 +2,7 @@
 // the value's line, what is wrong.
 import { type BaseIssue, getDotPath } from 'valibot';
 import { type Document, isMap, isNode, isScalar, LineCounter, parseDocument } from 'yaml';
+import { ACTION_KEYS, INPUT_KEYS } from './config-actions.ts';
 import { HANDOFF_KEYS, KEY_NAMES, SOURCE_KEYS } from './config-schema.ts';
 import { closestName } from './setting-names.ts';
 
@@ -83,13 +84,26 @@ function unknownKeys(file: SourceFile, path: readonly (string | number)[], known
   });
 }
 
+/** The keys the mapping at `path` may have, and what the message calls one of them. */
+function knownKeys(file: SourceFile, path: readonly (string | number)[]): [readonly string[], string] {
+  if (path[0] === 'handoff') return [HANDOFF_KEYS, 'a key of handoff'];
+  if (path[0] === 'actions' && path.length === 2) return [ACTION_KEYS, 'a key of an action'];
+  if (path[0] === 'actions') {
+    // Only a string input has more than its type and description.
+    const type = file.document.getIn([...path, 'type']);
+    return [type === 'string' ? INPUT_KEYS : ['type', 'description'], `a key of ${String(type ?? 'an')} input`];
+  }
+  return [KEY_NAMES, 'a known key'];
+}
+
 function describeIssue(file: SourceFile, issue: BaseIssue<unknown>): string[] {
   const path = issue.path?.map((item) => item.key as string | number) ?? [];
   if (issue.type === 'strict_object') {
     const parent = path.slice(0, -1);
-    return parent[0] === 'handoff'
-      ? unknownKeys(file, parent, HANDOFF_KEYS, 'a key of handoff')
-      : unknownKeys(file, parent, KEY_NAMES, 'a known key');
+    // A required key that is not there (`expected` is its name; an unknown key's is `never`).
+    if (issue.expected !== 'never') return [file.problem(parent, `has no ${String(path.at(-1))}`)];
+    const unknown = unknownKeys(file, parent, ...knownKeys(file, parent));
+    if (unknown.length > 0) return unknown;
   }
   // A knowledge entry fits neither form: misspelt keys are the likely cause, and then they are the ones to name.
   const input = issue.input as Record<string, unknown> | null;

@@ -9,6 +9,7 @@ import {
 } from '../../contract/page-settings.ts';
 import { LANGUAGES, matchLanguage } from '../../locales/languages.ts';
 import { ACCENT_FORMS } from '../pages/pages.ts';
+import { actionsSchema } from './config-actions.ts';
 
 const MAX_TITLE_LENGTH = 60;
 const MAX_WELCOME_LENGTH = 2000;
@@ -132,6 +133,7 @@ export const configSchema = v.strictObject(
     // What the site is about, for the search-word call (it tells the model which questions the site cannot cover).
     description: v.optional(text(MAX_DESCRIPTION_LENGTH)),
     handoff: v.optional(handoffSchema),
+    actions: v.optional(actionsSchema),
   },
   'is not a known key',
 );

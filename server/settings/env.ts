@@ -5,6 +5,7 @@ import { trustedProxyList } from '../limits/limits.ts';
 import { DEFAULT_FRAME_ANCESTORS, type SecurityOptions } from '../pages/pages.ts';
 import { readBasePath } from './base-path.ts';
 import { type ConnectionLimits, connectionLimits } from './connection-limits.ts';
+import { type ActionsEnv, readActionsEnv } from './env-actions.ts';
 import { type HandoffEnv, readHandoffEnv } from './env-handoff.ts';
 import { readStoreEnv, type StoreConfig } from './env-store.ts';
 import { type DirectBuild, readUpstream } from './env-upstream.ts';
@@ -45,6 +46,8 @@ export interface ServerConfig {
   feedbackSecret?: string;
   /** How messages to a person are sent (`SMTP_URL`, `HANDOFF_*`): used when the site's file has a `handoff:` block. */
   handoff: HandoffEnv;
+  /** The actions' signing secret and how a visitor token is checked (`ACTIONS_SECRET`, `IDENTITY_*`). */
+  actions: ActionsEnv;
   /** The Prometheus listener (`METRICS_PORT`, `METRICS_HOST`); unset: no metrics. */
   metrics?: { port: number; host: string };
   /** Where traces go (`OTEL_EXPORTER_OTLP_ENDPOINT`, `OTEL_SERVICE_NAME`); unset: no traces, and no SDK loaded. */
@@ -91,6 +94,7 @@ export function readServerEnv(
     dataDir: store.dataDir,
     store,
     handoff: readHandoffEnv(env, problems),
+    actions: readActionsEnv(env, problems),
     proxy: {
       basePath: readBasePath(env, problems),
       upstream,

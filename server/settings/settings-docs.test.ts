@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { SETTING_NAMES } from '../../contract/settings.ts';
 import { parseAssistantConfig } from './assistant-config.ts';
+import { ACTION_KEYS } from './config-actions.ts';
 import { HANDOFF_KEYS, KEY_NAMES, SOURCE_KEYS } from './config-schema.ts';
 
 const read = (path: string) => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8');
@@ -25,6 +26,8 @@ describe('the documents that list every setting', () => {
     expect(sorted(names.filter((name) => /^[a-z]/.test(name)))).toEqual(sorted(KEY_NAMES));
     const knowledgeRow = configuration.split('\n').find((line) => line.startsWith('| `knowledge`')) ?? '';
     for (const key of SOURCE_KEYS) expect(knowledgeRow, key).toMatch(new RegExp(`\\b${key}\\b`));
+    const actionsRow = configuration.split('\n').find((line) => line.startsWith('| `actions`')) ?? '';
+    for (const key of ACTION_KEYS) expect(actionsRow, key).toMatch(new RegExp(`\\b${key}\\b`));
   });
 
   it('.env.example documents every variable', () => {
@@ -37,7 +40,7 @@ describe('the documents that list every setting', () => {
     const shown = [...example.matchAll(/^(?:# )?(\s*(?:- )?)([a-z_]+):/gm)];
     expect(sorted(shown.filter((match) => match[1] === '').map((match) => match[2]))).toEqual(sorted(KEY_NAMES));
     expect(sorted(shown.filter((match) => match[1] !== '').map((match) => match[2]))).toEqual(
-      sorted([...SOURCE_KEYS, ...HANDOFF_KEYS]),
+      sorted([...SOURCE_KEYS, ...HANDOFF_KEYS, ...ACTION_KEYS]),
     );
     // Every commented-out key with its value on its line, uncommented (the knowledge list names folders that are not here).
     const keys = new RegExp(`^# ((?:${KEY_NAMES.join('|')}): \\S.*)$`, 'gm');

@@ -9,6 +9,7 @@ export { OUTSIDE_BASE_PATH, pathUnder, readBasePath } from './base-path.ts';
 export { type ConnectionLimits, DEFAULT_CONNECTION_LIMITS } from './connection-limits.ts';
 export { loadDotEnvFiles } from './dot-env-files.ts';
 export { EnvError, readServerEnv, type ServerConfig } from './env.ts';
+export type { ActionsEnv } from './env-actions.ts';
 export type { HandoffEnv } from './env-handoff.ts';
 export { readStoreEnv } from './env-store.ts';
 export { type DirectBuild, describeUpstream } from './env-upstream.ts';
