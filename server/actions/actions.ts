@@ -8,3 +8,4 @@ export {
   MAX_INPUT_LENGTH,
   placeholdersOf,
 } from './action-types.ts';
+export { checkArguments, toolDefinition } from './tool-schema.ts';
