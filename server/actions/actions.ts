@@ -8,4 +8,13 @@ export {
   MAX_INPUT_LENGTH,
   placeholdersOf,
 } from './action-types.ts';
+export {
+  ACTION_TIMEOUT_MS,
+  type CallFailure,
+  type CallOptions,
+  type CallResult,
+  callAction,
+  MAX_ANSWER_BYTES,
+  signatureOf,
+} from './call-action.ts';
 export { checkArguments, toolDefinition } from './tool-schema.ts';
