@@ -18,3 +18,9 @@ export {
   signatureOf,
 } from './call-action.ts';
 export { checkArguments, toolDefinition } from './tool-schema.ts';
+export {
+  type CheckIdentity,
+  type IdentityKeys,
+  type VisitorIdentity,
+  visitorIdentity,
+} from './visitor-identity.ts';
