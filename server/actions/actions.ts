@@ -17,6 +17,13 @@ export {
   MAX_ANSWER_BYTES,
   signatureOf,
 } from './call-action.ts';
+export {
+  CONFIRM_TOKEN_LIFETIME_MS,
+  type ConfirmClaims,
+  type ConfirmRefusal,
+  type ConfirmTokens,
+  confirmTokens,
+} from './confirm-token.ts';
 export { checkArguments, toolDefinition } from './tool-schema.ts';
 export {
   type CheckIdentity,
