@@ -1,5 +1,7 @@
 // The actions room's one entry (issue 49): the owner's API calls the model may ask for, as tools, called and signed,
 // with the visitor's identity from the host page and a signed confirmation before a write.
+
+export { type DailyCall, takeDailyCall } from './action-limits.ts';
 export {
   type Action,
   type ActionInput,
@@ -17,6 +19,7 @@ export {
   MAX_ANSWER_BYTES,
   signatureOf,
 } from './call-action.ts';
+export { type ConfirmCount, type ConfirmRouteDeps, confirmRoute } from './confirm-route.ts';
 export {
   CONFIRM_TOKEN_LIFETIME_MS,
   type ConfirmClaims,
