@@ -1,4 +1,5 @@
 import { type Context, Hono } from 'hono';
+import { ACTIONS_CONFIRM_PATH } from '../contract/actions.ts';
 import { EMBED_HOST_PARAM, EMBED_LANG_PARAM } from '../contract/embed.ts';
 import { FEEDBACK_PATH } from '../contract/feedback.ts';
 import { HANDOFF_PATH } from '../contract/handoff.ts';
@@ -83,6 +84,10 @@ export function createApp(options: AppOptions): Hono<ServerEnv> {
   if (upstream.kind !== 'none' && options.handoff) {
     app.use(HANDOFF_PATH, visitorApi);
     app.route('/', options.handoff.routes(options, counters));
+  }
+  if (upstream.kind !== 'none' && options.actions) {
+    app.use(ACTIONS_CONFIRM_PATH, visitorApi);
+    app.route('/', options.actions.routes(options, counters, log));
   }
   app.all(`${PROXY_BASE_PATH}/*`, (c) => apiError(c, 404, 'not_found', 'Not found.'));
 

@@ -40,7 +40,7 @@ async function main(): Promise<void> {
   // The site's pages load from the store in the background (synced first when the store lacks them): the server
   // answers at once, and `/readyz` says 503 until the pages are indexed.
   const parts = buildServerParts(config, { sources: assistant.knowledge, site: assistant, log });
-  const { counters, metrics, traces, knowledge, feedback, handoff } = parts;
+  const { counters, metrics, traces, knowledge, feedback, handoff, actions } = parts;
   const app = createApp({
     ...config.proxy,
     assistant,
@@ -51,6 +51,7 @@ async function main(): Promise<void> {
     traces,
     feedback,
     handoff,
+    actions,
     log,
   });
   const running = await listen(app, { port: config.port, host: config.host, limits: config.connections, log });

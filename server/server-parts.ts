@@ -1,6 +1,7 @@
 // The composition root: where data lives (memory, Redis, files, PostgreSQL) and which parts exist is decided here,
 // once, from the settings. The production server, `npm run dev`, `vite preview` and the knowledge commands all call
 // it and close what it returns; no entry point wires parts by hand.
+import { type ServerActions, serverActions } from './actions/actions.ts';
 import { createFeedback, type Feedback, FileCountStore, RedisCountStore } from './feedback/owner-loop.ts';
 import { type Handoff, serverHandoff } from './handoff/handoff.ts';
 import {
@@ -17,7 +18,7 @@ import { startTraces, type Traces } from './traces/traces.ts';
 
 /** What the parts are built from: the server's settings (`readServerEnv`), or the store's alone for the commands. */
 export type PartsSettings = Pick<ServerConfig, 'store'> &
-  Partial<Pick<ServerConfig, 'redisUrl' | 'feedbackSecret' | 'metrics' | 'proxy' | 'handoff' | 'traces'>>;
+  Partial<Pick<ServerConfig, 'redisUrl' | 'feedbackSecret' | 'metrics' | 'proxy' | 'handoff' | 'traces' | 'actions'>>;
 
 export interface PartsOptions {
   /** The site's sources (`assistant.knowledge`); none: no store and no library. */
@@ -25,7 +26,7 @@ export interface PartsOptions {
   /** `false`: the store is opened, and no library reads it (the knowledge commands work on the store themselves). */
   library?: boolean;
   /** The site's `handoff:` block and page settings: with the owner's loop, a way to a person (server/handoff/). */
-  site?: Pick<AssistantConfig, 'handoff' | 'page'>;
+  site?: Pick<AssistantConfig, 'handoff' | 'page' | 'actions'>;
   log: (line: string) => void;
 }
 
@@ -42,6 +43,8 @@ export interface ServerParts {
   feedback?: Feedback;
   /** "Contact a person": its outbox and deliverer, when the site has a `handoff:` block and the owner's loop runs. */
   handoff?: Handoff;
+  /** The owner's API calls the model may ask for: the site's `actions:` with the owner's loop (proxy mode only). */
+  actions?: ServerActions;
   /**
    * Closes what was opened, the users before what they use: the library, the handoff's deliverer, the counts, the
    * Redis connection, and last the traces (the spans still waiting are sent).
@@ -81,6 +84,16 @@ export function buildServerParts(
     site && settings.handoff
       ? serverHandoff({ ...settings, handoff: settings.handoff }, site, feedback, log)
       : undefined;
+  // The confirmations' key comes from the site's secret, as the handoff form's does; ACTIONS_SECRET signs calls only.
+  const actions =
+    site?.actions && feedback
+      ? serverActions({
+          actions: site.actions,
+          siteSecret: () => feedback.secret(),
+          callSecret: settings.actions?.secret,
+          identityKeys: { secret: settings.actions?.identitySecret, publicKey: settings.actions?.identityPublicKey },
+        })
+      : undefined;
   let closed: Promise<void> | undefined;
   return {
     counters,
@@ -90,6 +103,7 @@ export function buildServerParts(
     knowledge,
     feedback,
     handoff,
+    actions,
     close: () => {
       closed ??= (async () => {
         knowledge?.stop();

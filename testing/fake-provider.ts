@@ -21,6 +21,8 @@ import type { AddressInfo } from 'node:net';
  * - `hostile`: a reply of these pieces wrapped in everything a provider may add that is not the reply, each carrying
  *   {@link PROVIDER_SECRET}: extra headers, extra fields in every chunk and in the completion; in a stream, SSE comments
  *   and a named vendor event too. Then, in a stream, how it ends (`ending`).
+ * - `toolCall`: the model calls this tool (`arguments` is its JSON text): `message.tool_calls` in a completion; in a
+ *   stream, `delta.tool_calls` with the id and name first, then the arguments in pieces of 5 characters.
  * - `flood`: an event that never ends: `data: ` and then this many bytes without the blank line that ends an event (a
  *   JSON body of that size when no stream was asked for), written as fast as the client takes them.
  */
@@ -36,6 +38,7 @@ export type FakeBehaviour = { delayMs?: number } & (
   | { hold: true }
   | { hostile: string[]; ending?: StreamEnd }
   | { flood: number }
+  | { toolCall: { name: string; arguments: string } }
 );
 
 /** How a scripted stream ends. */
@@ -193,6 +196,33 @@ function openEventStream(
   };
 }
 
+/** A call of a tool, as a completion or as a stream whose arguments come in pieces. */
+function answerToolCall(
+  res: ServerResponse,
+  tool: { name: string; arguments: string },
+  stream: boolean,
+  prompt: number,
+) {
+  const id = `call_fake_${Math.random().toString(36).slice(2, 10)}`;
+  if (!stream) {
+    const { choices: _reply, ...rest } = completion(null, prompt);
+    const message = { role: 'assistant', content: null, tool_calls: [{ id, type: 'function', function: tool }] };
+    send(res, 200, JSON.stringify({ ...rest, choices: [{ index: 0, finish_reason: 'tool_calls', message }] }));
+    return;
+  }
+  res.writeHead(200, { 'content-type': 'text/event-stream' });
+  const event = (data: unknown) => res.write(`data: ${JSON.stringify(data)}\n\n`);
+  const callDelta = (fields: object) => streamChunk({ tool_calls: [{ index: 0, ...fields }] });
+  event(streamChunk({ role: 'assistant', content: null }));
+  event(callDelta({ id, type: 'function', function: { name: tool.name, arguments: '' } }));
+  for (let at = 0; at < tool.arguments.length; at += 5) {
+    event(callDelta({ function: { arguments: tool.arguments.slice(at, at + 5) } }));
+  }
+  event(streamChunk({}, 'tool_calls'));
+  event({ ...streamChunk({}), choices: [], usage: fakeUsage(prompt, 7) });
+  res.end('data: [DONE]\n\n');
+}
+
 /** The requests whose body asked for a streamed reply (`stream: true`). */
 const streamRequests = new WeakSet<IncomingMessage>();
 /** The prompt token count of each request that asked for usage in its stream (`stream_options.include_usage`). */
@@ -288,6 +318,8 @@ export async function startFakeProvider(
       const reply = completion(behaviour.hostile.join(''), promptTokens(requestBodies.get(req)));
       const choices = reply.choices.map((choice) => ({ ...choice, logprobs: { secret: PROVIDER_SECRET } }));
       send(res, 200, JSON.stringify({ ...reply, choices, ...VENDOR_EXTRAS }), VENDOR_HEADERS);
+    } else if ('toolCall' in behaviour) {
+      answerToolCall(res, behaviour.toolCall, streamAsked, promptTokens(requestBodies.get(req)));
     } else if ('flood' in behaviour && streamAsked) {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       await flood(res, 'data: ', behaviour.flood);

@@ -19,6 +19,14 @@ export {
   MAX_ANSWER_BYTES,
   signatureOf,
 } from './call-action.ts';
+export {
+  type ActionEvent,
+  type ActionOffer,
+  type Asker,
+  type ChatActionsDeps,
+  offerActions,
+  type ToolOutcome,
+} from './chat-actions.ts';
 export { type ConfirmCount, type ConfirmRouteDeps, confirmRoute } from './confirm-route.ts';
 export {
   CONFIRM_TOKEN_LIFETIME_MS,
@@ -27,6 +35,7 @@ export {
   type ConfirmTokens,
   confirmTokens,
 } from './confirm-token.ts';
+export { type ServerActions, type ServerActionsSettings, serverActions } from './server-actions.ts';
 export { checkArguments, toolDefinition } from './tool-schema.ts';
 export {
   type CheckIdentity,

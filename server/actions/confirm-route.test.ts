@@ -48,7 +48,7 @@ beforeEach(() => {
     { rateLimitPerMinute: 0, trustProxyHops: 0 },
     {
       actions: [callback(), cancelOrder(), broken(), lookup()],
-      tokens,
+      tokens: async () => tokens,
       identity: visitorIdentity({ secret: IDENTITY_SECRET }),
       counters: new MemoryCounters(),
       call: { secret: SECRET, timeoutMs: 2_000 },

@@ -14,7 +14,8 @@ export type ConfirmCount = 'confirmed' | 'failed' | 'refused';
 
 export interface ConfirmRouteDeps {
   actions: readonly Action[];
-  tokens: ConfirmTokens;
+  /** The confirmation tokens, under a key drawn from the site's secret (read once, when first needed). */
+  tokens: () => Promise<ConfirmTokens>;
   identity: CheckIdentity;
   counters: Counters;
   /** `ACTIONS_SECRET` and, for tests, a shorter time limit. */
@@ -83,7 +84,7 @@ export function confirmRoute(options: LimitOptions, deps: ConfirmRouteDeps): Hon
     }
     const body = readConfirmBody(read.body);
     if (!body) return refuse('invalid_body', 400);
-    const claims = deps.tokens.check(body.token, body.conversation);
+    const claims = (await deps.tokens()).check(body.token, body.conversation);
     if (claims === 'invalid') return refuse('invalid_token', 400);
     if (claims === 'expired') return refuse('expired_token', 400);
     if (claims === 'other_conversation') return refuse('other_conversation', 400);

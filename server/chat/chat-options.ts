@@ -1,3 +1,4 @@
+import type { ServerActions } from '../actions/actions.ts';
 import type { Feedback } from '../feedback/owner-loop.ts';
 import type { Upstream } from '../hono-env.ts';
 import type { Knowledge } from '../knowledge/knowledge.ts';
@@ -22,6 +23,11 @@ export interface ChatOptions extends LimitOptions {
    * Unset (direct mode, and the tests that are not about it): no tokens, no counts.
    */
   feedback?: Feedback;
+  /**
+   * The site's `actions:` (server/actions/): offered to the model as tools, a read called at once, a write turned into
+   * a confirmation for the visitor; the app mounts `POST /api/actions/confirm` with them.
+   */
+  actions?: ServerActions;
 }
 
 /** Where a chat request goes: a provider or the demo (a direct-mode build has no chat route). */

@@ -9,19 +9,34 @@ export interface UpstreamMessage {
   content: string;
 }
 
+/** A tool round of the conversation (issue 49): the model's call of an action, then the server's result of it. */
+export type ToolTurn =
+  | {
+      role: 'assistant';
+      content: null;
+      tool_calls: { id: string; type: 'function'; function: { name: string; arguments: string } }[];
+    }
+  | { role: 'tool'; tool_call_id: string; content: string };
+
+/** A request with its tool rounds. */
+export type RoundRequest = ChatRequest<UpstreamMessage | ToolTurn>;
+
 /**
  * The only request the proxy forwards: the app's chat completion, rebuilt field by field. Its messages are the site's
  * `instructions` as a `system` message (when set), the earlier exchanges (when the site allows `history`), then the
  * latest user message: with neither, the spec's single user message.
  */
-export interface ChatRequest {
+export interface ChatRequest<Message = UpstreamMessage> {
   model: string;
-  messages: UpstreamMessage[];
+  messages: Message[];
   max_tokens: number;
   temperature: number;
   stream?: true;
   /** Asked with every stream: the provider's token count then comes as a last chunk, for the spend cap and metrics. */
   stream_options?: { include_usage: true };
+  /** The site's actions the model may call (server/actions/): strict schemas, one call at a time. */
+  tools?: unknown[];
+  parallel_tool_calls?: false;
 }
 
 /** What the site's configuration adds to the conversation the page sends. */
@@ -211,7 +226,16 @@ export const TEMPLATE_TOKENS = 64;
  * The most a request can cost, the number the spend cap reserves (chat prices its own request): its message's length in UTF-8 bytes (byte-level tokenizers never make more tokens than
  * bytes, so this bounds the prompt from above), the chat template, and every token it may be answered with.
  */
-export function reservationFor(request: ChatRequest): number {
-  const message = request.messages.reduce((bytes, { content }) => bytes + Buffer.byteLength(content), 0);
-  return message + TEMPLATE_TOKENS + request.max_tokens;
+export function reservationFor(request: ChatRequest<UpstreamMessage | ToolTurn>): number {
+  // A tool round and the tools offered are counted as their JSON, which bounds what a template makes of them.
+  const message = request.messages.reduce(
+    (bytes, message) =>
+      bytes +
+      Buffer.byteLength(
+        message.role === 'tool' || message.content === null ? JSON.stringify(message) : message.content,
+      ),
+    0,
+  );
+  const tools = request.tools ? Buffer.byteLength(JSON.stringify(request.tools)) : 0;
+  return message + tools + TEMPLATE_TOKENS + request.max_tokens;
 }

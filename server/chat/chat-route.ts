@@ -3,6 +3,7 @@ import { CHAT_COMPLETIONS_PATH } from '../../contract/llm.ts';
 import type { ServerEnv } from '../hono-env.ts';
 import { DEFAULT_MAX_BODY_BYTES, limitBody, rateLimit } from '../limits/limits.ts';
 import { startModelCall } from '../traces/traces.ts';
+import { type Answered, actionRounds, offerTools, withTools } from './action-rounds.ts';
 import type { ChatOptions, ChatRouteDeps, ChatUpstream } from './chat-options.ts';
 import { reservationFor } from './chat-request.ts';
 import { accounts, type ChatTurn, call, rebuild, relay, reserve } from './chat-steps.ts';
@@ -50,16 +51,19 @@ async function forwardChat(
     kind: 'message',
     first: (parsed.body as { first_message?: unknown }).first_message === true,
   });
+  const offer = await offerTools(turn, parsed.body);
   const reservation = await reserve(
     turn,
-    reservationFor(parsed.parsed.request) + (parsed.look?.searchWords?.reserve ?? 0),
+    reservationFor(withTools(parsed.parsed.request, offer)) + (parsed.look?.searchWords?.reserve ?? 0),
   );
   if (reservation instanceof Response) {
     parsed.retrieval?.end();
     return reservation;
   }
   const found = await find(turn, parsed);
-  const counts = accounts(turn, found, reservation);
+  found.request = withTools(found.request, offer);
+  const held = { reservation };
+  const counts = accounts(turn, found, held);
 
   const calledAt = performance.now();
   const exchange = new Exchange(
@@ -70,10 +74,15 @@ async function forwardChat(
   );
   let streaming = false;
   try {
-    const answer = await call(turn, found, exchange, reservation);
-    if (answer instanceof Response) return answer;
-    if (!found.request.stream) return await rebuild(turn, answer, exchange, found, counts);
-    const relayed = await relay(turn, answer, exchange, found, counts);
+    const first = await call(turn, found, exchange, reservation);
+    if (first instanceof Response) return first;
+    const answered: Answered | Response = offer
+      ? await actionRounds(turn, { found, exchange, held, counts, offer }, first)
+      : { answer: first, found };
+    if (answered instanceof Response) return answered;
+    const { answer, actions } = answered;
+    if (!found.request.stream) return await rebuild(turn, answer, exchange, answered.found, counts, actions);
+    const relayed = await relay(turn, answer, exchange, answered.found, counts, actions);
     streaming = relayed.streaming;
     return relayed.response;
   } finally {

@@ -2,13 +2,14 @@
 // request-steps.ts); each gives data or the `Response` that ends it.
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import type { ReplyActions } from '../../contract/actions.ts';
 import { CHAT_COMPLETIONS_PATH, LIMIT_ERROR_CODES } from '../../contract/llm.ts';
 import { apiError, refusalLine } from '../api-error.ts';
 import type { ServerEnv } from '../hono-env.ts';
 import { capRefusal, type Reservation, readUsage, type TokenUsage } from '../limits/limits.ts';
 import { modelAnswered } from '../traces/traces.ts';
 import type { ChatOptions, ChatRouteDeps, ChatUpstream } from './chat-options.ts';
-import type { ParsedChatRequest } from './chat-request.ts';
+import type { ParsedChatRequest, RoundRequest } from './chat-request.ts';
 import type { Exchange } from './exchange.ts';
 import { describeProviderError, rebuildCompletion } from './reply-rebuild.ts';
 import type { SiteLookUp } from './search-words.ts';
@@ -33,7 +34,9 @@ export interface ChatTurn {
 
 export type Parsed = Extract<ParsedChatRequest, { ok: true }>;
 /** What the provider is asked with: the request with its passages, and what the search words cost. */
-export interface Found extends Parsed {
+export interface Found extends Omit<Parsed, 'request'> {
+  /** The request as sent, with its tool rounds once the model called an action. */
+  request: RoundRequest;
   searchReason: NonNullable<SiteLookUp['searchWords']>['reason'] | undefined;
   searchUsage?: TokenUsage;
 }
@@ -66,9 +69,11 @@ export async function reserve(turn: ChatTurn, tokens: number): Promise<Reservati
 }
 
 /** The counts of an answer and its usage, settled once counted so that the next request (on any replica) sees it. */
-export function accounts(turn: ChatTurn, found: Found, reservation: Reservation | undefined): Accounts {
+export function accounts(turn: ChatTurn, found: Found, held: { reservation: Reservation | undefined }): Accounts {
   const { feedback, knowledge, metrics } = turn.options;
-  const { sources, passages, searchUsage } = found;
+  const { sources, passages } = found;
+  // Settled with the first usage (with the actions' rounds, each settles its own reservation).
+  let searchUsage = found.searchUsage;
   return {
     answer: () => {
       // What site owners learn of their pages' coverage, never the question.
@@ -80,9 +85,11 @@ export function accounts(turn: ChatTurn, found: Found, reservation: Reservation 
     firstPiece: () => feedback?.count({ kind: 'first-piece', ms: Date.now() - turn.started }),
     // Counted with the reply, under the same reservation: the search words are part of the visitor's message.
     settle: async (usage) => {
-      metrics?.tokens.inc({ kind: 'prompt' }, usage.prompt + (searchUsage?.prompt ?? 0));
-      metrics?.tokens.inc({ kind: 'completion' }, usage.completion + (searchUsage?.completion ?? 0));
-      const today = await reservation?.settle(usage.total + (searchUsage?.total ?? 0));
+      const search = searchUsage;
+      searchUsage = undefined;
+      metrics?.tokens.inc({ kind: 'prompt' }, usage.prompt + (search?.prompt ?? 0));
+      metrics?.tokens.inc({ kind: 'completion' }, usage.completion + (search?.completion ?? 0));
+      const today = await held.reservation?.settle(usage.total + (search?.total ?? 0));
       const limit = turn.deps.spendCap?.dailyLimit;
       if (today !== undefined) turn.deps.log(`[llm-proxy] usage tokens=${usage.total} today=${today}/${limit}`);
     },
@@ -146,6 +153,7 @@ export async function relay(
   exchange: Exchange,
   found: Found,
   counts: Accounts,
+  actions?: ReplyActions,
 ): Promise<{ response: Response; streaming: boolean }> {
   const { c, options, deps } = turn;
   // A stream was asked for: anything but an event stream (a JSON body, an HTML page) is not a reply the page can read.
@@ -174,6 +182,7 @@ export async function relay(
     },
     found.sources,
     token,
+    actions,
   );
   counts.answer();
   // X-Accel-Buffering tells nginx-style reverse proxies not to buffer the stream either.
@@ -188,6 +197,7 @@ export async function rebuild(
   exchange: Exchange,
   found: Found,
   counts: Accounts,
+  actions?: ReplyActions,
 ): Promise<Response> {
   const { c, options } = turn;
   const unreadable = () => apiError(c, 502, 'upstream_invalid', 'The language model sent an unreadable answer.');
@@ -218,5 +228,5 @@ export async function rebuild(
   counts.firstPiece();
   counts.answer();
   const token = await options.feedback?.issue(found.sources, options.knowledge !== undefined);
-  return done(turn, c.json(rebuildCompletion(completion, found.sources, token), 200), 'ok');
+  return done(turn, c.json(rebuildCompletion(completion, found.sources, token, actions), 200), 'ok');
 }

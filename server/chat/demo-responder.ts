@@ -1,6 +1,6 @@
 import type { ReplySource } from '../../contract/llm.ts';
 import type { SearchWordsReason } from '../knowledge/knowledge.ts';
-import type { ChatRequest } from './chat-request.ts';
+import type { RoundRequest } from './chat-request.ts';
 
 /** The model name the demo responder reports, so a demo reply can never be mistaken for a real model's. */
 export const DEMO_MODEL = 'demo-responder';
@@ -56,11 +56,15 @@ function completionChunk(fields: Record<string, unknown>) {
  * it in place of the provider, so validation, limits and headers are exactly those of real traffic.
  */
 export function demoResponse(
-  request: ChatRequest,
+  request: RoundRequest,
   sources?: readonly ReplySource[],
   searchWords?: SearchWordsReason,
 ): Response {
-  const text = demoReplyText(request.messages.at(-1)?.content ?? '', sources, searchWords);
+  const text = demoReplyText(
+    request.messages.findLast((message) => message.role === 'user')?.content ?? '',
+    sources,
+    searchWords,
+  );
   if (!request.stream) {
     return Response.json(
       completionChunk({

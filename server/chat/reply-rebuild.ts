@@ -1,3 +1,4 @@
+import type { ReplyActions } from '../../contract/actions.ts';
 import type { ReplySource, ReplyTokenFields } from '../../contract/llm.ts';
 import { isRecord } from './chat-request.ts';
 
@@ -71,12 +72,14 @@ export function rebuildChunk(chunk: object): RebuiltChunk | undefined {
 
 /**
  * A whole (non-streamed) completion rebuilt: its choices' messages as the assistant's, and its usage; `sources` (the
- * site's pages given to the model) are the proxy's own, added when there are some, and so is the reply's token.
+ * site's pages given to the model) are the proxy's own, added when there are some, and so are the reply's token and
+ * what it did with the site's actions (contract/actions.ts).
  */
 export function rebuildCompletion(
   completion: unknown,
   sources: readonly ReplySource[] = [],
   token?: ReplyTokenFields,
+  actions?: ReplyActions,
 ): object {
   const record = isRecord(completion) ? completion : {};
   const usage = usageOf(record.usage);
@@ -90,6 +93,7 @@ export function rebuildCompletion(
     ...(usage ? { usage } : {}),
     ...(sources.length > 0 ? { sources } : {}),
     ...token,
+    ...(actions && (actions.notes.length > 0 || actions.confirmation) ? { actions } : {}),
   };
 }
 

@@ -1,3 +1,4 @@
+import { ACTIONS_OBJECT, type ReplyActions } from '../../contract/actions.ts';
 import { type ReplySource, type ReplyTokenFields, SOURCES_OBJECT } from '../../contract/llm.ts';
 import { readUsage, type TokenUsage } from '../limits/limits.ts';
 import { EventReader, MAX_EVENT_BYTES } from './event-reader.ts';
@@ -88,13 +89,14 @@ export interface RelayHooks {
  * under the spend cap then stands, as for any reply cut short. When the visitor leaves, the abort has already
  * cancelled the upstream request; the stream then just ends, rather than surfacing as an error nobody can receive.
  * `sources` (the site's pages given to the model) and the reply's `token` (for a vote on it) go first, as the
- * project's own event.
+ * project's own event, and then the reply's `actions` (contract/actions.ts), when it used some.
  */
 export function relayStream(
   body: AsyncIterator<Uint8Array>,
   hooks: RelayHooks,
   sources: readonly ReplySource[] = [],
   token?: ReplyTokenFields,
+  actions?: ReplyActions,
 ): ReadableStream<Uint8Array> {
   const reader = new EventReader();
   let received = 0;
@@ -116,6 +118,10 @@ export function relayStream(
     // The project's own event, not the provider's: the pages given to the model, before its first piece.
     start(controller) {
       if (sources.length > 0 || token) controller.enqueue(encoder.encode(sourcesEvent(sources, token)));
+      // What the reply's actions did (notes, a confirmation to ask for), also the project's own event.
+      if (actions && (actions.notes.length > 0 || actions.confirmation)) {
+        controller.enqueue(encoder.encode(`data: ${JSON.stringify({ object: ACTIONS_OBJECT, ...actions })}\n\n`));
+      }
     },
     async pull(controller) {
       try {

@@ -3,7 +3,7 @@ import type { ReplySource } from '../../contract/llm.ts';
 import type { Upstream } from '../hono-env.ts';
 import type { SearchWordsReason } from '../knowledge/knowledge.ts';
 import type { ModelCall } from '../traces/traces.ts';
-import type { ChatRequest } from './chat-request.ts';
+import type { RoundRequest } from './chat-request.ts';
 import { DEMO_MODEL, demoResponse } from './demo-responder.ts';
 import { MAX_EVENT_BYTES } from './event-reader.ts';
 import { describeProviderError, finishReason } from './reply-rebuild.ts';
@@ -48,7 +48,7 @@ export function finishReasonsOf(answer: unknown): string[] {
  */
 export function callUpstream(
   upstream: ChatUpstream,
-  request: ChatRequest,
+  request: RoundRequest,
   signal: AbortSignal,
   sources?: readonly ReplySource[],
   searchWords?: SearchWordsReason,
@@ -77,7 +77,7 @@ const providerAgent = new Agent({ keepAliveTimeout: 30_000 });
 
 async function callProvider(
   upstream: Extract<Upstream, { kind: 'provider' }>,
-  request: ChatRequest,
+  request: RoundRequest,
   signal: AbortSignal,
 ): Promise<UpstreamAnswer> {
   // Appended to the path, so a query some providers need (e.g. `?api-version=`) stays a query.

@@ -90,7 +90,7 @@ function mountProxy(
     { sources: assistant.knowledge, site: assistant, log },
   );
   httpServer?.once('close', () => void parts.close());
-  const { counters, knowledge, feedback, handoff } = parts;
+  const { counters, knowledge, feedback, handoff, actions } = parts;
   const options = {
     ...proxy,
     assistant,
@@ -99,6 +99,7 @@ function mountProxy(
     counters,
     feedback,
     handoff,
+    actions,
     log,
   };
   const app = createApp(options);
