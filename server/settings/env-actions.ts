@@ -8,7 +8,8 @@ const MIN_IDENTITY_SECRET_LENGTH = 32;
 
 /** What the site's `actions:` need beside the file: the signing secret and how a visitor token is checked. */
 export interface ActionsEnv {
-  /** `ACTIONS_SECRET`: signs each call to the owner's API (`X-Assistant-Signature`) and the confirmation tokens. */
+  /** `ACTIONS_SECRET`: signs each call to the owner's API (`X-Assistant-Signature`); the confirmation
+   * tokens' key comes from the site's secret instead (server/server-parts.ts). */
   secret?: string;
   /** `IDENTITY_SECRET`: the key the host site's backend signs visitor tokens with (HS256). */
   identitySecret?: string;
