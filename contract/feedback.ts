@@ -24,6 +24,13 @@ export interface FeedbackBody {
 export const HANDOFF_EVENTS = ['offered', 'sent', 'delivered', 'failed'] as const;
 export type HandoffEvent = (typeof HANDOFF_EVENTS)[number];
 
+/**
+ * What the owner's counts say of each action (server/actions/): reads called, writes proposed to the visitor, writes
+ * confirmed and called, calls that failed. Never an input or a result.
+ */
+export const ACTION_COUNTS = ['called', 'proposed', 'confirmed', 'failed'] as const;
+export type ActionCount = (typeof ACTION_COUNTS)[number];
+
 /** The counts of one UTC day, or of a span of days (`GET /api/stats`): a public interface. */
 export interface StatsCounts {
   conversations: number;
@@ -38,6 +45,8 @@ export interface StatsCounts {
   first_piece_ms: { p50: number; p95: number };
   /** "Contact a person": forms offered, messages sent by visitors, delivered to the site's people, set aside as failed. */
   handoffs: Record<HandoffEvent, number>;
+  /** By action name, only the actions counted in the span. */
+  actions: Record<string, Record<ActionCount, number>>;
 }
 
 export interface Stats {

@@ -92,6 +92,10 @@ export function buildServerParts(
           siteSecret: () => feedback.secret(),
           callSecret: settings.actions?.secret,
           identityKeys: { secret: settings.actions?.identitySecret, publicKey: settings.actions?.identityPublicKey },
+          // Per action in the owner's counts; a refusal is only logged (by its code, in the confirm route).
+          count: (action, event) => {
+            if (event !== 'refused' && event !== 'cancelled') feedback.count({ kind: 'action', action, event });
+          },
         })
       : undefined;
   let closed: Promise<void> | undefined;

@@ -13,5 +13,6 @@ export const statsCounts = (fields: Partial<StatsCounts> = {}): StatsCounts => (
   errors: 0,
   first_piece_ms: { p50: 0, p95: 0 },
   handoffs: { offered: 0, sent: 0, delivered: 0, failed: 0 },
+  actions: {},
   ...fields,
 });

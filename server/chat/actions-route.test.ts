@@ -217,6 +217,30 @@ describe('a write the model proposes', () => {
     expect((await replayed.json()).error.code).toBe('replayed_token');
     expect(api.calls).toHaveLength(1);
   });
+
+  it('is counted per action in the owner’s stats, proposed and confirmed, with nothing of its inputs', async () => {
+    const before = (await parts.feedback?.stats(1))?.totals.actions.request_callback;
+    const { url } = await app();
+    provider.queue({ toolCall: { name: 'request_callback', arguments: '{"phone":"+44 9999","when":"afternoon"}' } });
+    const reply = await (await postChat(url, chatBody('Call me', { conversation: 'conversation-3' }))).json();
+    await fetch(url + ACTIONS_CONFIRM_PATH, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ token: reply.actions.confirmation.token, conversation: 'conversation-3' }),
+    });
+    provider.queue({ toolCall: { name: 'stock_level', arguments: '{"sku":"D-4"}' } });
+    await postChat(url, chatBody('Stock?'));
+
+    const stats = await parts.feedback?.stats(1);
+    expect(stats?.totals.actions.request_callback).toEqual({
+      called: 0,
+      proposed: (before?.proposed ?? 0) + 1,
+      confirmed: (before?.confirmed ?? 0) + 1,
+      failed: 0,
+    });
+    expect(stats?.totals.actions.stock_level.called).toBeGreaterThanOrEqual(1);
+    expect(JSON.stringify(stats)).not.toContain('9999');
+  });
 });
 
 describe('the server’s limits on the model', () => {

@@ -1,4 +1,10 @@
-import { FEEDBACK_RATINGS, FEEDBACK_REASONS, type HandoffEvent, type Stats } from '../../contract/feedback.ts';
+import {
+  type ActionCount,
+  FEEDBACK_RATINGS,
+  FEEDBACK_REASONS,
+  type HandoffEvent,
+  type Stats,
+} from '../../contract/feedback.ts';
 import type { ReplySource, ReplyTokenFields } from '../../contract/llm.ts';
 import type { Metrics } from '../metrics.ts';
 import type { CountStore, DayCounts } from './count-store.ts';
@@ -12,7 +18,16 @@ import {
   type TokenProblem,
   utcDay,
 } from './reply-token.ts';
-import { buildStats, firstPieceField, lastDays, readVote, type Vote, voteFields, writeVote } from './stats.ts';
+import {
+  ACTION_FIELD,
+  buildStats,
+  firstPieceField,
+  lastDays,
+  readVote,
+  type Vote,
+  voteFields,
+  writeVote,
+} from './stats.ts';
 
 /** What the chat route counts, never with a visitor's text. */
 export type ChatCount =
@@ -21,7 +36,8 @@ export type ChatCount =
   | { kind: 'limited' }
   | { kind: 'error' }
   | { kind: 'first-piece'; ms: number }
-  | { kind: 'handoff'; event: HandoffEvent };
+  | { kind: 'handoff'; event: HandoffEvent }
+  | { kind: 'action'; action: string; event: ActionCount };
 
 export type VoteOutcome = { ok: true } | { ok: false; code: TokenProblem | 'invalid_body' };
 
@@ -183,6 +199,8 @@ function countedFields(event: ChatCount, metrics: Metrics | undefined): DayCount
     return { errors: 1 };
   } else if (event.kind === 'handoff') {
     return { [`handoff_${event.event}`]: 1 };
+  } else if (event.kind === 'action') {
+    return { [`${ACTION_FIELD}${event.action}:${event.event}`]: 1 };
   } else {
     metrics?.firstPiece.observe(event.ms / 1000);
     return { [firstPieceField(event.ms)]: 1 };

@@ -1,4 +1,6 @@
 import {
+  ACTION_COUNTS,
+  type ActionCount,
   FEEDBACK_REASONS,
   type FeedbackRating,
   type FeedbackReason,
@@ -25,6 +27,8 @@ export function firstPieceField(ms: number): string {
 
 const DOWN_SOURCE = 'down_source:';
 const DOWN_REASON = 'down_reason:';
+/** `action:<name>:<event>`: an action's count (names are `[a-z_]`, so the field splits at its colons). */
+export const ACTION_FIELD = 'action:';
 /** How many of the site's pages with the most Not helpful the stats list. */
 const TOP_DOWN_SOURCES = 20;
 
@@ -75,7 +79,21 @@ function countsOf(fields: DayCounts): StatsCounts {
       HandoffEvent,
       number
     >,
+    actions: actionCounts(fields),
   };
+}
+
+/** Each action counted in `fields`, with all its counts (zeros included). */
+function actionCounts(fields: DayCounts): StatsCounts['actions'] {
+  const actions: StatsCounts['actions'] = {};
+  for (const [field, amount] of Object.entries(fields)) {
+    if (!field.startsWith(ACTION_FIELD)) continue;
+    const [name, event] = field.slice(ACTION_FIELD.length).split(':');
+    if (!ACTION_COUNTS.includes(event as ActionCount)) continue;
+    actions[name] ??= Object.fromEntries(ACTION_COUNTS.map((count) => [count, 0])) as Record<ActionCount, number>;
+    actions[name][event as ActionCount] += Math.max(amount, 0);
+  }
+  return actions;
 }
 
 /** The upper bound of the bucket where the `q` quantile falls (0 with no times). */
