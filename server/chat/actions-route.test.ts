@@ -11,6 +11,7 @@ import { INDEX_BUDGET } from '../knowledge/knowledge.ts';
 import { buildServerParts, type PartsSettings, type ServerParts } from '../server-parts.ts';
 import { DEFAULT_ASSISTANT_CONFIG } from '../settings/settings.ts';
 import { MAX_TOOL_ROUNDS } from './action-rounds.ts';
+import { type RoundRequest, reservationFor } from './chat-request.ts';
 
 const { provider, start } = await proxyHarness();
 
@@ -269,5 +270,28 @@ describe('the server’s limits on the model', () => {
     expect(api.calls).toHaveLength(MAX_TOOL_ROUNDS);
     expect(provider.requests).toHaveLength(MAX_TOOL_ROUNDS + 1);
     expect(sent(MAX_TOOL_ROUNDS).tools).toBeUndefined();
+  });
+
+  it('reserves each tool round under the spend cap before asking the model again', async () => {
+    // What the first round reserves, from the same request sent once without a cap.
+    const body = chatBody('Stock of E-5?');
+    await postChat((await app()).url, body);
+    const first = reservationFor(sent(0) as unknown as RoundRequest);
+    provider.requests.length = 0;
+    const { url, logs } = await start({
+      actions: parts.actions,
+      feedback: parts.feedback,
+      knowledge: parts.knowledge,
+      assistant,
+      dailyTokenLimit: first + 5,
+    });
+    provider.queue({ toolCall: { name: 'stock_level', arguments: '{"sku":"E-5"}' } });
+    const response = await postChat(url, body);
+
+    expect(response.status).toBe(429);
+    expect((await response.json()).error.code).toBe('daily_token_limit');
+    expect(provider.requests).toHaveLength(1);
+    expect(api.calls.map((call) => call.url)).toEqual(['/stock/E-5']);
+    expect(logs.join('\n')).toContain('429');
   });
 });
