@@ -60,4 +60,11 @@ export const ar: Catalogue = {
   handoffTooSoon: 'كان ذلك سريعًا جدًا: انتظر لحظة ثم أرسله مرة أخرى.',
   handoffLimited: 'أُرسلت رسائل كثيرة جدًا.',
   handoffFailed: 'تعذّر إرسال رسالتك الآن: حاول مرة أخرى بعد قليل.',
+  confirmation: 'التأكيد',
+  confirm: 'تأكيد',
+  confirmOrType: 'أكّد أو ألغِ في الأعلى، أو اكتب رسالة جديدة',
+  actionConfirmed: 'تم التأكيد.',
+  actionCancelled: 'تم الإلغاء: لم يُنفَّذ أي شيء.',
+  actionExpired: 'انتهت صلاحية هذا التأكيد. استخدم «إعادة المحاولة» للطلب مرة أخرى.',
+  actionFailed: 'تعذّر تنفيذ الإجراء.',
 };

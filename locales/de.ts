@@ -60,4 +60,11 @@ export const de: Catalogue = {
   handoffTooSoon: 'Das ging sehr schnell: Bitte warten Sie einen Moment und senden Sie es noch einmal.',
   handoffLimited: 'Es wurden zu viele Nachrichten gesendet.',
   handoffFailed: 'Ihre Nachricht konnte gerade nicht gesendet werden: Bitte versuchen Sie es gleich noch einmal.',
+  confirmation: 'Bestätigung',
+  confirm: 'Bestätigen',
+  confirmOrType: 'Oben bestätigen oder abbrechen, oder eine neue Nachricht schreiben',
+  actionConfirmed: 'Bestätigt.',
+  actionCancelled: 'Abgebrochen: Es wurde nichts ausgeführt.',
+  actionExpired: 'Diese Bestätigung ist abgelaufen. Mit „Erneut versuchen“ noch einmal fragen.',
+  actionFailed: 'Die Aktion konnte nicht ausgeführt werden.',
 };

@@ -60,4 +60,11 @@ export const en = {
   handoffTooSoon: 'That was very quick: please wait a moment and send it again.',
   handoffLimited: 'Too many messages have been sent.',
   handoffFailed: 'Your message could not be sent just now: please try again in a moment.',
+  confirmation: 'Confirmation',
+  confirm: 'Confirm',
+  confirmOrType: 'Confirm or cancel above, or type a new message',
+  actionConfirmed: 'Confirmed.',
+  actionCancelled: 'Cancelled: nothing was done.',
+  actionExpired: 'This confirmation has expired. Use Retry to ask again.',
+  actionFailed: 'The action could not be done.',
 };

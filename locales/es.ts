@@ -60,4 +60,11 @@ export const es: Catalogue = {
   handoffTooSoon: 'Ha sido muy rápido: espera un momento y vuelve a enviarlo.',
   handoffLimited: 'Se han enviado demasiados mensajes.',
   handoffFailed: 'No se ha podido enviar tu mensaje ahora mismo: vuelve a intentarlo en un momento.',
+  confirmation: 'Confirmación',
+  confirm: 'Confirmar',
+  confirmOrType: 'Confirma o cancela arriba, o escribe un mensaje nuevo',
+  actionConfirmed: 'Confirmado.',
+  actionCancelled: 'Cancelado: no se hizo nada.',
+  actionExpired: 'Esta confirmación ha caducado. Usa «Reintentar» para volver a preguntar.',
+  actionFailed: 'No se pudo realizar la acción.',
 };

@@ -60,4 +60,11 @@ export const fr: Catalogue = {
   handoffTooSoon: 'C’était très rapide\u00a0: attendez un instant, puis envoyez-le de nouveau.',
   handoffLimited: 'Trop de messages ont été envoyés.',
   handoffFailed: 'Votre message n’a pas pu être envoyé pour le moment\u00a0: réessayez dans un instant.',
+  confirmation: 'Confirmation',
+  confirm: 'Confirmer',
+  confirmOrType: 'Confirmez ou annulez ci-dessus, ou écrivez un nouveau message',
+  actionConfirmed: 'Confirmé.',
+  actionCancelled: 'Annulé\u00a0: rien n’a été fait.',
+  actionExpired: 'Cette confirmation a expiré. Utilisez «\u00a0Réessayer\u00a0» pour redemander.',
+  actionFailed: 'L’action n’a pas pu être effectuée.',
 };

@@ -60,4 +60,11 @@ export const he: Catalogue = {
   handoffTooSoon: 'זה היה מהיר מאוד: המתינו רגע ושלחו שוב.',
   handoffLimited: 'נשלחו יותר מדי הודעות.',
   handoffFailed: 'לא ניתן היה לשלוח את ההודעה כרגע: נסו שוב בעוד רגע.',
+  confirmation: 'אישור',
+  confirm: 'אישור',
+  confirmOrType: 'אשרו או בטלו למעלה, או הקלידו הודעה חדשה',
+  actionConfirmed: 'אושר.',
+  actionCancelled: 'בוטל: שום דבר לא בוצע.',
+  actionExpired: 'תוקף האישור הזה פג. השתמשו ב„ניסיון חוזר” כדי לבקש שוב.',
+  actionFailed: 'לא ניתן היה לבצע את הפעולה.',
 };

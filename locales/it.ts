@@ -60,4 +60,11 @@ export const it: Catalogue = {
   handoffTooSoon: 'È stato molto veloce: attendi un momento e invialo di nuovo.',
   handoffLimited: 'Sono stati inviati troppi messaggi.',
   handoffFailed: 'Non è stato possibile inviare il messaggio in questo momento: riprova tra poco.',
+  confirmation: 'Conferma',
+  confirm: 'Conferma',
+  confirmOrType: 'Conferma o annulla qui sopra, oppure scrivi un nuovo messaggio',
+  actionConfirmed: 'Confermato.',
+  actionCancelled: 'Annullato: non è stato fatto nulla.',
+  actionExpired: 'Questa conferma è scaduta. Usa «Riprova» per chiedere di nuovo.',
+  actionFailed: 'Non è stato possibile eseguire l’azione.',
 };

@@ -60,4 +60,11 @@ export const ja: Catalogue = {
   handoffTooSoon: '送信が早すぎました。少し待ってからもう一度送信してください。',
   handoffLimited: '送信されたメッセージが多すぎます。',
   handoffFailed: '現在メッセージを送信できませんでした。しばらくしてからもう一度お試しください。',
+  confirmation: '確認',
+  confirm: '確認する',
+  confirmOrType: '上で確認またはキャンセルするか、新しいメッセージを入力してください',
+  actionConfirmed: '確認しました。',
+  actionCancelled: 'キャンセルしました。何も実行されていません。',
+  actionExpired: 'この確認は期限切れです。「再試行」でもう一度お尋ねください。',
+  actionFailed: '操作を実行できませんでした。',
 };

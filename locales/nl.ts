@@ -60,4 +60,11 @@ export const nl: Catalogue = {
   handoffTooSoon: 'Dat ging erg snel: wacht even en verstuur het opnieuw.',
   handoffLimited: 'Er zijn te veel berichten verstuurd.',
   handoffFailed: 'Je bericht kon nu niet worden verstuurd: probeer het zo opnieuw.',
+  confirmation: 'Bevestiging',
+  confirm: 'Bevestigen',
+  confirmOrType: 'Bevestig of annuleer hierboven, of typ een nieuw bericht',
+  actionConfirmed: 'Bevestigd.',
+  actionCancelled: 'Geannuleerd: er is niets gedaan.',
+  actionExpired: 'Deze bevestiging is verlopen. Gebruik Opnieuw om het opnieuw te vragen.',
+  actionFailed: 'De actie kon niet worden uitgevoerd.',
 };

@@ -60,4 +60,11 @@ export const pl: Catalogue = {
   handoffTooSoon: 'To było bardzo szybko: poczekaj chwilę i wyślij ponownie.',
   handoffLimited: 'Wysłano zbyt wiele wiadomości.',
   handoffFailed: 'Nie udało się teraz wysłać wiadomości: spróbuj ponownie za chwilę.',
+  confirmation: 'Potwierdzenie',
+  confirm: 'Potwierdź',
+  confirmOrType: 'Potwierdź lub anuluj powyżej albo napisz nową wiadomość',
+  actionConfirmed: 'Potwierdzono.',
+  actionCancelled: 'Anulowano: nic nie zostało zrobione.',
+  actionExpired: 'To potwierdzenie wygasło. Użyj „Ponów”, aby zapytać jeszcze raz.',
+  actionFailed: 'Nie udało się wykonać działania.',
 };

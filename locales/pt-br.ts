@@ -60,4 +60,11 @@ export const ptBR: Catalogue = {
   handoffTooSoon: 'Foi muito rápido: aguarde um instante e envie de novo.',
   handoffLimited: 'Muitas mensagens foram enviadas.',
   handoffFailed: 'Não foi possível enviar sua mensagem agora: tente de novo em instantes.',
+  confirmation: 'Confirmação',
+  confirm: 'Confirmar',
+  confirmOrType: 'Confirme ou cancele acima, ou digite uma nova mensagem',
+  actionConfirmed: 'Confirmado.',
+  actionCancelled: 'Cancelado: nada foi feito.',
+  actionExpired: 'Esta confirmação expirou. Use “Tentar de novo” para pedir outra vez.',
+  actionFailed: 'Não foi possível realizar a ação.',
 };

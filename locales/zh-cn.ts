@@ -60,4 +60,11 @@ export const zhCN: Catalogue = {
   handoffTooSoon: '发送得太快了：请稍等片刻后重新发送。',
   handoffLimited: '已发送的消息过多。',
   handoffFailed: '暂时无法发送你的留言：请稍后再试。',
+  confirmation: '确认',
+  confirm: '确认',
+  confirmOrType: '请在上方确认或取消，或输入新消息',
+  actionConfirmed: '已确认。',
+  actionCancelled: '已取消：未执行任何操作。',
+  actionExpired: '此确认已过期。请使用“重试”再次询问。',
+  actionFailed: '无法执行该操作。',
 };

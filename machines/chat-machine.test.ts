@@ -1,10 +1,9 @@
 // @vitest-environment node
 import { describe, expect, it, vi } from 'vitest';
-import { type Actor, createActor, waitFor } from 'xstate';
+import { createActor, waitFor } from 'xstate';
 import { CATALOGUES } from '../locales/catalogues';
-import { createControllableFetchReply } from '../testing/controllable-reply';
+import { type ChatActor, startChat, submit } from '../testing/chat-actor';
 import {
-  type ChatInput,
   type ChatMessage,
   chatMachine,
   ERROR_MESSAGE,
@@ -12,20 +11,6 @@ import {
   ReplyLimitedError,
   ReplyTimeoutError,
 } from './chat-machine';
-
-type ChatActor = Actor<typeof chatMachine>;
-
-function startChat(delays: { slowHint?: number; replyTimeout?: number; limitWait?: number } = {}, input?: ChatInput) {
-  const fake = createControllableFetchReply();
-  const actor: ChatActor = createActor(chatMachine.provide({ actors: { fetchReply: fake.logic }, delays }), { input });
-  actor.start();
-  return { actor, fake };
-}
-
-function submit(actor: ChatActor, text: string) {
-  actor.send({ type: 'draft.change', text });
-  actor.send({ type: 'message.submit' });
-}
 
 /** How long a test waits at most for a short timer of the machine to fire, on however busy a machine. */
 const WAIT_MS = 4_000;
@@ -209,6 +194,8 @@ describe('chat machine', () => {
       draft: '',
       reply: '',
       statusTexts: { noContent: NO_CONTENT, error: ERROR },
+      // A random id for the conversation, which a confirmation is bound to.
+      conversation: expect.stringMatching(/^[0-9a-f]{32}$/),
     });
   });
 

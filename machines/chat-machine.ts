@@ -1,4 +1,5 @@
 import { assign, emit, fromPromise, setup } from 'xstate';
+import type { ActionConfirmation, ActionNote, ReplyActions } from '../contract/actions';
 import type { FeedbackRating, FeedbackReason } from '../contract/feedback';
 import { DEFAULT_SLOW_MS, DEFAULT_TIMEOUT_MS, type LIMIT_ERROR_CODES, type ReplySource } from '../contract/llm';
 
@@ -23,6 +24,15 @@ export interface ChatMessage {
   sources?: ReplySource[];
   /** A reply the page's own server gave (proxy mode): the token a vote on it names, and the visitor's vote. */
   feedback?: ReplyFeedback;
+  /** The site's actions the server called for this reply (proxy mode): one line each, as the server wrote it. */
+  actions?: ActionNote[];
+  /** A write the model proposed with this reply, for the visitor to confirm, and what the visitor did with it. */
+  confirmation?: ShownConfirmation;
+}
+
+/** A proposed write as the conversation shows it: pending while `outcome` is unset (the chat is then `confirming`). */
+export interface ShownConfirmation extends ActionConfirmation {
+  outcome?: 'confirmed' | 'cancelled';
 }
 
 /**
@@ -55,7 +65,15 @@ export const ERROR_MESSAGE = 'Error: Unable to get response';
 export interface StatusTexts {
   noContent: string;
   error: string;
+  /** A confirmation the server no longer takes (too old): said instead of `error`, and Retry asks again. */
+  actionExpired?: string;
+  /** The owner's API failed when the visitor confirmed: said instead of `error`. */
+  actionFailed?: string;
 }
+
+/** The English of the texts a chat without actions never shows. */
+export const ACTION_EXPIRED_MESSAGE = 'This confirmation has expired. Use Retry to ask again.';
+export const ACTION_FAILED_MESSAGE = 'The action could not be done.';
 
 /** A piece of the reply, sent by the reply actor to the machine that invoked it while the reply streams in. */
 export interface ReplyDeltaEvent {
@@ -72,6 +90,12 @@ export interface ReplySourcesEvent {
   type: 'reply.sources';
   sources: ReplySource[];
   token?: ReplyToken;
+}
+
+/** What the server said of the pending reply's actions (proxy mode), sent by the reply actor before the reply. */
+export interface ReplyActionsEvent {
+  type: 'reply.actions';
+  actions: ReplyActions;
 }
 
 /** A vote on a reply, named by its token: Helpful (`up`) or Not helpful (`down`, with a reason or none). */
@@ -97,11 +121,17 @@ export interface FetchReplyInput {
   history?: Exchange[];
   /** The conversation's first message (for the owner's count of conversations; never its text). */
   first?: true;
+  /** The conversation's id (a confirmation is bound to it); only the page's own server is sent it. */
+  conversation?: string;
+  /** The visitor's Confirm: the token of the proposed write, which the request then performs and replies about. */
+  confirm?: string;
+  /** The card's language (the server asks for search words in the pages' language when it differs). */
+  language?: string;
   /**
    * The invoking machine: a streaming actor sends it each piece as a `reply.delta` event; any actor sends the reply's
    * sources and token, when the server gives some, as a `reply.sources` event before the reply.
    */
-  parent: { send: (event: ReplyDeltaEvent | ReplySourcesEvent) => void };
+  parent: { send: (event: ReplyDeltaEvent | ReplySourcesEvent | ReplyActionsEvent) => void };
 }
 
 /**
@@ -131,6 +161,8 @@ export interface ChatInput {
    * page had never changed. A reply cut off by the page change comes as a stopped one, which Retry asks for again.
    */
   restored?: readonly ChatMessage[];
+  /** The card's language, as the server chose it for the visitor (the page's `lang`). */
+  language?: string;
 }
 
 export interface ChatContext extends ChatInput {
@@ -145,6 +177,10 @@ export interface ChatContext extends ChatInput {
   statusTexts: StatusTexts;
   /** While `idle.limited`: which limit refused the last request, and for how long. */
   limit?: ReplyLimit;
+  /** The pending reply's actions, when the server called or proposed some. */
+  actions?: ReplyActions;
+  /** The conversation's id: random, new with each New conversation. */
+  conversation: string;
 }
 
 export type ChatEvent =
@@ -159,15 +195,23 @@ export type ChatEvent =
   | ({ type: 'reply.vote' } & ReplyVote)
   /** The server's answer to a vote (sent by the app, which sends the vote): said beside the reply if still its vote. */
   | ({ type: 'reply.voteSettled'; outcome: VoteOutcome } & ReplyVote)
+  /** The visitor confirms the proposed write (`confirming`): the server performs it and replies. */
+  | { type: 'action.confirm' }
+  /** The visitor cancels the proposed write: nothing is done. */
+  | { type: 'action.cancel' }
   | ReplyDeltaEvent
-  | ReplySourcesEvent;
+  | ReplySourcesEvent
+  | ReplyActionsEvent;
 
 /**
  * What the machine tells its observers (`actor.on(type, handler)`): `reply.ended` when a pending reply ends, whichever
  * way (an answer, a failure, a timeout or a stop), so that the UI can give the box back its focus; `reply.voted` when
  * the visitor votes or changes a vote, for the app to tell the server (and the embed's host page).
  */
-export type ChatEmitted = { type: 'reply.ended' } | ({ type: 'reply.voted' } & ReplyVote);
+export type ChatEmitted =
+  | { type: 'reply.ended' }
+  | ({ type: 'reply.voted' } & ReplyVote)
+  | { type: 'action.cancelled'; token: string; conversation: string };
 
 /** Which of the server's limits refused a request: the per-client rate, or the site's daily allowance. */
 export type LimitReason = keyof typeof LIMIT_ERROR_CODES;
@@ -192,6 +236,19 @@ export class ReplyLimitedError extends Error {
   }
 }
 
+/**
+ * What the reply actor rejects with when the server refused the visitor's Confirm: the confirmation is too old
+ * (`expired`: Retry asks the model again), or the owner's API failed (`failed`).
+ */
+export class ActionRefusedError extends Error {
+  readonly reason: 'expired' | 'failed';
+  constructor(reason: 'expired' | 'failed') {
+    super(reason === 'expired' ? 'The confirmation has expired' : "The owner's API failed");
+    this.name = 'ActionRefusedError';
+    this.reason = reason;
+  }
+}
+
 /** The longest wait the machine honours: a day, the daily limit's longest (and far below a timer's limit). */
 const MAX_LIMIT_WAIT_SECONDS = 86_400;
 
@@ -204,7 +261,7 @@ export class ReplyTimeoutError extends Error {
 }
 
 /** No reply in progress: what every way out of `sending` leaves, its sources with it (a next reply may bring none). */
-const NO_REPLY = { reply: '', sources: undefined, token: undefined };
+const NO_REPLY = { reply: '', sources: undefined, token: undefined, actions: undefined };
 
 /**
  * The chat. `idle` accepts a draft and a submit, and in `idle.retryable` (after a failed, timed-out or stopped reply)
@@ -246,6 +303,8 @@ export const chatMachine = setup({
       return last?.status === 'stopped' || last?.status === 'failed';
     },
     isLimited: (_, error: unknown) => error instanceof ReplyLimitedError,
+    // The reply came with a write to confirm: the chat waits for the visitor.
+    proposesAction: ({ context }) => context.actions?.confirmation !== undefined,
     // A vote counts only for a reply the server gave a token with, and only when it changes something.
     changesVote: ({ context, event }) => {
       if (event.type !== 'reply.vote') return false;
@@ -271,6 +330,22 @@ export const chatMachine = setup({
       ({ event }): Partial<ChatContext> =>
         event.type === 'reply.sources' ? { sources: event.sources, token: event.token } : {},
     ),
+    rememberActions: assign(
+      ({ event }): Partial<ChatContext> => (event.type === 'reply.actions' ? { actions: event.actions } : {}),
+    ),
+    // The pending confirmation (the last message's) with what the visitor did with it.
+    settleConfirmation: assign({
+      messages: ({ context }, outcome: NonNullable<ShownConfirmation['outcome']>) => {
+        const last = context.messages.at(-1);
+        if (!last?.confirmation || last.confirmation.outcome) return context.messages;
+        return [...context.messages.slice(0, -1), { ...last, confirmation: { ...last.confirmation, outcome } }];
+      },
+    }),
+    // Told to the app, which tells the server (the token is then used up, and counted as cancelled).
+    announceCancel: emit(({ context }) => {
+      const pending = context.messages.at(-1)?.confirmation;
+      return { type: 'action.cancelled' as const, token: pending?.token ?? '', conversation: context.conversation };
+    }),
     // A vote, or the server's answer to one, on the reply whose token it names.
     recordVote: assign({
       messages: ({ context, event }) =>
@@ -291,20 +366,27 @@ export const chatMachine = setup({
         ...context.messages,
         // A reply of only white space would be an empty bubble: to the visitor that is no content either.
         reply?.trim()
-          ? { text: reply, sender: 'bot', status: 'answer', ...sourcesOf(context), ...feedbackOf(context) }
-          : { text: context.statusTexts.noContent, sender: 'bot', status: 'empty' },
+          ? {
+              text: reply,
+              sender: 'bot',
+              status: 'answer',
+              ...sourcesOf(context),
+              ...feedbackOf(context),
+              ...actionsOf(context),
+            }
+          : { text: context.statusTexts.noContent, sender: 'bot', status: 'empty', ...actionsOf(context) },
       ],
       ...NO_REPLY,
     }),
     // What had streamed in stays, as its own message (the model's words, with the sources they may cite); the error
     // follows it as another, so that the exchange is not one answer and never goes to the model as history.
     appendError: assign({
-      messages: ({ context }) => [
+      messages: ({ context }, error?: unknown) => [
         ...context.messages,
         ...(context.reply
           ? [{ text: context.reply, sender: 'bot' as const, status: 'answer' as const, ...sourcesOf(context) }]
           : []),
-        { text: context.statusTexts.error, sender: 'bot', status: 'failed' },
+        { text: failureText(context.statusTexts, error), sender: 'bot', status: 'failed' },
       ],
       ...NO_REPLY,
     }),
@@ -320,7 +402,7 @@ export const chatMachine = setup({
       limit: (_, error: unknown) => (error instanceof ReplyLimitedError ? error.limit : undefined),
     }),
     forgetLimit: assign({ limit: undefined }),
-    clearConversation: assign({ messages: [], ...NO_REPLY }),
+    clearConversation: assign({ messages: [], conversation: () => newConversationId(), ...NO_REPLY }),
     announceReplyEnded: emit({ type: 'reply.ended' } as const),
     logError: (_, error: unknown) => {
       console.error('Chat request failed:', error);
@@ -341,6 +423,8 @@ export const chatMachine = setup({
       starters: settings?.starters,
       history: settings?.history,
       limitMessage: settings?.limitMessage,
+      language: settings?.language,
+      conversation: newConversationId(),
     };
   },
   initial: 'idle',
@@ -386,23 +470,49 @@ export const chatMachine = setup({
         },
       },
     },
+    confirming: {
+      description:
+        'The reply proposed a write of the site: nothing is done until the visitor confirms the owner’s text. ' +
+        'Confirm asks the server to perform it and reply; Cancel, or a new message, does nothing and says so.',
+      on: {
+        'draft.change': { actions: 'updateDraft' },
+        'action.confirm': { target: 'sending', actions: { type: 'settleConfirmation', params: 'confirmed' } },
+        'action.cancel': {
+          target: 'idle.ready',
+          actions: ['announceCancel', { type: 'settleConfirmation', params: 'cancelled' }],
+        },
+        'message.submit': {
+          guard: 'hasText',
+          target: 'sending',
+          actions: [
+            'announceCancel',
+            { type: 'settleConfirmation', params: 'cancelled' },
+            'appendUserMessage',
+            'clearDraft',
+          ],
+        },
+      },
+    },
     sending: {
       exit: 'announceReplyEnded',
       invoke: {
         src: 'fetchReply',
-        input: ({ context, self }) => ({
+        input: ({ context, event, self }): FetchReplyInput => ({
           text: context.messages.findLast(isFromUser)?.text ?? '',
           ...(context.history ? { history: earlierExchanges(context.messages, context.history) } : {}),
           ...(context.messages.filter(isFromUser).length === 1 ? { first: true as const } : {}),
+          conversation: context.conversation,
+          ...(context.language ? { language: context.language } : {}),
+          // Entered by the visitor's Confirm: the request performs the write the last reply proposed.
+          ...(event.type === 'action.confirm' && context.messages.at(-1)?.confirmation
+            ? { confirm: context.messages.at(-1)?.confirmation?.token }
+            : {}),
           parent: self,
         }),
-        onDone: {
-          target: 'idle.ready',
-          actions: {
-            type: 'appendReply',
-            params: ({ event }: { event: { output: FetchReplyOutput } }) => event.output,
-          },
-        },
+        onDone: [
+          { guard: 'proposesAction', target: 'confirming', actions: { type: 'appendReply', params: theReply } },
+          { target: 'idle.ready', actions: { type: 'appendReply', params: theReply } },
+        ],
         onError: [
           {
             guard: { type: 'isLimited', params: theFailure },
@@ -415,7 +525,10 @@ export const chatMachine = setup({
           },
           {
             target: 'idle.retryable',
-            actions: [{ type: 'logError', params: theFailure }, 'appendError'],
+            actions: [
+              { type: 'logError', params: theFailure },
+              { type: 'appendError', params: theFailure },
+            ],
           },
         ],
       },
@@ -423,6 +536,7 @@ export const chatMachine = setup({
         'reply.stop': { target: 'idle.retryable', actions: 'appendStoppedReply' },
         // Before the first piece, and no piece itself: the wait for the reply goes on.
         'reply.sources': { actions: 'rememberSources' },
+        'reply.actions': { actions: 'rememberActions' },
       },
       initial: 'waiting',
       states: {
@@ -481,6 +595,31 @@ function votedOn(feedback: ReplyFeedback, { rating, reason }: ReplyVote): ReplyF
 /** The pending reply's sources as a message's field, when there are any. */
 function sourcesOf(context: Pick<ChatContext, 'sources'>): { sources?: ReplySource[] } {
   return context.sources?.length ? { sources: context.sources } : {};
+}
+
+/** The reply actor's answer, as the parameter of an action. */
+function theReply({ event }: { event: { output: FetchReplyOutput } }): FetchReplyOutput {
+  return event.output;
+}
+
+/** The pending reply's actions as a message's fields: the notes, and a write to confirm. */
+function actionsOf(context: Pick<ChatContext, 'actions'>): Pick<ChatMessage, 'actions' | 'confirmation'> {
+  const { notes, confirmation } = context.actions ?? {};
+  return { ...(notes?.length ? { actions: notes } : {}), ...(confirmation ? { confirmation } : {}) };
+}
+
+/** What a failed request says: why the server refused a Confirm, else the spec's error. */
+function failureText(texts: StatusTexts, error: unknown): string {
+  if (!(error instanceof ActionRefusedError)) return texts.error;
+  return error.reason === 'expired'
+    ? (texts.actionExpired ?? ACTION_EXPIRED_MESSAGE)
+    : (texts.actionFailed ?? ACTION_FAILED_MESSAGE);
+}
+
+/** A conversation's id: 128 random bits, from `getRandomValues` (which, unlike `randomUUID`, needs no https). */
+function newConversationId(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('');
 }
 
 /** The reply actor's rejection, as the parameter of a guard or an action. */

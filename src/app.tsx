@@ -49,7 +49,14 @@ export function App({
             ...(clock ? { clock } : {}),
             input: {
               ...settings,
-              statusTexts: { noContent: t('noContent'), error: t('error') },
+              statusTexts: {
+                noContent: t('noContent'),
+                error: t('error'),
+                actionExpired: t('actionExpired'),
+                actionFailed: t('actionFailed'),
+              },
+              // The card's language, as the server chose it: the request tells the page's own server.
+              language: document.documentElement.lang || undefined,
               ...(restored ? { restored } : {}),
             },
           }}

@@ -1,4 +1,5 @@
 import { fromPromise } from 'xstate';
+import type { ReplyActions } from '../contract/actions';
 import type { ReplySource } from '../contract/llm';
 import type { FetchReplyInput, FetchReplyOutput, ReplyToken } from '../machines/chat-machine';
 
@@ -10,6 +11,8 @@ export interface ReplyCall {
   delta: (text: string) => void;
   /** Hands the machine the reply's sources (and token, in proxy mode), as the real actor does before the reply. */
   sources: (sources: ReplySource[], token?: ReplyToken) => void;
+  /** Hands the machine what the server said of the reply's actions (notes, a write to confirm), as the real actor does. */
+  actions: (actions: ReplyActions) => void;
   resolve: (output: FetchReplyOutput) => void;
   reject: (error: unknown) => void;
 }
@@ -29,6 +32,7 @@ export function createControllableFetchReply() {
           delta: (text) => input.parent.send({ type: 'reply.delta', text }),
           sources: (sources, token) =>
             input.parent.send({ type: 'reply.sources', sources, ...(token ? { token } : {}) }),
+          actions: (actions) => input.parent.send({ type: 'reply.actions', actions }),
           resolve,
           reject,
         });
@@ -51,18 +55,26 @@ export function replyInput(
   {
     onDelta = () => undefined,
     onSources = () => undefined,
+    onActions = () => undefined,
     history,
+    ...rest
   }: {
     onDelta?: (text: string) => void;
     onSources?: (sources: ReplySource[], token?: ReplyToken) => void;
+    onActions?: (actions: ReplyActions) => void;
     history?: FetchReplyInput['history'];
-  } = {},
+  } & Pick<FetchReplyInput, 'conversation' | 'confirm' | 'language'> = {},
 ): FetchReplyInput {
   return {
     text,
     ...(history ? { history } : {}),
+    ...rest,
     parent: {
-      send: (event) => (event.type === 'reply.delta' ? onDelta(event.text) : onSources(event.sources, event.token)),
+      send: (event) => {
+        if (event.type === 'reply.delta') onDelta(event.text);
+        else if (event.type === 'reply.sources') onSources(event.sources, event.token);
+        else onActions(event.actions);
+      },
     },
   };
 }

@@ -5,6 +5,7 @@ import { withoutBidiControls } from '../markdown/bidi-controls';
 import { useMarkdown } from '../markdown/load-markdown';
 import { t } from '../text';
 import { FaultBoundary } from './fault-boundary';
+import { useReplyStatus } from './reply-status';
 
 /**
  * A message's text as text: a visitor's as typed, a reply's without its bidirectional controls. Worked out only when
@@ -38,9 +39,12 @@ export const MessageBubble = memo(function MessageBubble({
   welcome,
   sources,
   feedback,
+  actions,
+  confirmation,
 }: MessageBubbleProps) {
   const fromUser = sender === 'user';
   const markdown = useMarkdown();
+  const replyStatus = useReplyStatus();
   const rich = markdown && !fromUser && status !== 'empty' && status !== 'failed';
   const stopped = status === 'stopped';
   const plain = <PlainText text={text} sender={sender} />;
@@ -49,6 +53,8 @@ export const MessageBubble = memo(function MessageBubble({
       <Box as="span" srOnly>
         {t(fromUser ? 'you' : 'assistant')}
       </Box>
+      {/* The site's actions the server called for this reply, before the reply that tells of them. */}
+      {replyStatus && actions && <replyStatus.ActionNotes notes={actions} />}
       {/* A reply stopped before its first piece has no text: the note alone says what happened. */}
       {(text !== '' || !stopped) && (
         <Box
@@ -84,6 +90,7 @@ export const MessageBubble = memo(function MessageBubble({
           <markdown.SourceList sources={sources} text={text} />
         </FaultBoundary>
       )}
+      {replyStatus && confirmation && <replyStatus.ConfirmationBox confirmation={confirmation} />}
       {stopped && (
         <Box as="p" data-stopped fontSize="sm" fontStyle="italic" color="fg.muted">
           {t('stopped')}

@@ -2,7 +2,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ReplySource } from '../../contract/llm';
 import { INDEX_BUDGET, type Knowledge } from '../../server/knowledge/knowledge';
 import { buildServerParts, type ServerParts } from '../../server/server-parts';
@@ -57,11 +57,15 @@ const config = (origin: string, stream: boolean, direct = false) =>
     origin,
   );
 
-async function ask(question: string, stream: boolean, origin: string, direct = false) {
+async function ask(question: string, stream: boolean, origin: string, direct = false, language?: string) {
   const seen: ReplySource[][] = [];
   const pieces: string[] = [];
   const reply = await requestReply(
-    replyInput(question, { onDelta: (piece) => pieces.push(piece), onSources: (sources) => seen.push(sources) }),
+    replyInput(question, {
+      onDelta: (piece) => pieces.push(piece),
+      onSources: (sources) => seen.push(sources),
+      ...(language ? { language } : {}),
+    }),
     new AbortController().signal,
     config(origin, stream, direct),
   );
@@ -92,27 +96,21 @@ describe("the reply's sources, as the page reads them", () => {
     expect(seen).toEqual([]);
   });
 
+  // The served page's <html lang> is the language the server chose for the card (build/prerender-card.ts): the app
+  // gives it to the machine, whose input the request reads.
   describe("with the card in the visitor's language", () => {
-    // The served page's <html lang> is the language the server chose for the card (build/prerender-card.ts).
-    beforeAll(() => {
-      vi.stubGlobal('document', { documentElement: { lang: 'de' } });
-    });
-    afterAll(() => {
-      vi.unstubAllGlobals();
-    });
-
     it("sends it to the page's own server, whose retrieval asks for search words in the pages' language", async () => {
       provider.queue({ content: 'return garden tool' });
       const { url, logs } = await start({ knowledge });
 
-      const { seen } = await ask('Wie kann ich ein Gartenwerkzeug zurückgeben?', false, url);
+      const { seen } = await ask('Wie kann ich ein Gartenwerkzeug zurückgeben?', false, url, false, 'de');
 
       expect(logs.join('\n')).toContain('search words asked (language)');
       expect(seen).toEqual([[RETURNS]]);
     });
 
     it('never sends it to a provider the page calls itself (direct mode)', async () => {
-      await ask('Wie kann ich ein Gartenwerkzeug zurückgeben?', false, 'http://page.example.test', true);
+      await ask('Wie kann ich ein Gartenwerkzeug zurückgeben?', false, 'http://page.example.test', true, 'de');
 
       expect(provider.requests).toHaveLength(1);
       expect(provider.requests[0].body).not.toHaveProperty('language');

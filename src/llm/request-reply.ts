@@ -1,6 +1,8 @@
 import { APIError, OpenAI } from 'openai';
+import { ACTIONS_CONFIRM_PATH, ACTIONS_OBJECT } from '../../contract/actions';
 import { isReplySource, LIMIT_ERROR_CODES, type ReplySource, SOURCES_OBJECT } from '../../contract/llm';
 import {
+  ActionRefusedError,
   type Exchange,
   type FetchReplyInput,
   type FetchReplyOutput,
@@ -10,6 +12,8 @@ import {
 } from '../../machines/chat-machine';
 import { hostPageContext } from './host-page-context';
 import { type LlmConfig, readLlmConfig } from './llm-config';
+import { readActions } from './read-actions';
+import { serverPath } from './server-path';
 
 // This module and the openai client form one chunk that loads after the first paint (see fetch-reply.ts). Of the app's
 // own code it imports at run time only what the app's chunk holds already (the machine, the contract, fetch-reply.ts)
@@ -76,18 +80,39 @@ export async function requestReply(
     onSources: (sources: ReplySource[], token?: ReplyToken) => {
       if (proxied) parent.send({ type: 'reply.sources', sources, token });
     },
-    // The server counts conversations by their first message; the spec's direct request carries nothing more.
-    first: proxied && input.first,
-    // The card's language (the server chose it for the visitor): the server's retrieval asks for search words in the
-    // pages' language when it differs. Never sent to a provider the page calls itself.
-    language: proxied ? globalThis.document?.documentElement.lang : undefined,
+    onActions: (value: unknown) => {
+      const actions = proxied ? readActions(value) : undefined;
+      if (actions) parent.send({ type: 'reply.actions', actions });
+    },
+    // What only the page's own server is sent; the spec's direct request carries nothing more. The server counts
+    // conversations by their first message; with the card's language (the server chose it for the visitor), its
+    // retrieval asks for search words in the pages' language when it differs; a confirmation is bound to the
+    // conversation's id.
+    extra: proxied
+      ? {
+          ...(input.first ? { first_message: true } : {}),
+          ...(input.language ? { language: input.language } : {}),
+          ...(input.conversation ? { conversation: input.conversation } : {}),
+          ...(input.confirm ? { confirmation: input.confirm } : {}),
+        }
+      : {},
+    // The visitor's Confirm goes to the actions' address, which replies as the chat does.
+    path: proxied && input.confirm ? new URL(serverPath(ACTIONS_CONFIRM_PATH), config.baseURL).href : undefined,
   };
   try {
     return await request(input.text, signal, config, handlers, input.history ?? []);
   } catch (error) {
     // Only the page's own server has these limits: in direct mode a 429 is the provider's, whatever its code.
-    throw (config.mode === 'proxy' ? limitRefusal(error) : undefined) ?? error;
+    throw (proxied ? (limitRefusal(error) ?? confirmRefusal(error, input.confirm)) : undefined) ?? error;
   }
+}
+
+/** The server's refusal of a Confirm that the visitor can act on: too old (ask again), or the owner's API failed. */
+function confirmRefusal(error: unknown, confirm: string | undefined): ActionRefusedError | undefined {
+  if (!confirm || !(error instanceof APIError)) return undefined;
+  if (error.code === 'expired_token') return new ActionRefusedError('expired');
+  if (error.code === 'action_failed') return new ActionRefusedError('failed');
+  return undefined;
 }
 
 const LIMIT_REASONS = Object.keys(LIMIT_ERROR_CODES) as LimitReason[];
@@ -116,15 +141,22 @@ export function readSources(value: unknown): ReplySource[] {
 type ReplyHandlers = {
   onDelta: (text: string) => void;
   onSources: (sources: ReplySource[], token?: ReplyToken) => void;
-  first?: boolean;
-  language?: string;
+  onActions: (value: unknown) => void;
+  /** The body's fields for the page's own server. */
+  extra: Record<string, unknown>;
+  /** Where the request goes instead of the chat's path. */
+  path?: string;
 };
 
 /**
  * Hands the well-formed sources in the proxy's own fields (`SOURCES_OBJECT`'s event, or a whole reply), and the reply's
  * token, to `onSources`, if there are any.
  */
-function offerSources(value: { sources?: unknown; reply?: unknown; uncovered?: unknown }, handlers: ReplyHandlers) {
+function offerSources(
+  value: { sources?: unknown; reply?: unknown; uncovered?: unknown; actions?: unknown },
+  handlers: ReplyHandlers,
+) {
+  if (value.actions !== undefined) handlers.onActions(value.actions);
   const sources = readSources(value.sources);
   const token =
     typeof value.reply === 'string' && value.reply !== ''
@@ -154,12 +186,12 @@ async function request(
     temperature: config.temperature,
     // The host page, with the site's `page_context` in the embed's frame; the server checks it and quotes it.
     ...(hostPageContext.current ? { page_context: hostPageContext.current } : {}),
-    ...(handlers.first ? { first_message: true } : {}),
-    ...(handlers.language ? { language: handlers.language } : {}),
+    ...handlers.extra,
   };
   const client = clientFor(config);
+  const options = { signal, ...(handlers.path ? { path: handlers.path } : {}) };
   if (!config.stream) {
-    const completion = await client.chat.completions.create(body, { signal });
+    const completion = await client.chat.completions.create(body, options);
     // The client hands back a body it could not read as JSON (an event stream, an HTML error page) as text: that is
     // a failed call, not a reply without content.
     if (typeof completion !== 'object' || completion === null) {
@@ -172,7 +204,7 @@ async function request(
   }
 
   const { data: stream, response } = await client.chat.completions
-    .create({ ...body, stream: true }, { signal })
+    .create({ ...body, stream: true }, options)
     .withResponse();
   // Asked for a stream, a provider that answers with anything else (a JSON body, an HTML page) has failed: reading it
   // as an empty stream would wrongly say that the reply had no content.
@@ -187,6 +219,11 @@ async function request(
       // The proxy's own first event: the pages given to the model, before any piece.
       if ((chunk.object as string) === SOURCES_OBJECT) {
         offerSources(chunk as object, handlers);
+        continue;
+      }
+      // And the actions' event, when the server called or proposed some.
+      if ((chunk.object as string) === ACTIONS_OBJECT) {
+        handlers.onActions(chunk);
         continue;
       }
       const piece: unknown = chunk.choices?.[0]?.delta?.content;

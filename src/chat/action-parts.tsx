@@ -1,0 +1,113 @@
+import { Box, Flex } from '@chakra-ui/react';
+import { useEffect, useRef } from 'react';
+import { ACTIONS_CONFIRM_PATH, type ActionNote } from '../../contract/actions';
+import type { ChatMessage } from '../../machines/chat-machine';
+import { serverPath } from '../llm/server-path';
+import { t } from '../text';
+import { ChatActorContext } from './chat-actor-context';
+import { RecipeButton } from './controls';
+
+// What a reply shows of the site's actions (issue 49), in the reply-status chunk: a line for each action the server
+// called, and a write the model proposed with Confirm and Cancel. Every text here is the server's plain text (the
+// owner's templates filled with checked inputs) or the catalogue's: nothing the model wrote, and never Markdown.
+
+/** One line per action called, which opens to the inputs it was called with. */
+export function ActionNotes({ notes }: { notes: readonly ActionNote[] }) {
+  return (
+    <Flex direction="column" gap="1" data-action-notes>
+      {notes.map((note, index) => (
+        // biome-ignore lint/suspicious/noArrayIndexKey: a reply's notes never change once shown.
+        <Box as="details" key={index} fontSize="sm" color="fg.muted" maxW="xs">
+          <Box as="summary" cursor="pointer" dir="auto">
+            {note.failed ? `${note.text}: ${t('actionFailed')}` : note.text}
+          </Box>
+          <Box as="dl" ps="4">
+            {Object.entries(note.inputs).map(([name, value]) => (
+              <Box key={name} dir="auto">
+                <Box as="dt" display="inline">{`${name}: `}</Box>
+                <Box as="dd" display="inline">
+                  {String(value)}
+                </Box>
+              </Box>
+            ))}
+          </Box>
+        </Box>
+      ))}
+    </Flex>
+  );
+}
+
+/**
+ * The owner's confirmation text under the reply that proposed it, in the conversation rather than a dialog. While the
+ * chat is `confirming` (the last message's confirmation, not yet settled) it has Confirm and Cancel and takes the focus;
+ * once settled it says what the visitor chose.
+ */
+export function ConfirmationBox({ confirmation }: Required<Pick<ChatMessage, 'confirmation'>>) {
+  const actor = ChatActorContext.useActorRef();
+  useCancelReport();
+  const pending = ChatActorContext.useSelector(
+    (snapshot) =>
+      snapshot.matches('confirming') && snapshot.context.messages.at(-1)?.confirmation?.token === confirmation.token,
+  );
+  const boxRef = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (pending) boxRef.current?.focus();
+  }, [pending]);
+  const outcome = confirmation.outcome;
+  return (
+    <Box
+      ref={boxRef}
+      role="group"
+      aria-label={t('confirmation')}
+      tabIndex={-1}
+      data-confirmation={outcome ?? 'pending'}
+      maxW="xs"
+      p="3"
+      rounded="lg"
+      borderWidth="1px"
+      outline="none"
+      _focusVisible={{ outline: '2px solid', outlineColor: 'accent.solid' }}
+    >
+      <Box as="p" dir="auto" whiteSpace="pre-wrap" overflowWrap="anywhere">
+        {confirmation.text}
+      </Box>
+      {pending ? (
+        <Flex gap="2" mt="2">
+          <RecipeButton size="sm" colorPalette="accent" onClick={() => actor.send({ type: 'action.confirm' })}>
+            {t('confirm')}
+          </RecipeButton>
+          <RecipeButton size="sm" variant="outline" onClick={() => actor.send({ type: 'action.cancel' })}>
+            {t('cancel')}
+          </RecipeButton>
+        </Flex>
+      ) : (
+        <Box as="p" mt="1" fontSize="sm" fontStyle="italic" color="fg.muted">
+          {t(outcome === 'confirmed' ? 'actionConfirmed' : 'actionCancelled')}
+        </Box>
+      )}
+    </Box>
+  );
+}
+
+// Each chat's cancellations go to the server once, however many boxes are shown.
+const reporting = new WeakSet<object>();
+
+/**
+ * Tells the server of each write the visitor cancelled (Cancel, or a new message): the token is then used up and the
+ * owner's counts say it was cancelled. Nothing waits for the answer: nothing was done either way.
+ */
+function useCancelReport() {
+  const actor = ChatActorContext.useActorRef();
+  useEffect(() => {
+    if (reporting.has(actor)) return;
+    reporting.add(actor);
+    actor.on('action.cancelled', ({ token, conversation }) => {
+      fetch(serverPath(ACTIONS_CONFIRM_PATH), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ cancel: true, confirmation: token, conversation }),
+        keepalive: true,
+      }).catch(() => undefined);
+    });
+  }, [actor]);
+}
