@@ -203,13 +203,14 @@ describe('a write the model proposes', () => {
       fetch(url + ACTIONS_CONFIRM_PATH, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ token: reply.actions.confirmation.token, conversation }),
+        body: JSON.stringify({ ...body, confirmation: reply.actions.confirmation.token, conversation }),
       });
     expect((await confirm('conversation-2')).status).toBe(400);
     expect(api.calls).toEqual([]);
+    provider.queue({ content: 'The shop will call you.' });
     const confirmed = await confirm('conversation-1');
     expect(confirmed.status).toBe(200);
-    expect(await confirmed.json()).toEqual({ action: 'request_callback', result: { reference: 'CB-7' } });
+    expect((await confirmed.json()).choices[0].message.content).toBe('The shop will call you.');
     expect(api.calls.map((call) => [call.method, call.url, call.body])).toEqual([
       ['POST', '/callbacks', '{"phone":"+44 1234","when":"morning"}'],
     ]);
@@ -227,7 +228,9 @@ describe('a write the model proposes', () => {
     await fetch(url + ACTIONS_CONFIRM_PATH, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ token: reply.actions.confirmation.token, conversation: 'conversation-3' }),
+      body: JSON.stringify(
+        chatBody('Call me', { confirmation: reply.actions.confirmation.token, conversation: 'conversation-3' }),
+      ),
     });
     provider.queue({ toolCall: { name: 'stock_level', arguments: '{"sku":"D-4"}' } });
     await postChat(url, chatBody('Stock?'));
@@ -237,6 +240,7 @@ describe('a write the model proposes', () => {
       called: 0,
       proposed: (before?.proposed ?? 0) + 1,
       confirmed: (before?.confirmed ?? 0) + 1,
+      cancelled: 0,
       failed: 0,
     });
     expect(stats?.totals.actions.stock_level.called).toBeGreaterThanOrEqual(1);
