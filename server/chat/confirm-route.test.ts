@@ -1,4 +1,6 @@
 import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SignJWT } from 'jose';
@@ -7,7 +9,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ACTIONS_CONFIRM_PATH, ACTIONS_OBJECT } from '../../contract/actions.ts';
 import { PROXY_BASE_PATH } from '../../contract/llm.ts';
 import { type OwnerApi, startOwnerApi } from '../../testing/owner-api.ts';
-import { chatBody, postChat, proxyHarness, TOKEN } from '../../testing/proxy-app.ts';
+import { chatBody, postChat, providerOn, proxyHarness, TOKEN } from '../../testing/proxy-app.ts';
 import { type Action, confirmTokens } from '../actions/actions.ts';
 import { INDEX_BUDGET } from '../knowledge/knowledge.ts';
 import { buildServerParts, type PartsSettings, type ServerParts } from '../server-parts.ts';
@@ -172,6 +174,38 @@ describe('a Confirm', () => {
     );
     expect(stream).toContain('data: [DONE]');
     expect(api.calls).toHaveLength(2);
+  });
+
+  it('is told by the show template when the model stops before its first piece, in either format', async () => {
+    // A provider that answers its headers, then nothing: the reply's deadline passes before any piece.
+    const stalling: Server = createServer(async (req, res) => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of req) chunks.push(chunk as Buffer);
+      const { stream } = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      res.writeHead(200, { 'content-type': stream ? 'text/event-stream' : 'application/json' });
+      res.flushHeaders();
+    });
+    await new Promise<void>((resolve) => stalling.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = stalling.address() as AddressInfo;
+      const { url } = await start({
+        upstream: providerOn(port),
+        timeoutMs: 300,
+        actions: parts.actions,
+        feedback: parts.feedback,
+      });
+      for (const stream of [true, false]) {
+        const response = await post(url, confirmBody(proposal('plain_callback'), { stream }));
+        expect(response.status).toBe(200);
+        const text = await response.text();
+        expect(text, String(stream)).toContain('The action plain_callback was done.');
+        expect(text).not.toContain('broke off');
+      }
+      expect(api.calls).toHaveLength(2);
+    } finally {
+      stalling.closeAllConnections();
+      await new Promise((resolve) => stalling.close(resolve));
+    }
   });
 
   it('performs nothing when the spend cap refuses the reply’s reservation', async () => {
