@@ -211,6 +211,15 @@ describe('a write the model proposes', () => {
     const confirmed = await confirm('conversation-1');
     expect(confirmed.status).toBe(200);
     expect((await confirmed.json()).choices[0].message.content).toBe('The shop will call you.');
+    // The reply about it is asked without tools and without the site's pages (no look-up: the page's words stay out).
+    expect(provider.requests).toHaveLength(3);
+    expect(sent(2).tools).toBeUndefined();
+    expect(JSON.stringify(sent(2).messages)).not.toContain(INJECTION);
+    expect(sent(2).messages.at(-1)).toEqual({
+      role: 'tool',
+      tool_call_id: 'call_confirmed',
+      content: '{"result":{"reference":"CB-7"}}',
+    });
     expect(api.calls.map((call) => [call.method, call.url, call.body])).toEqual([
       ['POST', '/callbacks', '{"phone":"+44 1234","when":"morning"}'],
     ]);
