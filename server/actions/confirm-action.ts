@@ -1,7 +1,13 @@
 // The visitor's Confirm and Cancel of a write (issue 49), as the actions room checks and performs them; the route that
 // answers them with a reply in words is the chat room's (server/chat/confirm-route.ts).
 import type { Context } from 'hono';
-import { ACTIONS_CONFIRM_PATH, type ActionNote, type ConfirmRefusalCode } from '../../contract/actions.ts';
+import {
+  ACTIONS_CONFIRM_PATH,
+  type ActionNote,
+  type CancelAnswer,
+  type ConfirmFields,
+  type ConfirmRefusalCode,
+} from '../../contract/actions.ts';
 import type { ServerEnv } from '../hono-env.ts';
 import type { Counters } from '../limits/limits.ts';
 import { takeDailyCall } from './action-limits.ts';
@@ -67,12 +73,12 @@ const MESSAGES: Record<ConfirmRefusalCode, string> = {
 };
 
 /** The body's `confirmation` and `conversation` (strings), and the host page's visitor token when there is one. */
-function readConfirmBody(body: unknown): { token: string; conversation: string; identity?: string } | undefined {
+function readConfirmBody(body: unknown): ConfirmFields | undefined {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return undefined;
-  const { confirmation: token, conversation, identity } = body as Record<string, unknown>;
-  if (typeof token !== 'string' || typeof conversation !== 'string') return undefined;
+  const { confirmation, conversation, identity } = body as Record<string, unknown>;
+  if (typeof confirmation !== 'string' || typeof conversation !== 'string') return undefined;
   if (identity !== undefined && typeof identity !== 'string') return undefined;
-  return { token, conversation, ...(identity === undefined ? {} : { identity }) };
+  return { confirmation, conversation, ...(identity === undefined ? {} : { identity }) };
 }
 
 /** A token checked: the action it names, its claims, the visitor's `sub` (identity) and the host page's token. */
@@ -106,7 +112,7 @@ export function confirmations(deps: ConfirmDeps): Confirmations {
   const checkToken = async (body: unknown, refuse: Refuse): Promise<Checked | Response> => {
     const read = readConfirmBody(body);
     if (!read) return refuse('invalid_body', 400);
-    const claims = (await deps.tokens()).check(read.token, read.conversation);
+    const claims = (await deps.tokens()).check(read.confirmation, read.conversation);
     if (claims === 'invalid') return refuse('invalid_token', 400);
     if (claims === 'expired') return refuse('expired_token', 400);
     if (claims === 'other_conversation') return refuse('other_conversation', 400);
@@ -156,7 +162,7 @@ export function confirmations(deps: ConfirmDeps): Confirmations {
       if (!(await spendToken(checked.claims))) return refuse('replayed_token', 400, checked.action.name);
       deps.count(checked.action.name, 'cancelled');
       deps.log(`[actions] POST ${ACTIONS_CONFIRM_PATH} 200 ${checked.action.name} cancelled`);
-      return c.json({ cancelled: true });
+      return c.json({ cancelled: true } satisfies CancelAnswer);
     },
   };
 }
