@@ -136,6 +136,11 @@ describe('a Confirm', () => {
 
   it('answers a whole completion with the note beside its choices when no stream is asked', async () => {
     const before = (await actionCounts()).request_callback?.confirmed ?? 0;
+    const coverage = async () => {
+      const totals = (await parts.feedback?.stats(1))?.totals;
+      return [totals?.messages, totals?.with_sources, totals?.without_sources];
+    };
+    const covered = await coverage();
     const { url, logs } = await app();
     provider.queue({ content: 'Booked: CB-7.' });
     const reply = await client(url).chat.completions.create(confirmBody(proposal()) as never, {
@@ -148,6 +153,8 @@ describe('a Confirm', () => {
     });
     expect(api.calls).toHaveLength(1);
     expect((await actionCounts()).request_callback.confirmed).toBe(before + 1);
+    // A reply about an action done is no visitor message, nor an answer with or without the site's pages.
+    expect(await coverage()).toEqual(covered);
     // The log names the action, never the inputs or the result.
     expect(logs.join('\n')).not.toMatch(/1234|CB-7/);
   });

@@ -83,7 +83,8 @@ async function tellResult(
   reservation: Reservation | undefined,
   performed: Performed,
 ): Promise<Response> {
-  const counts = accounts(turn, found, { reservation });
+  // Not an answer to a question of the site's pages: the owner's coverage counts (with or without sources) skip it.
+  const counts = { ...accounts(turn, found, { reservation }), answer: () => undefined };
   const actions = { notes: [performed.note] };
   const exchange = startExchange(turn);
   let streaming = false;
