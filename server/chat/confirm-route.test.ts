@@ -1,30 +1,23 @@
-import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { SignJWT } from 'jose';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ACTIONS_CONFIRM_PATH, ACTIONS_OBJECT } from '../../contract/actions.ts';
 import { PROXY_BASE_PATH } from '../../contract/llm.ts';
+import { type ActionParts, FEEDBACK_SECRET, startActionParts, visitorToken } from '../../testing/action-parts.ts';
 import { type OwnerApi, startOwnerApi } from '../../testing/owner-api.ts';
-import { chatBody, postChat, providerOn, proxyHarness, TOKEN } from '../../testing/proxy-app.ts';
+import { chatBody, postChat, providerOn, proxyHarness } from '../../testing/proxy-app.ts';
 import { type Action, confirmTokens } from '../actions/actions.ts';
-import { INDEX_BUDGET } from '../knowledge/knowledge.ts';
-import { buildServerParts, type PartsSettings, type ServerParts } from '../server-parts.ts';
-import { DEFAULT_ASSISTANT_CONFIG } from '../settings/settings.ts';
+import type { ServerParts } from '../server-parts.ts';
 
 const { provider, start } = await proxyHarness();
 
-const FEEDBACK_SECRET = 'test-feedback-secret-0123456789';
-const IDENTITY_SECRET = 'test-identity-secret-0123456789abcdef';
 // The confirmation tokens' key is drawn from the site's secret, as the server draws it.
 const tokens = confirmTokens(FEEDBACK_SECRET);
 const PHONE = '+44 1234 5678';
 
 let api: OwnerApi;
-let dir: string;
+let started: ActionParts;
 let parts: ServerParts;
 beforeAll(async () => {
   api = await startOwnerApi({
@@ -48,22 +41,12 @@ beforeAll(async () => {
     { ...callback, name: 'lookup', confirm: undefined },
     { ...callback, name: 'plain_callback', show: undefined, perVisitorPerDay: undefined },
   ];
-  dir = await mkdtemp(join(tmpdir(), 'confirm-route-'));
-  const proxy = { upstream: { kind: 'provider', baseURL: provider.baseURL, apiKey: TOKEN, model: 'm' } };
-  parts = buildServerParts(
-    {
-      store: { dataDir: dir, refreshHours: 24, indexBudget: INDEX_BUDGET },
-      feedbackSecret: FEEDBACK_SECRET,
-      proxy: proxy as PartsSettings['proxy'],
-      actions: { identitySecret: IDENTITY_SECRET },
-    },
-    { site: { page: DEFAULT_ASSISTANT_CONFIG.page, actions }, log: () => undefined },
-  );
+  started = await startActionParts(provider, actions);
+  parts = started.parts;
 });
 afterAll(async () => {
-  await parts.close();
+  await started.close();
   await api.close();
-  await rm(dir, { recursive: true, force: true });
 });
 beforeEach(() => {
   api.calls.length = 0;
@@ -82,11 +65,6 @@ const post = (url: string, body: unknown) =>
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify(body),
   });
-const visitorToken = (sub: string) =>
-  new SignJWT({ sub })
-    .setProtectedHeader({ alg: 'HS256' })
-    .setExpirationTime('1h')
-    .sign(new TextEncoder().encode(IDENTITY_SECRET));
 /** The page's own client, sending its Confirm to the confirm path as the card does. */
 const client = (url: string) => new OpenAI({ baseURL: url + PROXY_BASE_PATH, apiKey: 'same-origin-proxy' });
 type Messages = { role: string; content: unknown; tool_calls?: { function: { name: string; arguments: string } }[] }[];
