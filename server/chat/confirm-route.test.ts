@@ -255,6 +255,15 @@ describe('a confirmation refused', () => {
     expect(text.status).toBe(415);
   });
 
+  it("has the chat's rate limit: past it, a Confirm is refused before its token is looked at", async () => {
+    const { url } = await start({ actions: parts.actions, feedback: parts.feedback, rateLimitPerMinute: 1 });
+    expect((await post(url, confirmBody('not-a-token'))).status).toBe(400);
+    const limited = await post(url, confirmBody(proposal()));
+    expect(limited.status).toBe(429);
+    expect((await limited.json()).error.code).toBe('rate_limited');
+    expect(api.calls).toEqual([]);
+  });
+
   it('takes per_visitor_per_day calls a day, and a replayed token does not use one up', async () => {
     const { url } = await app();
     const first = proposal();
