@@ -24,10 +24,18 @@ export {
   type ActionOffer,
   type Asker,
   type ChatActionsDeps,
+  noteOf,
   offerActions,
   type ToolOutcome,
 } from './chat-actions.ts';
-export { type ConfirmCount, type ConfirmRouteDeps, confirmRoute } from './confirm-route.ts';
+export {
+  type CheckedConfirmation,
+  type Confirmations,
+  type ConfirmCount,
+  type ConfirmDeps,
+  confirmations,
+  type Performed,
+} from './confirm-action.ts';
 export {
   CONFIRM_TOKEN_LIFETIME_MS,
   type ConfirmClaims,
