@@ -16,7 +16,6 @@ export {
   type CallOptions,
   type CallResult,
   callAction,
-  MAX_ANSWER_BYTES,
   signatureOf,
 } from './call-action.ts';
 export {

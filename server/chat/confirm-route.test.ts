@@ -193,13 +193,15 @@ describe('a Confirm', () => {
     }
   });
 
-  it('performs nothing when the spend cap refuses the reply’s reservation', async () => {
-    const { url } = await app(1_000);
+  it('performs the confirmed action and tells it with the show template when the spend cap refuses the model', async () => {
+    // A daily cap below what the reply's request reserves (its prompt and max_tokens).
+    const { url } = await app(100);
     const response = await post(url, confirmBody(proposal()));
 
-    expect(response.status).toBe(429);
-    expect((await response.json()).error.code).toBe('daily_token_limit');
-    expect(api.calls).toEqual([]);
+    // The visitor confirmed and the call costs no tokens: it is made, and only the model's words are refused.
+    expect(response.status).toBe(200);
+    expect(await response.text()).toContain(`Call-back CB-7 booked for ${PHONE}`);
+    expect(api.calls).toHaveLength(1);
     expect(provider.requests).toEqual([]);
   });
 });

@@ -3,7 +3,7 @@
 // reply's steps are the chat request's (chat-steps.ts).
 import { Hono } from 'hono';
 import { ACTIONS_CONFIRM_PATH, ACTIONS_OBJECT, MAX_CONFIRM_BODY_BYTES } from '../../contract/actions.ts';
-import { type Confirmations, MAX_ANSWER_BYTES, type Performed, type ServerActions } from '../actions/actions.ts';
+import type { Confirmations, Performed, ServerActions } from '../actions/actions.ts';
 import { readJsonBody } from '../api-error.ts';
 import type { ServerEnv } from '../hono-env.ts';
 import { DEFAULT_MAX_BODY_BYTES, limitBody, type Reservation, rateLimit } from '../limits/limits.ts';
@@ -52,8 +52,10 @@ function toldRequest(request: RoundRequest, name: string, inputs: unknown, resul
 }
 
 /**
- * Checked first (the body, then the token), reserved next (a refused reservation performs nothing), then the action
- * performed once, and only then the model asked, without tools or the site's pages.
+ * Checked first (the body, then the token), then the action performed once, and only then the model asked, without
+ * tools or the site's pages, under a reservation for the request with the result as it came. The visitor confirmed
+ * and the call costs no tokens, so a spend cap that refuses that reservation does not undo it: the `show` template
+ * tells the result instead of the model.
  */
 async function confirmReply(turn: ChatTurn, taken: Confirmations): Promise<Response> {
   const raw = await readJsonBody(turn.c, 'the confirmation');
@@ -62,18 +64,14 @@ async function confirmReply(turn: ChatTurn, taken: Confirmations): Promise<Respo
   if (parsed instanceof Response) return parsed;
   const checked = await taken.check(turn.c, parsed.body);
   if (checked instanceof Response) return checked;
-  const { request } = parsed.parsed;
-  // The result is not known yet: room is held for the largest the owner's API may answer.
-  const bound = reservationFor(toldRequest(request, checked.action.name, checked.inputs, '')) + MAX_ANSWER_BYTES;
-  const reservation = await reserve(turn, bound);
-  if (reservation instanceof Response) return reservation;
   const performed = await checked.perform();
-  if (performed instanceof Response) {
-    await reservation?.settle(0);
-    return performed;
-  }
+  if (performed instanceof Response) return performed;
+  const { request } = parsed.parsed;
   const told = toldRequest(request, checked.action.name, checked.inputs, JSON.stringify({ result: performed.result }));
-  return tellResult(turn, { ...parsed.parsed, request: told, searchReason: undefined }, reservation, performed);
+  const found: Found = { ...parsed.parsed, request: told, searchReason: undefined };
+  const reservation = await reserve(turn, reservationFor(told));
+  if (reservation instanceof Response) return shown(turn, found, performed);
+  return tellResult(turn, found, reservation, performed);
 }
 
 /** The model's reply about the action done, relayed or rebuilt as a chat reply; the `show` template when it fails. */
