@@ -6,6 +6,7 @@ import {
   embedMessageType,
 } from '../../contract/embed-messages';
 import { MAX_PAGE_TITLE_LENGTH, type PageSettings } from '../../contract/page-settings';
+import { setHostIdentity } from '../llm/host-identity';
 import { hostPageContext } from '../llm/host-page-context';
 
 /**
@@ -62,10 +63,11 @@ export function connectHostPage(origin: string): HostPage {
  * served card: tells the loader it is ready and, on each `open`, focuses whichever message box `root` holds (the
  * served card's, then the app's), so that the visitor can type at once. With the site's `persist: tab` it first asks
  * the loader to keep the panel's state for the tab's next page; with `page_context` it asks for the host page's path
- * and title, which then go with each message (`hostPageContext`). `undefined` when no allowed host framed the app.
+ * and title, which then go with each message (`hostPageContext`). The visitor's token, whenever the site gives one
+ * (`identify`), goes with each message too (`hostIdentity`). `undefined` when no allowed host framed the app (`origin`:
+ * the host's, {@link hostOrigin}).
  */
-export function greetHostPage(root: HTMLElement, settings: PageSettings): HostPage | undefined {
-  const origin = hostOrigin();
+export function greetHostPage(root: HTMLElement, settings: PageSettings, origin = hostOrigin()): HostPage | undefined {
   if (!origin) return undefined;
   const host = connectHostPage(origin);
   host.listen((type, data) => {
@@ -73,6 +75,7 @@ export function greetHostPage(root: HTMLElement, settings: PageSettings): HostPa
     if (type === 'page' && settings.pageContext && typeof data.path === 'string' && typeof data.title === 'string') {
       hostPageContext.current = { origin, path: data.path, title: data.title.slice(0, MAX_PAGE_TITLE_LENGTH) };
     }
+    if (type === 'identify') setHostIdentity(data.token);
   });
   if (settings.persist === 'tab') host.send('keep');
   if (settings.pageContext) host.send('page');
