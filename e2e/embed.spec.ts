@@ -11,6 +11,7 @@ import {
   hostSiteFixture,
   launcher,
   messageBox,
+  recordIdentify,
   resetProviderFixture,
 } from './embed-site';
 import { test as base, expect, holdRoute } from './fixtures';
@@ -508,16 +509,7 @@ test("identify(): the site's token reaches the chat's frame, given before the fr
   // Obviously fake tokens, JWT-shaped.
   const before = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJiZWZvcmUifQ.fake-before';
   const after = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhZnRlciJ9.fake-after';
-  // What the chat's frame hears of the loader's `identify` messages, from the moment it starts.
-  await page.addInitScript((appOrigin) => {
-    if (location.origin !== appOrigin) return;
-    const heard: unknown[] = [];
-    Object.assign(window, { heard });
-    addEventListener('message', (event) => {
-      if (event.data?.type === 'identify') heard.push([event.origin, event.data.token]);
-    });
-  }, embedApp.origin);
-  const heard = () => messageBox(page).evaluate(() => (window as unknown as { heard: unknown[] }).heard);
+  const heard = await recordIdentify(page, embedApp.origin);
   const identify = (token: string | null) =>
     page.evaluate((value) => (window as unknown as { AIAssistant: EmbedApi }).AIAssistant.identify(value), token);
   await openHostPage(page, site, { appOrigin: embedApp.origin });
