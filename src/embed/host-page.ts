@@ -6,7 +6,7 @@ import {
   embedMessageType,
 } from '../../contract/embed-messages';
 import { MAX_PAGE_TITLE_LENGTH, type PageSettings } from '../../contract/page-settings';
-import { setHostIdentity } from '../llm/host-identity';
+import { hostIdentity } from '../llm/host-identity';
 import { hostPageContext } from '../llm/host-page-context';
 
 /**
@@ -27,6 +27,27 @@ export function hostOrigin(location: Location = window.location): string | undef
   if (origin !== declared) return undefined;
   const parent = location.ancestorOrigins?.[0];
   return parent === undefined || parent === origin ? origin : undefined;
+}
+
+/** Longer than a visitor token ever is (a few hundred characters). */
+const MAX_IDENTITY_LENGTH = 8 * 1024;
+
+/** Three base64url parts, the last (the signature) possibly empty: the shape of a JWT in its compact form. */
+const JWT_SHAPE = /^[\w-]+\.[\w-]+\.[\w-]*$/;
+
+/**
+ * Takes the token the loader says the site gave (`identify`): a JWT-shaped string sets it, `null`, `undefined` or `''`
+ * takes it back (the visitor signed out); anything else is ignored, the token left as it was, with a word for the
+ * site's developer in the console (never the value: it may be someone's token).
+ */
+function identifyVisitor(token: unknown) {
+  if (token === null || token === undefined || token === '') {
+    hostIdentity.current = undefined;
+  } else if (typeof token === 'string' && token.length <= MAX_IDENTITY_LENGTH && JWT_SHAPE.test(token)) {
+    hostIdentity.current = token;
+  } else {
+    console.warn('AIAssistant.identify: the token is no JWT (three base64url parts, at most 8 KB); ignored.');
+  }
 }
 
 /** The app's side of the conversation with the loader. */
@@ -75,7 +96,7 @@ export function greetHostPage(root: HTMLElement, settings: PageSettings, origin 
     if (type === 'page' && settings.pageContext && typeof data.path === 'string' && typeof data.title === 'string') {
       hostPageContext.current = { origin, path: data.path, title: data.title.slice(0, MAX_PAGE_TITLE_LENGTH) };
     }
-    if (type === 'identify') setHostIdentity(data.token);
+    if (type === 'identify') identifyVisitor(data.token);
   });
   if (settings.persist === 'tab') host.send('keep');
   if (settings.pageContext) host.send('page');
