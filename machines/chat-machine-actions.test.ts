@@ -48,20 +48,6 @@ describe("the site's actions in the chat machine", () => {
     expect(actor.getSnapshot().context.actions).toBeUndefined();
   });
 
-  it('sends each request with the conversation’s id, the same until New conversation', async () => {
-    const { actor, fake } = await proposed({ notes: [NOTE] });
-    const first = fake.latest().input.conversation;
-    submit(actor, 'And my other order?');
-    expect(fake.latest().input.conversation).toBe(first);
-    expect(fake.latest().input.confirm).toBeUndefined();
-    fake.latest().resolve('Shipped too.');
-    await settled(actor, 'idle');
-    actor.send({ type: 'conversation.clear' });
-    submit(actor, 'Hello');
-    expect(fake.latest().input.conversation).toMatch(/^[0-9a-f]{32}$/);
-    expect(fake.latest().input.conversation).not.toBe(first);
-  });
-
   it('waits for the visitor after a proposed write: Confirm sends its token and the reply tells the result', async () => {
     const { actor, fake } = await proposed();
     expect(actor.getSnapshot().context.messages.at(-1)?.confirmation).toEqual(CONFIRMATION);

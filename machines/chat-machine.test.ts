@@ -194,8 +194,6 @@ describe('chat machine', () => {
       draft: '',
       reply: '',
       statusTexts: { noContent: NO_CONTENT, error: ERROR },
-      // A random id for the conversation, which a confirmation is bound to.
-      conversation: expect.stringMatching(/^[0-9a-f]{32}$/),
     });
   });
 

@@ -120,8 +120,6 @@ export interface FetchReplyInput {
   history?: Exchange[];
   /** The conversation's first message (for the owner's count of conversations; never its text). */
   first?: true;
-  /** The conversation's id (a confirmation is bound to it); only the page's own server is sent it. */
-  conversation?: string;
   /** The visitor's Confirm: the token of the proposed write, which the request then performs and replies about. */
   confirm?: string;
   /** The card's language (the server asks for search words in the pages' language when it differs). */
@@ -178,8 +176,6 @@ export interface ChatContext extends ChatInput {
   limit?: ReplyLimit;
   /** The pending reply's actions, when the server called or proposed some. */
   actions?: ReplyActions;
-  /** The conversation's id: random, new with each New conversation. */
-  conversation: string;
 }
 
 export type ChatEvent =
@@ -389,7 +385,7 @@ export const chatMachine = setup({
       limit: (_, error: unknown) => (error instanceof ReplyLimitedError ? error.limit : undefined),
     }),
     forgetLimit: assign({ limit: undefined }),
-    clearConversation: assign({ messages: [], conversation: () => newConversationId(), ...NO_REPLY }),
+    clearConversation: assign({ messages: [], ...NO_REPLY }),
     announceReplyEnded: emit({ type: 'reply.ended' } as const),
     logError: (_, error: unknown) => {
       console.error('Chat request failed:', error);
@@ -411,7 +407,6 @@ export const chatMachine = setup({
       history: settings?.history,
       limitMessage: settings?.limitMessage,
       language: settings?.language,
-      conversation: newConversationId(),
     };
   },
   initial: 'idle',
@@ -479,7 +474,6 @@ export const chatMachine = setup({
           text: context.messages.findLast(isFromUser)?.text ?? '',
           ...(context.history ? { history: earlierExchanges(context.messages, context.history) } : {}),
           ...(context.messages.filter(isFromUser).length === 1 ? { first: true as const } : {}),
-          conversation: context.conversation,
           language: context.language,
           // Entered by the visitor's Confirm: the request performs the write the last reply proposed.
           confirm: event.type === 'action.confirm' ? context.messages.at(-1)?.confirmation?.token : undefined,
@@ -588,12 +582,6 @@ function actionsOf(context: Pick<ChatContext, 'actions'>): Pick<ChatMessage, 'ac
 function failureText(texts: StatusTexts, error: unknown): string {
   const refused = (error as Partial<ConfirmRefusal> | undefined)?.confirmRefused;
   return (refused && texts[refused === 'expired' ? 'actionExpired' : 'actionFailed']) || texts.error;
-}
-
-/** A conversation's id: 128 random bits, from `getRandomValues` (which, unlike `randomUUID`, needs no https). */
-function newConversationId(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(16));
-  return Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('');
 }
 
 /** The reply actor's rejection, as the parameter of a guard or an action. */

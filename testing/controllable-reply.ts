@@ -63,7 +63,7 @@ export function replyInput(
     onSources?: (sources: ReplySource[], token?: ReplyToken) => void;
     onActions?: (actions: ReplyActions) => void;
     history?: FetchReplyInput['history'];
-  } & Pick<FetchReplyInput, 'conversation' | 'confirm' | 'language'> = {},
+  } & Pick<FetchReplyInput, 'confirm' | 'language'> = {},
 ): FetchReplyInput {
   return {
     text,

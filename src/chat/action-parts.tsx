@@ -54,8 +54,7 @@ function ActionNotes({ notes }: { notes: readonly ActionNote[] }) {
  */
 function ConfirmationBox({ confirmation }: Required<Pick<ChatMessage, 'confirmation'>>) {
   const actor = ChatActorContext.useActorRef();
-  const conversation = ChatActorContext.useSelector((snapshot) => snapshot.context.conversation);
-  useCancelReport(confirmation, conversation);
+  useCancelReport(confirmation);
   const pending = ChatActorContext.useSelector(
     (snapshot) =>
       snapshot.matches('confirming') && snapshot.context.messages.at(-1)?.confirmation?.token === confirmation.token,
@@ -105,7 +104,7 @@ function ConfirmationBox({ confirmation }: Required<Pick<ChatMessage, 'confirmat
  * used up and the owner's counts say it was cancelled. Only a change seen while shown counts: a conversation kept for
  * the tab that comes back with one cancelled already says nothing again. Nothing waits for the answer.
  */
-function useCancelReport({ outcome, token }: ShownConfirmation, conversation: string) {
+function useCancelReport({ outcome, token, conversation }: ShownConfirmation) {
   const shownAs = useRef(outcome);
   useEffect(() => {
     if (shownAs.current === outcome) return;

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { MAX_IDENTITY_LENGTH } from '../../contract/actions';
 import { DEFAULT_PAGE_SETTINGS } from '../../contract/page-settings';
-import { hostIdentity } from '../llm/host-identity';
+import { hostPageContext } from '../llm/host-page-context';
 import { connectHostPage, greetHostPage, hostOrigin } from './host-page';
 
 const HOST = 'https://shop.example.com';
@@ -51,7 +51,7 @@ describe('the app and the page that framed it', () => {
     const identify = (token: unknown) => ({ ns: 'ai-assistant', v: 1, type: 'identify', token });
 
     afterEach(() => {
-      hostIdentity.current = undefined;
+      hostPageContext.identity = undefined;
       vi.restoreAllMocks();
     });
 
@@ -72,13 +72,13 @@ describe('the app and the page that framed it', () => {
 
       deliver(identify(TOKEN), 'https://evil.example', window);
       deliver(identify(TOKEN), HOST, other.contentWindow);
-      expect(hostIdentity.current).toBeUndefined();
+      expect(hostPageContext.identity).toBeUndefined();
 
       deliver(identify(TOKEN), HOST, window);
-      expect(hostIdentity.current).toBe(TOKEN);
+      expect(hostPageContext.identity).toBe(TOKEN);
       // Nor can another origin take it back.
       deliver(identify(null), 'https://evil.example', window);
-      expect(hostIdentity.current).toBe(TOKEN);
+      expect(hostPageContext.identity).toBe(TOKEN);
       other.remove();
     });
 
@@ -99,19 +99,19 @@ describe('the app and the page that framed it', () => {
         `${signed}${'x'.repeat(MAX_IDENTITY_LENGTH - signed.length + 1)}`,
       ]) {
         deliver(identify(token), HOST, window);
-        expect(hostIdentity.current).toBe(TOKEN);
+        expect(hostPageContext.identity).toBe(TOKEN);
       }
       expect(warn).toHaveBeenCalledTimes(8);
       expect(warn.mock.calls.flat().join()).not.toContain(TOKEN);
 
       const longest = `${signed}${'x'.repeat(MAX_IDENTITY_LENGTH - signed.length)}`;
       deliver(identify(longest), HOST, window);
-      expect(hostIdentity.current).toBe(longest);
+      expect(hostPageContext.identity).toBe(longest);
 
       for (const cleared of [null, '', undefined]) {
         deliver(identify(TOKEN), HOST, window);
         deliver(identify(cleared), HOST, window);
-        expect(hostIdentity.current).toBeUndefined();
+        expect(hostPageContext.identity).toBeUndefined();
       }
     });
   });

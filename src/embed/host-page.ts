@@ -7,7 +7,6 @@ import {
   embedMessageType,
 } from '../../contract/embed-messages';
 import { MAX_PAGE_TITLE_LENGTH, type PageSettings } from '../../contract/page-settings';
-import { hostIdentity } from '../llm/host-identity';
 import { hostPageContext } from '../llm/host-page-context';
 
 /**
@@ -42,9 +41,9 @@ const JWT_SHAPE = /^[\w-]+\.[\w-]+\.[\w-]*$/;
  */
 function identifyVisitor(token: unknown) {
   if (token === null || token === undefined || token === '') {
-    hostIdentity.current = undefined;
+    hostPageContext.identity = undefined;
   } else if (typeof token === 'string' && token.length <= MAX_IDENTITY_LENGTH && JWT_SHAPE.test(token)) {
-    hostIdentity.current = token;
+    hostPageContext.identity = token;
   } else {
     console.warn(
       'AIAssistant.identify: the token is no JWT (three base64url parts, at most 4,096 characters); ignored.',
@@ -87,7 +86,7 @@ export function connectHostPage(origin: string): HostPage {
  * served card's, then the app's), so that the visitor can type at once. With the site's `persist: tab` it first asks
  * the loader to keep the panel's state for the tab's next page; with `page_context` it asks for the host page's path
  * and title, which then go with each message (`hostPageContext`). The visitor's token, whenever the site gives one
- * (`identify`), goes with each message too (`hostIdentity`). `undefined` when no allowed host framed the app (`origin`:
+ * (`identify`), goes with each message too (`hostPageContext.identity`). `undefined` when no allowed host framed the app (`origin`:
  * the host's, {@link hostOrigin}).
  */
 export function greetHostPage(root: HTMLElement, settings: PageSettings, origin = hostOrigin()): HostPage | undefined {

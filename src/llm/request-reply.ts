@@ -10,7 +10,6 @@ import {
   ReplyLimitedError,
   type ReplyToken,
 } from '../../machines/chat-machine';
-import { hostIdentity } from './host-identity';
 import { hostPageContext } from './host-page-context';
 import { type LlmConfig, readLlmConfig } from './llm-config';
 import { readActions } from './read-actions';
@@ -93,10 +92,10 @@ export async function requestReply(
       ? {
           ...(input.first ? { first_message: true } : {}),
           ...(input.language ? { language: input.language } : {}),
-          ...(input.conversation ? { conversation: input.conversation } : {}),
+          conversation: conversationOf(parent),
           ...(input.confirm ? { confirmation: input.confirm } : {}),
           // The host page's visitor token, for the site's actions that need it (never given to the model).
-          ...(hostIdentity.current ? { identity: hostIdentity.current } : {}),
+          ...(hostPageContext.identity ? { identity: hostPageContext.identity } : {}),
         }
       : {},
     // The visitor's Confirm goes to the actions' address, which replies as the chat does.
@@ -108,6 +107,20 @@ export async function requestReply(
     // Only the page's own server has these limits: in direct mode a 429 is the provider's, whatever its code.
     throw (proxied ? (limitRefusal(error) ?? confirmRefusal(error, input.confirm)) : undefined) ?? error;
   }
+}
+
+// Each chat's id for the page's own server, which binds a confirmation to it: random, one per chat (the invoking
+// machine) for the life of the page, made here rather than in the machine so that the start-up chunk carries none of it.
+const conversations = new WeakMap<object, string>();
+
+function conversationOf(chat: object): string {
+  let id = conversations.get(chat);
+  if (!id) {
+    // 128 random bits from getRandomValues, which (unlike randomUUID) needs no https.
+    id = Array.from(crypto.getRandomValues(new Uint8Array(16)), (byte) => byte.toString(16).padStart(2, '0')).join('');
+    conversations.set(chat, id);
+  }
+  return id;
 }
 
 /** The server's refusal of a Confirm that the visitor can act on: too old (ask again), or the owner's API failed. */
