@@ -292,7 +292,7 @@ export const chatMachine = setup({
     },
     isLimited: (_, error: unknown) => error instanceof ReplyLimitedError,
     // The reply came with a write to confirm: the chat waits for the visitor.
-    proposesAction: ({ context }) => context.actions?.confirmation !== undefined,
+    proposesAction: ({ context }) => !!context.actions?.confirmation,
     // A vote counts only for a reply the server gave a token with, and only when it changes something.
     changesVote: ({ context, event }) => {
       if (event.type !== 'reply.vote') return false;

@@ -57,7 +57,7 @@ export function App({
               },
               // The card's language, as the server chose it (none while prerendering): the request tells the page's
               // own server.
-              language: globalThis.document?.documentElement.lang || undefined,
+              language: globalThis.document?.documentElement.lang,
               ...(restored ? { restored } : {}),
             },
           }}
