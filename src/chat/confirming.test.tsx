@@ -1,5 +1,6 @@
 import { act, render, screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
+import axe from 'axe-core';
 import { describe, expect, it, vi } from 'vitest';
 import { ACTIONS_CONFIRM_PATH, type ActionConfirmation } from '../../contract/actions';
 import { ActionRefusedError, chatMachine, type Sender } from '../../machines/chat-machine';
@@ -365,6 +366,29 @@ async function runPath(path: ConfirmPath, pathIndex: number) {
     },
   });
 }
+
+it('has no WCAG 2.1 A/AA violation axe can find in jsdom while a proposal waits (the browser checks colours)', async () => {
+  await loadMarkdown();
+  const { fake, user } = renderChat();
+  await ask(user);
+  const confirmation = {
+    action: 'request_callback',
+    text: PROPOSALS[0],
+    token: 'confirmation-token-axe',
+    conversation: fake.latest().input.conversation as string,
+    expires: Date.now() + 300_000,
+  };
+  await act(async () => fake.latest().actions({ notes: [], confirmation }));
+  await act(async () => fake.latest().resolve(REPLIES[0]));
+  expect(ui.confirm()).toBeInTheDocument();
+
+  const { violations } = await axe.run(document.body, {
+    runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] },
+  });
+  expect(violations.map(({ id, nodes }) => `${id}: ${nodes.map((node) => node.target.join(' ')).join(', ')}`)).toEqual(
+    [],
+  );
+});
 
 describe('a write the model proposed, as the visitor confirms or cancels it (model-based)', () => {
   const paths = getVisitorPaths(createConfirmModel());
