@@ -1,5 +1,5 @@
 import { Box, Flex } from '@chakra-ui/react';
-import { useEffect, useRef } from 'react';
+import { useEffect, useId, useRef } from 'react';
 import { ACTIONS_CONFIRM_PATH, type ActionNote } from '../../contract/actions';
 import type { ChatMessage } from '../../machines/chat-machine';
 import { serverPath } from '../llm/server-path';
@@ -50,6 +50,8 @@ export function ConfirmationBox({ confirmation }: Required<Pick<ChatMessage, 'co
       snapshot.matches('confirming') && snapshot.context.messages.at(-1)?.confirmation?.token === confirmation.token,
   );
   const boxRef = useRef<HTMLDivElement>(null);
+  // The focus lands on the group: its description is the owner's text, so that a screen reader says what would be done.
+  const textId = useId();
   useEffect(() => {
     if (pending) boxRef.current?.focus();
   }, [pending]);
@@ -59,6 +61,7 @@ export function ConfirmationBox({ confirmation }: Required<Pick<ChatMessage, 'co
       ref={boxRef}
       role="group"
       aria-label={t('confirmation')}
+      aria-describedby={textId}
       tabIndex={-1}
       data-confirmation={outcome ?? 'pending'}
       maxW="xs"
@@ -68,7 +71,7 @@ export function ConfirmationBox({ confirmation }: Required<Pick<ChatMessage, 'co
       outline="none"
       _focusVisible={{ outline: '2px solid', outlineColor: 'accent.solid' }}
     >
-      <Box as="p" dir="auto" whiteSpace="pre-wrap" overflowWrap="anywhere">
+      <Box as="p" id={textId} dir="auto" whiteSpace="pre-wrap" overflowWrap="anywhere">
         {confirmation.text}
       </Box>
       {pending ? (

@@ -196,6 +196,8 @@ async function runPath(path: ConfirmPath, pathIndex: number) {
     const group = ui.groups().at(-1) as HTMLElement;
     expect(group).toHaveAttribute('data-confirmation', 'pending');
     expect(within(group).getByText(proposal.text)).toBeInTheDocument();
+    // The focus lands on the group: a screen reader says its name and, as its description, what would be done.
+    expect(group).toHaveAccessibleDescription(proposal.text);
     expect(within(group).getByRole('button', { name: 'Confirm' })).toBeEnabled();
     expect(within(group).getByRole('button', { name: 'Cancel' })).toBeEnabled();
     // One proposal waits: an earlier one says what the visitor chose.
