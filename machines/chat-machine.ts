@@ -473,8 +473,7 @@ export const chatMachine = setup({
     confirming: {
       description:
         'The reply proposed a write of the site: nothing is done until the visitor confirms the owner’s text. ' +
-        'Confirm asks the server to perform it and reply; Cancel, a new message or New conversation does nothing and ' +
-        'says so.',
+        'Confirm asks the server to perform it and reply; Cancel, or a new message, does nothing and says so.',
       on: {
         'draft.change': { actions: 'updateDraft' },
         'action.confirm': { target: 'sending', actions: { type: 'settleConfirmation', params: 'confirmed' } },
@@ -482,8 +481,6 @@ export const chatMachine = setup({
           target: 'idle.ready',
           actions: ['announceCancel', { type: 'settleConfirmation', params: 'cancelled' }],
         },
-        // The proposal goes with the conversation, cancelled: the server is told, so that its counts say so.
-        'conversation.clear': { target: 'idle.fresh', actions: ['announceCancel', 'clearConversation'] },
         'message.submit': {
           guard: 'hasText',
           target: 'sending',

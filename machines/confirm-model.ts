@@ -48,8 +48,7 @@ export type ConfirmEvent =
  * - `expired` / `actionFailed`: the Confirm was refused: the sentence saying so is the last message; Retry.
  * - `stopped`: the Confirm's request was stopped; Retry.
  * - `retried`: the visitor's question is asked again, without the token.
- * - `cleared`: New conversation: nothing is shown, nothing to confirm; a proposal that waited was cancelled (the server
- *   was told once).
+ * - `cleared`: New conversation: nothing is shown, nothing to confirm.
  */
 export type ConfirmState =
   | 'asking'

@@ -337,8 +337,6 @@ async function runPath(path: ConfirmPath, pathIndex: number) {
       },
       'conversation.clear': async () => {
         await user.click(screen.getByRole('button', { name: 'New conversation' }));
-        // The proposal goes with the conversation, cancelled: the server is told, as for Cancel.
-        cancelPending();
         transcript.length = 0;
         proposals.length = 0;
         lastEvent = 'conversation.clear';
