@@ -1,9 +1,49 @@
 // The actions' address and answers, shared by the server and the page that confirms (issue 49).
 
-/** `POST` `{ token, conversation, identity? }`: the visitor confirms a write the server proposed. */
+/**
+ * `POST`: the visitor's Confirm or Cancel of a write the server proposed ({@link ActionConfirmation}).
+ *
+ * Confirm: the page's ordinary chat request body, as it sends it to the chat completions path (`model`, `messages`:
+ * the history and the visitor message that led to the proposal, `max_tokens`, `temperature`, `stream`, `language`,
+ * `page_context`…), plus {@link ConfirmFields}. The page sends it with its openai client,
+ * `client.chat.completions.create(body, { signal, path: <absolute URL of this path> })`, and the answer is what the
+ * chat route answers: with `stream: true` an event stream of `chat.completion.chunk` events (the proxy's own events
+ * first, among them `{ object: ACTIONS_OBJECT, notes: [the note of the action done] }`) ending in `[DONE]`; without,
+ * a whole `chat.completion` with `actions: { notes }`. The words are the model's, told the action's result; when the
+ * model fails (unreachable, an error status, no piece before the deadline) they are the action's `show` filled (or a
+ * sentence with its name), still a 200 reply in the format asked for. The action is performed once, before the model
+ * is asked; a reservation under the spend cap the server refuses (429 `daily_token_limit`) performs nothing.
+ *
+ * Cancel: {@link CancelBody}; the token is checked the same way and used up (a later Confirm of it is refused as
+ * `replayed_token`), nothing is called, and the answer is 200 {@link CancelAnswer}.
+ *
+ * A refusal, of either, is a JSON error `{ error: { code, message } }` ({@link ConfirmRefusalCode}; 400, 403
+ * `identity_required`, 415, 413, 429 `rate_limited` with `Retry-After`), and an action the owner's API failed is 502
+ * `action_failed` (with `reason`): nothing is said in words then, the page says it.
+ */
 export const ACTIONS_CONFIRM_PATH = '/api/actions/confirm';
-/** The largest confirmation body taken: the token (inputs included) and the visitor token. */
+/** What the confirm path takes beyond the chat's own body limit: the token (inputs included) and the visitor token. */
 export const MAX_CONFIRM_BODY_BYTES = 32 * 1024;
+
+/** What a Confirm adds to the page's chat request body. */
+export interface ConfirmFields {
+  /** The {@link ActionConfirmation}'s `token`. */
+  confirmation: string;
+  /** The page's id of the conversation (the confirmation's `conversation`). */
+  conversation: string;
+  /** The host page's visitor token, when it gave one (needed for an action with `identity: required`). */
+  identity?: string;
+}
+
+/** A Cancel's whole body. */
+export interface CancelBody extends ConfirmFields {
+  cancel: true;
+}
+
+/** A Cancel's answer. */
+export interface CancelAnswer {
+  cancelled: true;
+}
 
 /** Why a confirmation is refused: the `code` of the error's body. */
 export type ConfirmRefusalCode =

@@ -26,9 +26,9 @@ export type HandoffEvent = (typeof HANDOFF_EVENTS)[number];
 
 /**
  * What the owner's counts say of each action (server/actions/): reads called, writes proposed to the visitor, writes
- * confirmed and called, calls that failed. Never an input or a result.
+ * confirmed and called, writes the visitor cancelled, calls that failed. Never an input or a result.
  */
-export const ACTION_COUNTS = ['called', 'proposed', 'confirmed', 'failed'] as const;
+export const ACTION_COUNTS = ['called', 'proposed', 'confirmed', 'cancelled', 'failed'] as const;
 export type ActionCount = (typeof ACTION_COUNTS)[number];
 
 /** The counts of one UTC day, or of a span of days (`GET /api/stats`): a public interface. */

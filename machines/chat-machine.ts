@@ -65,15 +65,14 @@ export const ERROR_MESSAGE = 'Error: Unable to get response';
 export interface StatusTexts {
   noContent: string;
   error: string;
-  /** A confirmation the server no longer takes (too old): said instead of `error`, and Retry asks again. */
+  /**
+   * A confirmation the server no longer takes (too old): said instead of `error`, and Retry asks again. Only a page's
+   * own server proposes actions, and the app always gives these two from the catalogue; without them, `error`.
+   */
   actionExpired?: string;
   /** The owner's API failed when the visitor confirmed: said instead of `error`. */
   actionFailed?: string;
 }
-
-/** The English of the texts a chat without actions never shows. */
-export const ACTION_EXPIRED_MESSAGE = 'This confirmation has expired. Use Retry to ask again.';
-export const ACTION_FAILED_MESSAGE = 'The action could not be done.';
 
 /** A piece of the reply, sent by the reply actor to the machine that invoked it while the reply streams in. */
 export interface ReplyDeltaEvent {
@@ -208,10 +207,7 @@ export type ChatEvent =
  * way (an answer, a failure, a timeout or a stop), so that the UI can give the box back its focus; `reply.voted` when
  * the visitor votes or changes a vote, for the app to tell the server (and the embed's host page).
  */
-export type ChatEmitted =
-  | { type: 'reply.ended' }
-  | ({ type: 'reply.voted' } & ReplyVote)
-  | { type: 'action.cancelled'; token: string; conversation: string };
+export type ChatEmitted = { type: 'reply.ended' } | ({ type: 'reply.voted' } & ReplyVote);
 
 /** Which of the server's limits refused a request: the per-client rate, or the site's daily allowance. */
 export type LimitReason = keyof typeof LIMIT_ERROR_CODES;
@@ -237,16 +233,12 @@ export class ReplyLimitedError extends Error {
 }
 
 /**
- * What the reply actor rejects with when the server refused the visitor's Confirm: the confirmation is too old
- * (`expired`: Retry asks the model again), or the owner's API failed (`failed`).
+ * What the reply actor rejects with (an `Error` with this field) when the server refused the visitor's Confirm: the
+ * confirmation is too old (`expired`: Retry asks the model again), or the owner's API failed (`failed`). A field
+ * rather than a class of the machine's: only the request's chunk makes one.
  */
-export class ActionRefusedError extends Error {
-  readonly reason: 'expired' | 'failed';
-  constructor(reason: 'expired' | 'failed') {
-    super(reason === 'expired' ? 'The confirmation has expired' : "The owner's API failed");
-    this.name = 'ActionRefusedError';
-    this.reason = reason;
-  }
+export interface ConfirmRefusal {
+  confirmRefused: 'expired' | 'failed';
 }
 
 /** The longest wait the machine honours: a day, the daily limit's longest (and far below a timer's limit). */
@@ -340,11 +332,6 @@ export const chatMachine = setup({
         if (!last?.confirmation || last.confirmation.outcome) return context.messages;
         return [...context.messages.slice(0, -1), { ...last, confirmation: { ...last.confirmation, outcome } }];
       },
-    }),
-    // Told to the app, which tells the server (the token is then used up, and counted as cancelled).
-    announceCancel: emit(({ context }) => {
-      const pending = context.messages.at(-1)?.confirmation;
-      return { type: 'action.cancelled' as const, token: pending?.token ?? '', conversation: context.conversation };
     }),
     // A vote, or the server's answer to one, on the reply whose token it names.
     recordVote: assign({
@@ -471,25 +458,16 @@ export const chatMachine = setup({
       },
     },
     confirming: {
-      description:
-        'The reply proposed a write of the site: nothing is done until the visitor confirms the owner’s text. ' +
-        'Confirm asks the server to perform it and reply; Cancel, or a new message, does nothing and says so.',
+      // The reply proposed a write of the site: nothing is done until the visitor confirms the owner's text. Confirm
+      // asks the server to perform it and reply; Cancel, or a new message, does nothing and says so.
       on: {
         'draft.change': { actions: 'updateDraft' },
         'action.confirm': { target: 'sending', actions: { type: 'settleConfirmation', params: 'confirmed' } },
-        'action.cancel': {
-          target: 'idle.ready',
-          actions: ['announceCancel', { type: 'settleConfirmation', params: 'cancelled' }],
-        },
+        'action.cancel': { target: 'idle.ready', actions: { type: 'settleConfirmation', params: 'cancelled' } },
         'message.submit': {
           guard: 'hasText',
           target: 'sending',
-          actions: [
-            'announceCancel',
-            { type: 'settleConfirmation', params: 'cancelled' },
-            'appendUserMessage',
-            'clearDraft',
-          ],
+          actions: [{ type: 'settleConfirmation', params: 'cancelled' }, 'appendUserMessage', 'clearDraft'],
         },
       },
     },
@@ -502,11 +480,9 @@ export const chatMachine = setup({
           ...(context.history ? { history: earlierExchanges(context.messages, context.history) } : {}),
           ...(context.messages.filter(isFromUser).length === 1 ? { first: true as const } : {}),
           conversation: context.conversation,
-          ...(context.language ? { language: context.language } : {}),
+          language: context.language,
           // Entered by the visitor's Confirm: the request performs the write the last reply proposed.
-          ...(event.type === 'action.confirm' && context.messages.at(-1)?.confirmation
-            ? { confirm: context.messages.at(-1)?.confirmation?.token }
-            : {}),
+          confirm: event.type === 'action.confirm' ? context.messages.at(-1)?.confirmation?.token : undefined,
           parent: self,
         }),
         onDone: [
@@ -610,10 +586,8 @@ function actionsOf(context: Pick<ChatContext, 'actions'>): Pick<ChatMessage, 'ac
 
 /** What a failed request says: why the server refused a Confirm, else the spec's error. */
 function failureText(texts: StatusTexts, error: unknown): string {
-  if (!(error instanceof ActionRefusedError)) return texts.error;
-  return error.reason === 'expired'
-    ? (texts.actionExpired ?? ACTION_EXPIRED_MESSAGE)
-    : (texts.actionFailed ?? ACTION_FAILED_MESSAGE);
+  const refused = (error as Partial<ConfirmRefusal> | undefined)?.confirmRefused;
+  return (refused && texts[refused === 'expired' ? 'actionExpired' : 'actionFailed']) || texts.error;
 }
 
 /** A conversation's id: 128 random bits, from `getRandomValues` (which, unlike `randomUUID`, needs no https). */

@@ -6,7 +6,7 @@ import { HANDOFF_PATH } from '../contract/handoff.ts';
 import { PROXY_BASE_PATH } from '../contract/llm.ts';
 import { apiError, refusalLine } from './api-error.ts';
 import type { AppOptions } from './app-options.ts';
-import { chatRoute } from './chat/chat.ts';
+import { chatRoute, confirmRoute } from './chat/chat.ts';
 import { feedbackRoutes } from './feedback/owner-loop.ts';
 import type { ServerEnv } from './hono-env.ts';
 import { type Counters, MemoryCounters, RedisCounters, SpendCap } from './limits/limits.ts';
@@ -73,7 +73,13 @@ export function createApp(options: AppOptions): Hono<ServerEnv> {
     const frameSources = frameAncestorSources(options.security.frameAncestors);
     const framesAllowed = (origin: string, selfHost: string) => frameAncestorAllows(frameSources, origin, selfHost);
     const tracer = options.traces?.tracer ?? NO_TRACER;
-    app.route('/', chatRoute({ ...options, upstream }, { counters, spendCap, log, framesAllowed, tracer }));
+    const chatDeps = { counters, spendCap, log, framesAllowed, tracer };
+    app.route('/', chatRoute({ ...options, upstream }, chatDeps));
+    // The visitor's Confirm is answered as a chat reply, with the chat's steps and limits.
+    if (options.actions) {
+      app.use(ACTIONS_CONFIRM_PATH, visitorApi);
+      app.route('/', confirmRoute({ ...options, upstream, actions: options.actions }, chatDeps));
+    }
   }
   // A vote is only for a reply this server gave: with no chat route (direct mode) there is none.
   if (upstream.kind !== 'none' && options.feedback) {
@@ -84,10 +90,6 @@ export function createApp(options: AppOptions): Hono<ServerEnv> {
   if (upstream.kind !== 'none' && options.handoff) {
     app.use(HANDOFF_PATH, visitorApi);
     app.route('/', options.handoff.routes(options, counters));
-  }
-  if (upstream.kind !== 'none' && options.actions) {
-    app.use(ACTIONS_CONFIRM_PATH, visitorApi);
-    app.route('/', options.actions.routes(options, counters, log));
   }
   app.all(`${PROXY_BASE_PATH}/*`, (c) => apiError(c, 404, 'not_found', 'Not found.'));
 

@@ -94,7 +94,7 @@ export function buildServerParts(
           identityKeys: { secret: settings.actions?.identitySecret, publicKey: settings.actions?.identityPublicKey },
           // Per action in the owner's counts; a refusal is only logged (by its code, in the confirm route).
           count: (action, event) => {
-            if (event !== 'refused' && event !== 'cancelled') feedback.count({ kind: 'action', action, event });
+            if (event !== 'refused') feedback.count({ kind: 'action', action, event });
           },
         })
       : undefined;

@@ -55,8 +55,9 @@ export function App({
                 actionExpired: t('actionExpired'),
                 actionFailed: t('actionFailed'),
               },
-              // The card's language, as the server chose it: the request tells the page's own server.
-              language: document.documentElement.lang || undefined,
+              // The card's language, as the server chose it (none while prerendering): the request tells the page's
+              // own server.
+              language: globalThis.document?.documentElement.lang || undefined,
               ...(restored ? { restored } : {}),
             },
           }}

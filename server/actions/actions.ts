@@ -16,7 +16,6 @@ export {
   type CallOptions,
   type CallResult,
   callAction,
-  MAX_ANSWER_BYTES,
   signatureOf,
 } from './call-action.ts';
 export {
@@ -24,10 +23,18 @@ export {
   type ActionOffer,
   type Asker,
   type ChatActionsDeps,
+  noteOf,
   offerActions,
   type ToolOutcome,
 } from './chat-actions.ts';
-export { type ConfirmCount, type ConfirmRouteDeps, confirmRoute } from './confirm-route.ts';
+export {
+  type CheckedConfirmation,
+  type Confirmations,
+  type ConfirmCount,
+  type ConfirmDeps,
+  confirmations,
+  type Performed,
+} from './confirm-action.ts';
 export {
   CONFIRM_TOKEN_LIFETIME_MS,
   type ConfirmClaims,

@@ -60,6 +60,12 @@ function fill(template: string, values: Record<string, unknown>): string {
 const fieldsOf = (result: unknown) =>
   typeof result === 'object' && result !== null && !Array.isArray(result) ? (result as Record<string, unknown>) : {};
 
+/** The one-line note of an action done: its `show` filled with the result's top-level fields and the inputs, or its name. */
+export function noteOf(action: Action, inputs: ActionInputs, result: unknown): ActionNote {
+  const text = action.show ? fill(action.show, { ...fieldsOf(result), ...inputs }) : action.name;
+  return { action: action.name, text, inputs };
+}
+
 /**
  * The actions for one request: an action with `identity: required` is offered only when `asker.identity` is a valid
  * visitor token, and is then called with it. The token never goes to the model; only the tools do.
@@ -82,12 +88,11 @@ export async function offerActions(deps: ChatActionsDeps, asker: Asker): Promise
       const result = JSON.stringify({ error: `The action failed (${called.reason}).` });
       return { kind: 'called', result, note: { action: action.name, text: action.name, inputs, failed: true } };
     }
-    const text = action.show ? fill(action.show, { ...fieldsOf(called.result), ...inputs }) : action.name;
     // The result is data for the model, as JSON; what the page sees of it is only the note.
     return {
       kind: 'called',
       result: JSON.stringify({ result: called.result }),
-      note: { action: action.name, text, inputs },
+      note: noteOf(action, inputs, called.result),
     };
   };
 

@@ -1,12 +1,10 @@
 // The actions as the server runs them: built once by the composition root (server/server-parts.ts) from the site's
 // `actions:` and the settings, used by the chat route (the tools and their calls) and mounted by the app
-// (POST /api/actions/confirm).
-import type { Hono } from 'hono';
-import type { ServerEnv } from '../hono-env.ts';
-import type { Counters, LimitOptions } from '../limits/limits.ts';
+// (POST /api/actions/confirm, the chat room's route, checks and performs a confirmation with them).
+import { type Counters, clientKeyOf, type LimitOptions } from '../limits/limits.ts';
 import type { Action } from './action-types.ts';
 import { type ActionEvent, type ActionOffer, type Asker, offerActions } from './chat-actions.ts';
-import { confirmRoute } from './confirm-route.ts';
+import { type Confirmations, confirmations } from './confirm-action.ts';
 import { type ConfirmTokens, confirmTokens } from './confirm-token.ts';
 import { type IdentityKeys, visitorIdentity } from './visitor-identity.ts';
 
@@ -14,8 +12,8 @@ export interface ServerActions {
   readonly actions: readonly Action[];
   /** The tools one chat request may offer, and how the model's call of one is run. */
   offer(asker: Asker, counters: Counters): Promise<ActionOffer>;
-  /** `POST /api/actions/confirm`. */
-  routes(options: LimitOptions, counters: Counters, log: (line: string) => void): Hono<ServerEnv>;
+  /** The visitor's Confirm and Cancel (`POST /api/actions/confirm`): the token checked, the action performed once. */
+  confirmations(options: LimitOptions, counters: Counters, log: (line: string) => void): Confirmations;
 }
 
 export interface ServerActionsSettings {
@@ -56,13 +54,14 @@ export function serverActions(settings: ServerActionsSettings): ServerActions {
         },
         asker,
       ),
-    routes: (options, counters, log) =>
-      confirmRoute(options, {
+    confirmations: (options, counters, log) =>
+      confirmations({
         actions: settings.actions,
         tokens: tokensOnce,
         identity,
         counters,
         call: { secret: settings.callSecret, timeoutMs: settings.timeoutMs },
+        clientKey: clientKeyOf(options),
         count: (action, event) => {
           if (action) count(action, event);
         },

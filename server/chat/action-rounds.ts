@@ -45,7 +45,11 @@ function withoutTools(request: RoundRequest): RoundRequest {
 }
 
 /** The call and its result as two messages of the conversation; a call's id that is not a plain word is replaced. */
-function roundOf(called: ToolCall, result: string, round: number): ToolTurn[] {
+export function roundOf(
+  called: Pick<ToolCall, 'id' | 'name' | 'arguments'>,
+  result: string,
+  round: number,
+): ToolTurn[] {
   const id = /^[\w-]{1,64}$/.test(called.id) ? called.id : `call_${round}`;
   const tool = { id, type: 'function' as const, function: { name: called.name, arguments: called.arguments } };
   return [

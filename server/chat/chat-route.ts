@@ -2,14 +2,11 @@ import { type Context, Hono } from 'hono';
 import { CHAT_COMPLETIONS_PATH } from '../../contract/llm.ts';
 import type { ServerEnv } from '../hono-env.ts';
 import { DEFAULT_MAX_BODY_BYTES, limitBody, rateLimit } from '../limits/limits.ts';
-import { startModelCall } from '../traces/traces.ts';
 import { type Answered, actionRounds, offerTools, withTools } from './action-rounds.ts';
 import type { ChatOptions, ChatRouteDeps, ChatUpstream } from './chat-options.ts';
 import { reservationFor } from './chat-request.ts';
-import { accounts, type ChatTurn, call, rebuild, relay, reserve } from './chat-steps.ts';
-import { Exchange } from './exchange.ts';
+import { accounts, type ChatTurn, call, rebuild, relay, reserve, startExchange } from './chat-steps.ts';
 import { find, parse } from './request-steps.ts';
-import { modelCallOf } from './upstream.ts';
 
 /**
  * `POST /api/llm/v1/chat/completions`: counted, rate limited, capped, size limited, checked, then forwarded with the
@@ -65,13 +62,7 @@ async function forwardChat(
   const held = { reservation };
   const counts = accounts(turn, found, held);
 
-  const calledAt = performance.now();
-  const exchange = new Exchange(
-    c,
-    options.timeoutMs,
-    () => options.metrics?.upstreamDuration.observe((performance.now() - calledAt) / 1000),
-    startModelCall(deps.tracer, modelCallOf(options.upstream, 'reply')),
-  );
+  const exchange = startExchange(turn);
   let streaming = false;
   try {
     const first = await call(turn, found, exchange, reservation);

@@ -3,20 +3,21 @@
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { ReplyActions } from '../../contract/actions.ts';
-import { CHAT_COMPLETIONS_PATH, LIMIT_ERROR_CODES } from '../../contract/llm.ts';
+import { LIMIT_ERROR_CODES } from '../../contract/llm.ts';
 import { apiError, refusalLine } from '../api-error.ts';
 import type { ServerEnv } from '../hono-env.ts';
 import { capRefusal, type Reservation, readUsage, type TokenUsage } from '../limits/limits.ts';
-import { modelAnswered } from '../traces/traces.ts';
+import { modelAnswered, startModelCall } from '../traces/traces.ts';
 import type { ChatOptions, ChatRouteDeps, ChatUpstream } from './chat-options.ts';
 import type { ParsedChatRequest, RoundRequest } from './chat-request.ts';
-import type { Exchange } from './exchange.ts';
+import { Exchange } from './exchange.ts';
 import { describeProviderError, rebuildCompletion } from './reply-rebuild.ts';
 import type { SiteLookUp } from './search-words.ts';
 import { MAX_REPLY_BYTES, relayStream } from './sse-relay.ts';
 import {
   callUpstream,
   finishReasonsOf,
+  modelCallOf,
   neverSent,
   providerErrorOf,
   readBounded,
@@ -49,9 +50,9 @@ export interface Accounts {
 }
 
 /** The request's one log line, with the response it ends with. */
-export function done({ deps, options, started }: ChatTurn, response: Response, note: string): Response {
+export function done({ c, deps, options, started }: ChatTurn, response: Response, note: string): Response {
   deps.log(
-    `[llm-proxy] POST ${CHAT_COMPLETIONS_PATH} ${response.status} ${Date.now() - started}ms ` +
+    `[llm-proxy] POST ${c.req.path} ${response.status} ${Date.now() - started}ms ` +
       `upstream=${upstreamLabel(options.upstream)} ${note}`,
   );
   return response;
@@ -94,6 +95,17 @@ export function accounts(turn: ChatTurn, found: Found, held: { reservation: Rese
       if (today !== undefined) turn.deps.log(`[llm-proxy] usage tokens=${usage.total} today=${today}/${limit}`);
     },
   };
+}
+
+/** The exchange with the provider for the reply: its deadline, its abort signal, its span and its duration. */
+export function startExchange({ c, options, deps }: ChatTurn): Exchange {
+  const calledAt = performance.now();
+  return new Exchange(
+    c,
+    options.timeoutMs,
+    () => options.metrics?.upstreamDuration.observe((performance.now() - calledAt) / 1000),
+    startModelCall(deps.tracer, modelCallOf(options.upstream, 'reply')),
+  );
 }
 
 /** The exchange stopped before the provider answered: the visitor left, the deadline passed, or no connection. */

@@ -31,17 +31,20 @@ function refuse({ c, deps }: ChatTurn, status: 400 | 415, code: RefusalCode, mes
 
 /**
  * Parse: the body read, the site's pages looked up for its message (with whether to ask for search words), and the
- * request composed from them (none before the first index).
+ * request composed from them (none before the first index). Without `lookUp` (a reply about an action done), no page
+ * is looked up: the request is the site's instructions, the visitor's page and the conversation.
  */
-export async function parse(turn: ChatTurn): Promise<Parsing | Response> {
+export async function parse(turn: ChatTurn, lookUp = true): Promise<Parsing | Response> {
   const { c, options, deps } = turn;
   const raw = await readJsonBody(c, 'the request');
   if ('status' in raw) return refuse(turn, raw.status, raw.code, raw.message);
-  const { knowledge, assistant, upstream } = options;
+  const { assistant, upstream } = options;
+  const knowledge = lookUp ? options.knowledge : undefined;
   const rules = {
     instructions: assistant?.instructions,
     history: assistant?.page.history ?? 0,
-    knowledge: knowledge !== undefined,
+    // A site with pages guards the visitor's text whether or not they are looked up this time.
+    knowledge: options.knowledge !== undefined,
     ...(assistant?.page.pageContext
       ? { pageOrigin: (origin: string) => deps.framesAllowed(origin, c.req.header('host') ?? '') }
       : {}),

@@ -1,7 +1,7 @@
 import { Box, Flex } from '@chakra-ui/react';
 import { useEffect, useId, useRef } from 'react';
 import { ACTIONS_CONFIRM_PATH, type ActionNote } from '../../contract/actions';
-import type { ChatMessage } from '../../machines/chat-machine';
+import type { ChatMessage, ShownConfirmation } from '../../machines/chat-machine';
 import { serverPath } from '../llm/server-path';
 import { t } from '../text';
 import { ChatActorContext } from './chat-actor-context';
@@ -11,8 +11,18 @@ import { RecipeButton } from './controls';
 // called, and a write the model proposed with Confirm and Cancel. Every text here is the server's plain text (the
 // owner's templates filled with checked inputs) or the catalogue's: nothing the model wrote, and never Markdown.
 
+/** A reply's notes, then the write it proposed. */
+export function ActionParts({ actions, confirmation }: Pick<ChatMessage, 'actions' | 'confirmation'>) {
+  return (
+    <>
+      {actions && <ActionNotes notes={actions} />}
+      {confirmation && <ConfirmationBox confirmation={confirmation} />}
+    </>
+  );
+}
+
 /** One line per action called, which opens to the inputs it was called with. */
-export function ActionNotes({ notes }: { notes: readonly ActionNote[] }) {
+function ActionNotes({ notes }: { notes: readonly ActionNote[] }) {
   return (
     <Flex direction="column" gap="1" data-action-notes>
       {notes.map((note, index) => (
@@ -42,9 +52,10 @@ export function ActionNotes({ notes }: { notes: readonly ActionNote[] }) {
  * chat is `confirming` (the last message's confirmation, not yet settled) it has Confirm and Cancel and takes the focus;
  * once settled it says what the visitor chose.
  */
-export function ConfirmationBox({ confirmation }: Required<Pick<ChatMessage, 'confirmation'>>) {
+function ConfirmationBox({ confirmation }: Required<Pick<ChatMessage, 'confirmation'>>) {
   const actor = ChatActorContext.useActorRef();
-  useCancelReport();
+  const conversation = ChatActorContext.useSelector((snapshot) => snapshot.context.conversation);
+  useCancelReport(confirmation, conversation);
   const pending = ChatActorContext.useSelector(
     (snapshot) =>
       snapshot.matches('confirming') && snapshot.context.messages.at(-1)?.confirmation?.token === confirmation.token,
@@ -92,25 +103,22 @@ export function ConfirmationBox({ confirmation }: Required<Pick<ChatMessage, 'co
   );
 }
 
-// Each chat's cancellations go to the server once, however many boxes are shown.
-const reporting = new WeakSet<object>();
-
 /**
- * Tells the server of each write the visitor cancelled (Cancel, or a new message): the token is then used up and the
- * owner's counts say it was cancelled. Nothing waits for the answer: nothing was done either way.
+ * Tells the server of a write the visitor cancelled here (Cancel, or a new message while it waited): the token is then
+ * used up and the owner's counts say it was cancelled. Only a change seen while shown counts: a conversation kept for
+ * the tab that comes back with one cancelled already says nothing again. Nothing waits for the answer.
  */
-function useCancelReport() {
-  const actor = ChatActorContext.useActorRef();
+function useCancelReport({ outcome, token }: ShownConfirmation, conversation: string) {
+  const shownAs = useRef(outcome);
   useEffect(() => {
-    if (reporting.has(actor)) return;
-    reporting.add(actor);
-    actor.on('action.cancelled', ({ token, conversation }) => {
-      fetch(serverPath(ACTIONS_CONFIRM_PATH), {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ cancel: true, confirmation: token, conversation }),
-        keepalive: true,
-      }).catch(() => undefined);
-    });
-  }, [actor]);
+    if (shownAs.current === outcome) return;
+    shownAs.current = outcome;
+    if (outcome !== 'cancelled') return;
+    fetch(serverPath(ACTIONS_CONFIRM_PATH), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ cancel: true, confirmation: token, conversation }),
+      keepalive: true,
+    }).catch(() => undefined);
+  }, [outcome, token, conversation]);
 }

@@ -8,7 +8,10 @@ export function Composer() {
   const actorRef = ChatActorContext.useActorRef();
   const draft = ChatActorContext.useSelector((snapshot) => snapshot.context.draft);
   const sending = ChatActorContext.useSelector((snapshot) => snapshot.matches('sending'));
-  const confirming = ChatActorContext.useSelector((snapshot) => snapshot.matches('confirming'));
+  // While a write waits for the visitor's Confirm, the box says what to do (and a new message cancels it).
+  const placeholder = ChatActorContext.useSelector((snapshot) =>
+    snapshot.matches('confirming') ? 'confirmOrType' : sending ? 'sending' : 'placeholder',
+  );
   const formRef = useRef<HTMLFormElement>(null);
   const inputRef = useRef<HTMLInputElement>(null);
   // How many times the box took the focus back: the machine says when a reply ended (`reply.ended`), whichever way,
@@ -56,7 +59,7 @@ export function Composer() {
         autoComplete="off"
         // Below 16px, iOS zooms the page in when the box gets the focus.
         fontSize={{ base: 'md', md: 'sm' }}
-        placeholder={t(sending ? 'sending' : confirming ? 'confirmOrType' : 'placeholder')}
+        placeholder={t(placeholder)}
         value={draft}
         onChange={(event) => actorRef.send({ type: 'draft.change', text: event.target.value })}
         onKeyDown={ignoreComposingEnter}

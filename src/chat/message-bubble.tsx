@@ -53,8 +53,6 @@ export const MessageBubble = memo(function MessageBubble({
       <Box as="span" srOnly>
         {t(fromUser ? 'you' : 'assistant')}
       </Box>
-      {/* The site's actions the server called for this reply, before the reply that tells of them. */}
-      {replyStatus && actions && <replyStatus.ActionNotes notes={actions} />}
       {/* A reply stopped before its first piece has no text: the note alone says what happened. */}
       {(text !== '' || !stopped) && (
         <Box
@@ -90,7 +88,10 @@ export const MessageBubble = memo(function MessageBubble({
           <markdown.SourceList sources={sources} text={text} />
         </FaultBoundary>
       )}
-      {replyStatus && confirmation && <replyStatus.ConfirmationBox confirmation={confirmation} />}
+      {/* What the site's actions did for this reply, and a write it proposed. */}
+      {replyStatus && (actions || confirmation) && (
+        <replyStatus.ActionParts actions={actions} confirmation={confirmation} />
+      )}
       {stopped && (
         <Box as="p" data-stopped fontSize="sm" fontStyle="italic" color="fg.muted">
           {t('stopped')}

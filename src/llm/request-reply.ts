@@ -2,7 +2,7 @@ import { APIError, OpenAI } from 'openai';
 import { ACTIONS_CONFIRM_PATH, ACTIONS_OBJECT } from '../../contract/actions';
 import { isReplySource, LIMIT_ERROR_CODES, type ReplySource, SOURCES_OBJECT } from '../../contract/llm';
 import {
-  ActionRefusedError,
+  type ConfirmRefusal,
   type Exchange,
   type FetchReplyInput,
   type FetchReplyOutput,
@@ -108,11 +108,12 @@ export async function requestReply(
 }
 
 /** The server's refusal of a Confirm that the visitor can act on: too old (ask again), or the owner's API failed. */
-function confirmRefusal(error: unknown, confirm: string | undefined): ActionRefusedError | undefined {
+function confirmRefusal(error: unknown, confirm: string | undefined): (Error & ConfirmRefusal) | undefined {
   if (!confirm || !(error instanceof APIError)) return undefined;
-  if (error.code === 'expired_token') return new ActionRefusedError('expired');
-  if (error.code === 'action_failed') return new ActionRefusedError('failed');
-  return undefined;
+  const reason = ({ expired_token: 'expired', action_failed: 'failed' } as const)[String(error.code)];
+  return (
+    reason && Object.assign(new Error(`The server refused the Confirm: ${error.code}`), { confirmRefused: reason })
+  );
 }
 
 const LIMIT_REASONS = Object.keys(LIMIT_ERROR_CODES) as LimitReason[];
