@@ -63,10 +63,17 @@ function ConfirmationBox({ confirmation }: Required<Pick<ChatMessage, 'confirmat
   const boxRef = useRef<HTMLDivElement>(null);
   // The focus lands on the group: its description is the owner's text, so that a screen reader says what would be done.
   const textId = useId();
+  const outcome = confirmation.outcome;
+  const wasPending = useRef(pending);
   useEffect(() => {
     if (pending) boxRef.current?.focus();
-  }, [pending]);
-  const outcome = confirmation.outcome;
+    // Cancel went, and the focus with it: the message box takes it, for the visitor to type on (as after a reply).
+    const focused = document.activeElement;
+    if (wasPending.current && outcome === 'cancelled' && (!focused || focused === document.body)) {
+      document.querySelector<HTMLElement>('input[name="message"]')?.focus();
+    }
+    wasPending.current = pending;
+  }, [pending, outcome]);
   return (
     <Box
       ref={boxRef}

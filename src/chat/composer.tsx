@@ -14,27 +14,23 @@ export function Composer() {
   );
   const formRef = useRef<HTMLFormElement>(null);
   const inputRef = useRef<HTMLInputElement>(null);
-  // How many times the box took the focus back: the machine says when a reply ended (`reply.ended`), whichever way,
-  // and when the visitor cancelled a proposed write (`action.cancelled`), whose buttons had the focus and are gone.
-  const [focusReturns, setFocusReturns] = useState(0);
+  // How many replies have ended: the machine says when (`reply.ended`), whichever way one ended.
+  const [repliesEnded, setRepliesEnded] = useState(0);
 
   useEffect(() => {
-    const returnFocus = () => setFocusReturns((count) => count + 1);
-    const subscriptions = [actorRef.on('reply.ended', returnFocus), actorRef.on('action.cancelled', returnFocus)];
-    return () => {
-      for (const subscription of subscriptions) subscription.unsubscribe();
-    };
+    const subscription = actorRef.on('reply.ended', () => setRepliesEnded((count) => count + 1));
+    return () => subscription.unsubscribe();
   }, [actorRef]);
 
-  // The input was disabled (and so lost focus) while sending, or the focus went with the Cancel button that took it:
-  // give it back (this runs after the render that enabled the box or took the button away), unless the visitor has
-  // meanwhile put the focus somewhere else (say, on the conversation, to read back).
+  // The input was disabled (and so lost focus) while sending: give it back once the reply has ended (this runs after
+  // the render that enabled it), unless the visitor has meanwhile put the focus somewhere else (say, on the
+  // conversation, to read back).
   useEffect(() => {
-    if (focusReturns === 0) return;
+    if (repliesEnded === 0) return;
     const focused = document.activeElement;
     const focusWasOurs = !focused || focused === document.body || formRef.current?.contains(focused);
     if (focusWasOurs) inputRef.current?.focus();
-  }, [focusReturns]);
+  }, [repliesEnded]);
 
   const submit = (event: FormEvent) => {
     event.preventDefault();

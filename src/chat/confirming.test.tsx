@@ -3,7 +3,7 @@ import userEvent from '@testing-library/user-event';
 import axe from 'axe-core';
 import { describe, expect, it, vi } from 'vitest';
 import { ACTIONS_CONFIRM_PATH, type ActionConfirmation } from '../../contract/actions';
-import { ActionRefusedError, chatMachine, type Sender } from '../../machines/chat-machine';
+import { type ConfirmRefusal, chatMachine, type Sender } from '../../machines/chat-machine';
 import { type ConfirmPath, type ConfirmState, confirmMachine, createConfirmModel } from '../../machines/confirm-model';
 import { createControllableFetchReply } from '../../testing/controllable-reply';
 import { describeVisitorPath, getModelCoverage, getVisitorPaths } from '../../testing/visitor-paths';
@@ -75,6 +75,11 @@ function renderChat() {
 async function ask(user: ReturnType<typeof userEvent.setup>) {
   await user.type(ui.input(), QUESTION);
   await user.keyboard('{Enter}');
+}
+
+/** What the reply actor rejects with when the server refused the Confirm, as the real one does. */
+function refusal(reason: ConfirmRefusal['confirmRefused']): Error {
+  return Object.assign(new Error(`Confirm refused: ${reason}`), { confirmRefused: reason });
 }
 
 interface Proposal {
@@ -342,13 +347,13 @@ async function runPath(path: ConfirmPath, pathIndex: number) {
         lastEvent = 'conversation.clear';
       },
       'reply.expired': async () => {
-        const failure = new ActionRefusedError('expired');
+        const failure = refusal('expired');
         failures.push(failure);
         await settle(() => fake.latest().reject(failure), EXPIRED);
         lastEvent = 'reply.expired';
       },
       'reply.failed': async () => {
-        const failure = new ActionRefusedError('failed');
+        const failure = refusal('failed');
         failures.push(failure);
         await settle(() => fake.latest().reject(failure), ACTION_FAILED);
         lastEvent = 'reply.failed';
