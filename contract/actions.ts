@@ -23,6 +23,9 @@
  */
 export const ACTIONS_CONFIRM_PATH = '/api/actions/confirm';
 /** What the confirm path takes beyond the chat's own body limit: the token (inputs included) and the visitor token. */
+/** The longest visitor token (`identity`) the page passes on and the server reads: a real one is a few hundred. */
+export const MAX_IDENTITY_LENGTH = 4096;
+/** The largest confirmation body taken: the token (inputs included) and the visitor token. */
 export const MAX_CONFIRM_BODY_BYTES = 32 * 1024;
 
 /** What a Confirm adds to the page's chat request body. */

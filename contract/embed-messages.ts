@@ -10,7 +10,8 @@ export const EMBED_VERSION = 1;
  * `rating` and `reason`) or sent a message to a person (`handoff`, nothing of it): the loader passes each on to the host page as an event; the loader says the panel is `open` (the app then focuses its
  * input). With the site's settings the app also says `keep` (`persist: tab`: the loader then keeps whether the panel is
  * open for the tab's next page) and asks for the `page` (`page_context`), which the loader answers with a `page` message
- * carrying the host page's `path` and `title`.
+ * carrying the host page's `path` and `title`. The loader tells the app `identify` with the visitor's `token` from the
+ * site (`AIAssistant.identify`) whenever the site gives one, and again on each `ready`.
  */
 export const EMBED_MESSAGE_TYPES = [
   'ready',
@@ -21,6 +22,7 @@ export const EMBED_MESSAGE_TYPES = [
   'handoff',
   'keep',
   'page',
+  'identify',
 ] as const;
 export type EmbedMessageType = (typeof EMBED_MESSAGE_TYPES)[number];
 
@@ -30,16 +32,15 @@ export interface EmbedMessage {
   type: EmbedMessageType;
 }
 
+// Arrow functions, not declarations: the loader's minifier writes them shorter (bytes of its budget).
+
 /** The message of `type`, ready for `postMessage`. */
-export function embedMessage(type: EmbedMessageType): EmbedMessage {
-  return { ns: EMBED_NAMESPACE, v: EMBED_VERSION, type };
-}
+export const embedMessage = (type: EmbedMessageType): EmbedMessage => ({ ns: EMBED_NAMESPACE, v: EMBED_VERSION, type });
 
 /**
  * The type of a message of ours in this version, or `undefined` for anything else. A type the loader does not know is
  * returned as it is and matches none of its cases, which keeps the check small there; the app checks the type itself
  * ({@link EMBED_MESSAGE_TYPES}).
  */
-export function embedMessageType(message: Partial<EmbedMessage> | null | undefined): EmbedMessageType | undefined {
-  return message?.ns === EMBED_NAMESPACE && message.v === EMBED_VERSION ? message.type : undefined;
-}
+export const embedMessageType = (message: Partial<EmbedMessage> | null | undefined): EmbedMessageType | undefined =>
+  message?.ns === EMBED_NAMESPACE && message.v === EMBED_VERSION ? message.type : undefined;

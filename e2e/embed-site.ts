@@ -80,3 +80,19 @@ export async function appTookOver(page: Page) {
 export function callApi(page: Page, method: keyof EmbedApi) {
   return page.evaluate((name) => (window as unknown as { AIAssistant: EmbedApi }).AIAssistant[name](), method);
 }
+
+/**
+ * Records, in the chat's frame (the page at `appOrigin`) from the moment it starts, each `identify` message it hears:
+ * its origin and token. The returned call reads them; it waits for the frame's message box.
+ */
+export async function recordIdentify(page: Page, appOrigin: string) {
+  await page.addInitScript((origin) => {
+    if (location.origin !== origin) return;
+    const heard: [string, unknown][] = [];
+    Object.assign(window, { heard });
+    addEventListener('message', (event) => {
+      if (event.data?.type === 'identify') heard.push([event.origin, event.data.token]);
+    });
+  }, appOrigin);
+  return () => messageBox(page).evaluate(() => (window as unknown as { heard: [string, unknown][] }).heard);
+}

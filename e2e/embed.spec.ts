@@ -1,4 +1,5 @@
 import type { Page } from '@playwright/test';
+import type { EmbedApi } from '../embed/loader';
 import { FAKE_REPLY } from '../testing/fake-provider';
 import { type HostPageOptions, type HostSite, hostPageHtml } from '../testing/host-site';
 import { expectNoAxeViolations } from './axe-check';
@@ -10,6 +11,7 @@ import {
   hostSiteFixture,
   launcher,
   messageBox,
+  recordIdentify,
   resetProviderFixture,
 } from './embed-site';
 import { test as base, expect, holdRoute } from './fixtures';
@@ -497,6 +499,49 @@ test('data- attributes: side, label, open on load; the global API; forged messag
   await expect(page.locator('iframe')).toBeHidden();
   await callApi(page, 'open');
   await expect(page.locator('iframe')).toBeVisible();
+});
+
+test("identify(): the site's token reaches the chat's frame, given before the frame was there, and nowhere else", async ({
+  page,
+  site,
+  embedApp,
+}) => {
+  // Obviously fake tokens, JWT-shaped.
+  const before = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJiZWZvcmUifQ.fake-before';
+  const after = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhZnRlciJ9.fake-after';
+  const heard = await recordIdentify(page, embedApp.origin);
+  const identify = (token: string | null) =>
+    page.evaluate((value) => (window as unknown as { AIAssistant: EmbedApi }).AIAssistant.identify(value), token);
+  await openHostPage(page, site, { appOrigin: embedApp.origin });
+  await expect(page.locator('iframe')).toHaveCount(0);
+
+  await identify(before);
+  await launcher(page).click();
+  await expect(messageBox(page)).toBeFocused();
+  await expect.poll(heard).toEqual([[site.origin, before]]);
+
+  await identify(after);
+  await identify(null);
+  await expect.poll(heard).toEqual([
+    [site.origin, before],
+    [site.origin, after],
+    [site.origin, null],
+  ]);
+  // Never in an address, in storage or in the page.
+  await identify(after);
+  await expect.poll(async () => (await heard()).length).toBe(4);
+  const everywhere = await page.evaluate(
+    () =>
+      `${document.documentElement.outerHTML}${document.querySelector('ai-assistant-embed')?.shadowRoot?.innerHTML}${JSON.stringify(sessionStorage)}${JSON.stringify(localStorage)}${location.href}${document.cookie}`,
+  );
+  const framed = await messageBox(page).evaluate(
+    () =>
+      `${document.documentElement.outerHTML}${JSON.stringify(sessionStorage)}${JSON.stringify(localStorage)}${location.href}${document.cookie}`,
+  );
+  for (const text of [everywhere, framed]) {
+    expect(text).not.toContain(before);
+    expect(text).not.toContain(after);
+  }
 });
 
 test('offsets outside 0 to 400 px, or not numbers, are the default 20 px; 0 and 400 are taken', async ({

@@ -7,7 +7,7 @@ import type { Page } from '@playwright/test';
 import { ROOT_DIR } from '../testing/production-app';
 import { startStaticHost } from '../testing/static-host';
 import { startAppServer } from './app-server';
-import { chatFrame, launcher, messageBox } from './embed-site';
+import { chatFrame, launcher, messageBox, recordIdentify } from './embed-site';
 import { test as base, expect } from './fixtures';
 
 // `@ai-assistant/react` as a React site gets it: `npm pack`, the tarball installed into a fresh Vite + React app
@@ -166,6 +166,36 @@ test('a change of lang takes effect without a reload, the panel left open', asyn
   await expect(launchers(page)).toHaveCount(1);
   await expect(page.locator('iframe')).toHaveCount(1);
   expect(await page.evaluate(() => (window as unknown as { samePage?: boolean }).samePage)).toBe(true);
+});
+
+test('identity reaches the frame: given before the chat opened, again to a loader loaded again, and taken back', async ({
+  page,
+  sitePage,
+  reactSite,
+  embedApp,
+}) => {
+  const token = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJyZWFjdC12aXNpdG9yIn0.fake-react-signature';
+  const heard = await recordIdentify(page, embedApp.origin);
+  await sitePage();
+  await expect(launcher(page)).toBeVisible();
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect(page.locator('iframe')).toHaveCount(0);
+
+  await page.getByRole('button', { name: 'Ask the assistant' }).click();
+  await expect(messageBox(page)).toBeFocused();
+  await expect.poll(heard).toContainEqual([reactSite.origin, token]);
+  expect(new Set((await heard()).map(([, given]) => given))).toEqual(new Set([token]));
+
+  // Another lang loads the loader again, and a new frame: it is told the token too.
+  await page.getByRole('button', { name: 'Deutsch' }).click();
+  const frameHeard = () =>
+    chatFrame(page)
+      .getByRole('textbox', { name: 'Nachricht' })
+      .evaluate(() => (window as unknown as { heard: [string, unknown][] }).heard);
+  await expect.poll(frameHeard).toContainEqual([reactSite.origin, token]);
+
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await expect.poll(async () => (await frameHeard()).at(-1)).toEqual([reactSite.origin, null]);
 });
 
 test('a second component says so in the console and draws nothing', async ({ page, sitePage }) => {

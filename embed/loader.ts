@@ -27,13 +27,15 @@ export type EmbedEventName = 'open' | 'close' | 'message' | 'feedback' | 'handof
 /**
  * The global API for a site's own buttons: `AIAssistant.open()`, `.close()`, `.toggle()`; and `.destroy()`, which
  * removes the launcher, the panel with its frame and every listener, so that a page (the React component,
- * packages/react) can load the loader again with other attributes, without a reload.
+ * packages/react) can load the loader again with other attributes, without a reload. `.identify(token)` gives the
+ * chat the visitor's token, a JWT the site's backend signs (docs/actions.md); `null` or `''` takes it back.
  */
 export interface EmbedApi {
   open(): void;
   close(): void;
   toggle(): void;
   destroy(): void;
+  identify(token?: string | null): void;
 }
 
 /** And for its analytics: `AIAssistant.on(name, handler)`, `.off(name, handler)`. */
@@ -149,6 +151,14 @@ dialog:modal{inset:0;width:auto;height:auto;padding:env(safe-area-inset-top) env
   // The host page's handlers: an EventTarget keeps one that throws from stopping the others, in a few bytes.
   const events = new EventTarget();
   const emit = (name: EmbedEventName, init?: CustomEventInit) => events.dispatchEvent(new CustomEvent(name, init));
+  // The visitor's token from the site (`identify`): kept in this variable alone, never in an address, storage or the
+  // DOM, and told only to the frame at the app's origin. Told again when the frame says `ready`, so that a token given
+  // before the app listens (or before there is a frame at all) still arrives.
+  let token: string | null | undefined;
+  const identify = (value: typeof token) => {
+    token = value;
+    frame?.contentWindow?.postMessage({ ...embedMessage('identify'), token }, appOrigin);
+  };
 
   // The app focuses its message input when told the panel is open; the frame itself must hold the focus first. Focusing
   // a frame that has it already would take it from whatever holds it inside (a box the visitor is typing into). The
@@ -235,6 +245,7 @@ dialog:modal{inset:0;width:auto;height:auto;padding:env(safe-area-inset-top) env
         ready = 1;
         (frame as HTMLIFrameElement).hidden = false;
         if (panel.open) focusChat();
+        identify(token);
       } else if (type === 'close') {
         close();
       } else if (type === 'keep') {
@@ -260,6 +271,7 @@ dialog:modal{inset:0;width:auto;height:auto;padding:env(safe-area-inset-top) env
     open,
     close,
     toggle,
+    identify,
     on: (name, handler) => events.addEventListener(name, handler),
     off: (name, handler) => events.removeEventListener(name, handler),
     destroy: () => {

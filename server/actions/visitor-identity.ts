@@ -3,11 +3,10 @@
 // and the server checks it here with jose before an action that needs identity is offered or called.
 import { createPublicKey, type KeyObject } from 'node:crypto';
 import { jwtVerify } from 'jose';
+import { MAX_IDENTITY_LENGTH } from '../../contract/actions.ts';
 
 /** How far the site's clock and this server's may differ when `exp` (and `nbf`, `iat`) are checked. */
 export const IDENTITY_CLOCK_TOLERANCE_S = 30;
-/** A token longer than this is not read: a visitor token is a few hundred characters. */
-const MAX_TOKEN_LENGTH = 4096;
 
 export interface IdentityKeys {
   /** `IDENTITY_SECRET` (HS256). */
@@ -43,7 +42,7 @@ export function visitorIdentity(keys: IdentityKeys): CheckIdentity {
   const byAlgorithm = keysFrom(keys);
   const algorithms = [...byAlgorithm.keys()];
   return async (token, now) => {
-    if (typeof token !== 'string' || token.length > MAX_TOKEN_LENGTH || algorithms.length === 0) return undefined;
+    if (typeof token !== 'string' || token.length > MAX_IDENTITY_LENGTH || algorithms.length === 0) return undefined;
     try {
       const { payload } = await jwtVerify(token, (header) => byAlgorithm.get(header.alg) ?? new Uint8Array(), {
         algorithms,

@@ -1,5 +1,8 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { connectHostPage, hostOrigin } from './host-page';
+import { MAX_IDENTITY_LENGTH } from '../../contract/actions';
+import { DEFAULT_PAGE_SETTINGS } from '../../contract/page-settings';
+import { hostIdentity } from '../llm/host-identity';
+import { connectHostPage, greetHostPage, hostOrigin } from './host-page';
 
 const HOST = 'https://shop.example.com';
 const OURS = { ns: 'ai-assistant', v: 1, type: 'open' };
@@ -40,5 +43,76 @@ describe('the app and the page that framed it', () => {
 
   it('is no embed when the page is not in a frame', () => {
     expect(hostOrigin({ search: `?embed=${encodeURIComponent(HOST)}` } as Location)).toBeUndefined();
+  });
+
+  describe("the visitor's token from the site", () => {
+    // Obviously fake: three base64url parts, not signed by anyone.
+    const TOKEN = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ0ZXN0LXZpc2l0b3IifQ.fake-signature_0';
+    const identify = (token: unknown) => ({ ns: 'ai-assistant', v: 1, type: 'identify', token });
+
+    afterEach(() => {
+      hostIdentity.current = undefined;
+      vi.restoreAllMocks();
+    });
+
+    /** The app greets the host at `HOST` (the test's document stands for the parent window, as above). */
+    function greet() {
+      vi.spyOn(window.parent, 'postMessage').mockImplementation(() => undefined);
+      const listen = vi.spyOn(window, 'addEventListener');
+      greetHostPage(document.body, DEFAULT_PAGE_SETTINGS, HOST);
+      // The greeting listens for the page's life; the test stops it by hand.
+      const [[type, listener]] = listen.mock.calls;
+      stop = () => window.removeEventListener(type, listener);
+    }
+
+    it('is set from the host origin only, and a message from any other origin or window cannot set it', () => {
+      greet();
+      const other = document.createElement('iframe');
+      document.body.append(other);
+
+      deliver(identify(TOKEN), 'https://evil.example', window);
+      deliver(identify(TOKEN), HOST, other.contentWindow);
+      expect(hostIdentity.current).toBeUndefined();
+
+      deliver(identify(TOKEN), HOST, window);
+      expect(hostIdentity.current).toBe(TOKEN);
+      // Nor can another origin take it back.
+      deliver(identify(null), 'https://evil.example', window);
+      expect(hostIdentity.current).toBe(TOKEN);
+      other.remove();
+    });
+
+    it('ignores anything but a JWT of at most 4,096 characters (the server’s limit), and is taken back by null or an empty string', () => {
+      const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+      greet();
+      deliver(identify(TOKEN), HOST, window);
+
+      const signed = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.';
+      for (const token of [
+        'not a token',
+        'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0',
+        `${TOKEN}.extra`,
+        `${TOKEN}\n`,
+        'a.b.c<script>',
+        42,
+        { token: TOKEN },
+        `${signed}${'x'.repeat(MAX_IDENTITY_LENGTH - signed.length + 1)}`,
+      ]) {
+        deliver(identify(token), HOST, window);
+        expect(hostIdentity.current).toBe(TOKEN);
+      }
+      expect(warn).toHaveBeenCalledTimes(8);
+      expect(warn.mock.calls.flat().join()).not.toContain(TOKEN);
+
+      const longest = `${signed}${'x'.repeat(MAX_IDENTITY_LENGTH - signed.length)}`;
+      deliver(identify(longest), HOST, window);
+      expect(hostIdentity.current).toBe(longest);
+
+      for (const cleared of [null, '', undefined]) {
+        deliver(identify(TOKEN), HOST, window);
+        deliver(identify(cleared), HOST, window);
+        expect(hostIdentity.current).toBeUndefined();
+      }
+    });
   });
 });

@@ -1,3 +1,4 @@
+import { MAX_IDENTITY_LENGTH } from '../../contract/actions';
 import { EMBED_HOST_PARAM } from '../../contract/embed';
 import {
   EMBED_MESSAGE_TYPES,
@@ -6,6 +7,7 @@ import {
   embedMessageType,
 } from '../../contract/embed-messages';
 import { MAX_PAGE_TITLE_LENGTH, type PageSettings } from '../../contract/page-settings';
+import { hostIdentity } from '../llm/host-identity';
 import { hostPageContext } from '../llm/host-page-context';
 
 /**
@@ -26,6 +28,28 @@ export function hostOrigin(location: Location = window.location): string | undef
   if (origin !== declared) return undefined;
   const parent = location.ancestorOrigins?.[0];
   return parent === undefined || parent === origin ? origin : undefined;
+}
+
+/** Longer than a visitor token ever is (a few hundred characters). */
+
+/** Three base64url parts, the last (the signature) possibly empty: the shape of a JWT in its compact form. */
+const JWT_SHAPE = /^[\w-]+\.[\w-]+\.[\w-]*$/;
+
+/**
+ * Takes the token the loader says the site gave (`identify`): a JWT-shaped string sets it, `null`, `undefined` or `''`
+ * takes it back (the visitor signed out); anything else is ignored, the token left as it was, with a word for the
+ * site's developer in the console (never the value: it may be someone's token).
+ */
+function identifyVisitor(token: unknown) {
+  if (token === null || token === undefined || token === '') {
+    hostIdentity.current = undefined;
+  } else if (typeof token === 'string' && token.length <= MAX_IDENTITY_LENGTH && JWT_SHAPE.test(token)) {
+    hostIdentity.current = token;
+  } else {
+    console.warn(
+      'AIAssistant.identify: the token is no JWT (three base64url parts, at most 4,096 characters); ignored.',
+    );
+  }
 }
 
 /** The app's side of the conversation with the loader. */
@@ -62,10 +86,11 @@ export function connectHostPage(origin: string): HostPage {
  * served card: tells the loader it is ready and, on each `open`, focuses whichever message box `root` holds (the
  * served card's, then the app's), so that the visitor can type at once. With the site's `persist: tab` it first asks
  * the loader to keep the panel's state for the tab's next page; with `page_context` it asks for the host page's path
- * and title, which then go with each message (`hostPageContext`). `undefined` when no allowed host framed the app.
+ * and title, which then go with each message (`hostPageContext`). The visitor's token, whenever the site gives one
+ * (`identify`), goes with each message too (`hostIdentity`). `undefined` when no allowed host framed the app (`origin`:
+ * the host's, {@link hostOrigin}).
  */
-export function greetHostPage(root: HTMLElement, settings: PageSettings): HostPage | undefined {
-  const origin = hostOrigin();
+export function greetHostPage(root: HTMLElement, settings: PageSettings, origin = hostOrigin()): HostPage | undefined {
   if (!origin) return undefined;
   const host = connectHostPage(origin);
   host.listen((type, data) => {
@@ -73,6 +98,7 @@ export function greetHostPage(root: HTMLElement, settings: PageSettings): HostPa
     if (type === 'page' && settings.pageContext && typeof data.path === 'string' && typeof data.title === 'string') {
       hostPageContext.current = { origin, path: data.path, title: data.title.slice(0, MAX_PAGE_TITLE_LENGTH) };
     }
+    if (type === 'identify') identifyVisitor(data.token);
   });
   if (settings.persist === 'tab') host.send('keep');
   if (settings.pageContext) host.send('page');

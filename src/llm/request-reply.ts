@@ -10,6 +10,7 @@ import {
   ReplyLimitedError,
   type ReplyToken,
 } from '../../machines/chat-machine';
+import { hostIdentity } from './host-identity';
 import { hostPageContext } from './host-page-context';
 import { type LlmConfig, readLlmConfig } from './llm-config';
 import { readActions } from './read-actions';
@@ -94,6 +95,8 @@ export async function requestReply(
           ...(input.language ? { language: input.language } : {}),
           ...(input.conversation ? { conversation: input.conversation } : {}),
           ...(input.confirm ? { confirmation: input.confirm } : {}),
+          // The host page's visitor token, for the site's actions that need it (never given to the model).
+          ...(hostIdentity.current ? { identity: hostIdentity.current } : {}),
         }
       : {},
     // The visitor's Confirm goes to the actions' address, which replies as the chat does.

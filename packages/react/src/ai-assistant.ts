@@ -27,6 +27,12 @@ export interface AIAssistantProps {
   defaultOpen?: boolean;
   /** Hears the host events; the event's `type` is the {@link AIAssistantEventName}. */
   onEvent?: (event: Event) => void;
+  /**
+   * The visitor's token: a JWT that the site's backend signs (the assistant's docs/actions.md), for the actions that
+   * need to know who the visitor is. Told to the chat's frame alone, never put in an address, storage or the page;
+   * leaving it out (the visitor signed out) takes it back.
+   */
+  identity?: string;
 }
 
 /** What a `ref` gives the site's own buttons. */
@@ -40,6 +46,8 @@ export interface AIAssistantHandle {
 interface LoaderApi extends AIAssistantHandle {
   on(name: string, handler: (event: Event) => void): void;
   destroy(): void;
+  /** Missing from an assistant older than the component: it then knows no visitor. */
+  identify?(token: string | null): void;
 }
 
 const EVENT_NAMES: AIAssistantEventName[] = ['open', 'close', 'message', 'feedback', 'handoff'];
@@ -118,7 +126,7 @@ function unload() {
 export const AIAssistant = forwardRef<AIAssistantHandle, AIAssistantProps>(function AIAssistant(props, ref) {
   const self = useRef(props);
   self.current = props;
-  const { src, defaultOpen } = props;
+  const { src, defaultOpen, identity } = props;
   // One string, so that the effect runs again only when an attribute really changes.
   const source = JSON.stringify([loaderAddress(src), dataAttributes(props)]);
 
@@ -155,6 +163,11 @@ export const AIAssistant = forwardRef<AIAssistantHandle, AIAssistantProps>(funct
       removal = setTimeout(unload);
     };
   }, [source, defaultOpen]);
+
+  // After the loader's: told to each loader this component loads, once loaded.
+  useEffect(() => {
+    if (owner === self && loaded === source) then(() => api()?.identify?.(identity ?? null));
+  }, [source, identity]);
 
   return null;
 });
