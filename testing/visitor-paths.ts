@@ -1,30 +1,29 @@
-import { adjacencyMapToArray, type StatePath } from 'xstate/graph';
-import type {
-  VisitorEvent,
-  VisitorMachine,
-  VisitorModel,
-  VisitorPath,
-  VisitorSnapshot,
-  VisitorState,
-} from '../machines/visitor-model';
+import type { AnyStateMachine, EventObject, MachineSnapshot } from 'xstate';
+import { adjacencyMapToArray, type StatePath, type TestModel, type TestPath } from 'xstate/graph';
+import type { VisitorEvent, VisitorPath, VisitorState } from '../machines/visitor-model';
 
 // The paths the model-based tests run (in jsdom and in Chromium), the coverage they prove, and the payloads each run
-// uses. The model itself is machines/visitor-model.ts.
+// uses. The model itself is machines/visitor-model.ts; the paths and the coverage serve any flat model (the
+// confirmation's, machines/confirm-model.ts, too).
 
-function stateOf(snapshot: VisitorSnapshot): VisitorState {
-  return snapshot.value as VisitorState;
+/** A flat model's snapshot: its value is the state's name. */
+// biome-ignore lint/suspicious/noExplicitAny: any flat machine's snapshot, whatever its context and events.
+type ModelSnapshot = MachineSnapshot<any, any, any, any, any, any, any, any>;
+
+function stateOf<TState extends string = VisitorState>(snapshot: ModelSnapshot): TState {
+  return snapshot.value as TState;
 }
 
 function transitionKey(source: string, eventType: string, target: string): string {
   return `${source} --${eventType}--> ${target}`;
 }
 
-function eventsOf(path: StatePath<VisitorSnapshot, VisitorEvent>): VisitorEvent[] {
+function eventsOf<TEvent extends EventObject>(path: StatePath<ModelSnapshot, TEvent>): TEvent[] {
   // Generated paths start with a step for `xstate.init` (typed as a visitor's event, but not one).
   return path.steps.slice(1).map((step) => step.event);
 }
 
-function isPrefix(short: readonly VisitorEvent[], long: readonly VisitorEvent[]): boolean {
+function isPrefix(short: readonly EventObject[], long: readonly EventObject[]): boolean {
   return short.length <= long.length && short.every((event, index) => event.type === long[index].type);
 }
 
@@ -37,8 +36,10 @@ function isPrefix(short: readonly VisitorEvent[], long: readonly VisitorEvent[])
  * its event; then it drops every path that is the beginning of another one, since running the longer one checks
  * each state along the way anyway.
  */
-export function getVisitorPaths(model: VisitorModel): VisitorPath[] {
-  const shortest = new Map<VisitorState, VisitorEvent[]>();
+export function getVisitorPaths<TSnapshot extends ModelSnapshot, TEvent extends EventObject>(
+  model: TestModel<TSnapshot, TEvent, unknown>,
+): TestPath<TSnapshot, TEvent>[] {
+  const shortest = new Map<string, TEvent[]>();
   for (const path of model.getShortestPaths({ allowDuplicatePaths: true })) {
     const state = stateOf(path.state);
     const events = eventsOf(path);
@@ -46,7 +47,7 @@ export function getVisitorPaths(model: VisitorModel): VisitorPath[] {
     if (!known || events.length < known.length) shortest.set(state, events);
   }
 
-  const sequences: VisitorEvent[][] = [...shortest.values()];
+  const sequences: TEvent[][] = [...shortest.values()];
   const taken = new Set<string>();
   for (const { state, event, nextState } of adjacencyMapToArray(model.getAdjacencyMap())) {
     const key = transitionKey(stateOf(state), event.type, stateOf(nextState));
@@ -57,7 +58,7 @@ export function getVisitorPaths(model: VisitorModel): VisitorPath[] {
   }
 
   const longestFirst = sequences.sort((a, b) => b.length - a.length);
-  const kept: VisitorEvent[][] = [];
+  const kept: TEvent[][] = [];
   for (const sequence of longestFirst) {
     if (!kept.some((longer) => isPrefix(sequence, longer))) kept.push(sequence);
   }
@@ -97,7 +98,7 @@ export function eventKinds(paths: readonly VisitorPath[]): string[] {
 }
 
 /** A path as a readable name, e.g. `empty → text.type → typed → message.submit → sending`. */
-export function describeVisitorPath(path: VisitorPath): string {
+export function describeVisitorPath(path: TestPath<ModelSnapshot, EventObject>): string {
   const [start, ...steps] = path.steps;
   return [String(start.state.value), ...steps.map((step) => `${step.event.type} → ${String(step.state.value)}`)].join(
     ' → ',
@@ -116,9 +117,9 @@ export interface ModelCoverage {
  * state or a transition that no path reaches shows up here whatever generated the paths. Pure: reads its arguments
  * only. Works for flat machines without guards, like the visitor models.
  */
-export function getModelCoverage(
-  paths: readonly StatePath<VisitorSnapshot, VisitorEvent>[],
-  machine: VisitorMachine,
+export function getModelCoverage<TSnapshot extends ModelSnapshot, TEvent extends EventObject>(
+  paths: readonly StatePath<TSnapshot, TEvent>[],
+  machine: AnyStateMachine,
 ): ModelCoverage {
   const declaredStates = Object.keys(machine.root.states);
   const declaredTransitions = Object.values(machine.root.states).flatMap((node) =>

@@ -1,5 +1,5 @@
 import { Box, Flex } from '@chakra-ui/react';
-import { useEffect, useRef } from 'react';
+import { useEffect, useId, useRef } from 'react';
 import { ACTIONS_CONFIRM_PATH, type ActionNote } from '../../contract/actions';
 import type { ChatMessage, ShownConfirmation } from '../../machines/chat-machine';
 import { serverPath } from '../llm/server-path';
@@ -60,15 +60,25 @@ function ConfirmationBox({ confirmation }: Required<Pick<ChatMessage, 'confirmat
       snapshot.matches('confirming') && snapshot.context.messages.at(-1)?.confirmation?.token === confirmation.token,
   );
   const boxRef = useRef<HTMLDivElement>(null);
+  // The focus lands on the group: its description is the owner's text, so that a screen reader says what would be done.
+  const textId = useId();
+  const outcome = confirmation.outcome;
+  const wasPending = useRef(pending);
   useEffect(() => {
     if (pending) boxRef.current?.focus();
-  }, [pending]);
-  const outcome = confirmation.outcome;
+    // Cancel went, and the focus with it: the message box takes it, for the visitor to type on (as after a reply).
+    const focused = document.activeElement;
+    if (wasPending.current && outcome === 'cancelled' && (!focused || focused === document.body)) {
+      document.querySelector<HTMLElement>('input[name="message"]')?.focus();
+    }
+    wasPending.current = pending;
+  }, [pending, outcome]);
   return (
     <Box
       ref={boxRef}
       role="group"
       aria-label={t('confirmation')}
+      aria-describedby={textId}
       tabIndex={-1}
       data-confirmation={outcome ?? 'pending'}
       maxW="xs"
@@ -78,7 +88,7 @@ function ConfirmationBox({ confirmation }: Required<Pick<ChatMessage, 'confirmat
       outline="none"
       _focusVisible={{ outline: '2px solid', outlineColor: 'accent.solid' }}
     >
-      <Box as="p" dir="auto" whiteSpace="pre-wrap" overflowWrap="anywhere">
+      <Box as="p" id={textId} dir="auto" whiteSpace="pre-wrap" overflowWrap="anywhere">
         {confirmation.text}
       </Box>
       {pending ? (
