@@ -1,5 +1,5 @@
 import { Box, Flex } from '@chakra-ui/react';
-import { useEffect, useId, useRef } from 'react';
+import { useEffect, useRef } from 'react';
 import { ACTIONS_CONFIRM_PATH, type ActionNote } from '../../contract/actions';
 import type { ChatMessage, ShownConfirmation } from '../../machines/chat-machine';
 import { serverPath } from '../llm/server-path';
@@ -61,7 +61,8 @@ function ConfirmationBox({ confirmation }: Required<Pick<ChatMessage, 'confirmat
   );
   const boxRef = useRef<HTMLDivElement>(null);
   // The focus lands on the group: its description is the owner's text, so that a screen reader says what would be done.
-  const textId = useId();
+  // Named by its token (no useId: that would add an export to the start-up chunk for this lazy one).
+  const textId = `confirmation-${confirmation.token.slice(-16)}`;
   const outcome = confirmation.outcome;
   const wasPending = useRef(pending);
   useEffect(() => {
