@@ -82,19 +82,15 @@ export interface ReplyDeltaEvent {
 }
 
 /**
- * What the server said of the pending reply before the reply itself, sent by the reply actor: the site's pages given
- * to the model (maybe none), and the reply's token (proxy mode only: a direct provider gives none).
+ * What the server said of the pending reply before the reply itself, sent by the reply actor (proxy mode only: a
+ * direct provider gives none of it): the site's pages given to the model (maybe none) and the reply's token, or, in
+ * an event of its own, the reply's actions (the notes of those called, and a write to confirm).
  */
 export interface ReplySourcesEvent {
   type: 'reply.sources';
-  sources: ReplySource[];
+  sources?: ReplySource[];
   token?: ReplyToken;
-}
-
-/** What the server said of the pending reply's actions (proxy mode), sent by the reply actor before the reply. */
-export interface ReplyActionsEvent {
-  type: 'reply.actions';
-  actions: ReplyActions;
+  actions?: ReplyActions;
 }
 
 /** A vote on a reply, named by its token: Helpful (`up`) or Not helpful (`down`, with a reason or none). */
@@ -128,7 +124,7 @@ export interface FetchReplyInput {
    * The invoking machine: a streaming actor sends it each piece as a `reply.delta` event; any actor sends the reply's
    * sources and token, when the server gives some, as a `reply.sources` event before the reply.
    */
-  parent: { send: (event: ReplyDeltaEvent | ReplySourcesEvent | ReplyActionsEvent) => void };
+  parent: { send: (event: ReplyDeltaEvent | ReplySourcesEvent) => void };
 }
 
 /**
@@ -195,8 +191,7 @@ export type ChatEvent =
   /** The visitor cancels the proposed write: nothing is done. */
   | { type: 'action.cancel' }
   | ReplyDeltaEvent
-  | ReplySourcesEvent
-  | ReplyActionsEvent;
+  | ReplySourcesEvent;
 
 /**
  * What the machine tells its observers (`actor.on(type, handler)`): `reply.ended` when a pending reply ends, whichever
@@ -314,13 +309,12 @@ export const chatMachine = setup({
     appendDelta: assign({
       reply: ({ context, event }) => context.reply + (event.type === 'reply.delta' ? event.text : ''),
     }),
-    rememberSources: assign(
-      ({ event }): Partial<ChatContext> =>
-        event.type === 'reply.sources' ? { sources: event.sources, token: event.token } : {},
-    ),
-    rememberActions: assign(
-      ({ event }): Partial<ChatContext> => (event.type === 'reply.actions' ? { actions: event.actions } : {}),
-    ),
+    // Whatever the event says: its sources and token, or its actions.
+    rememberSources: assign(({ event }): Partial<ChatContext> => {
+      if (event.type !== 'reply.sources') return {};
+      const { type: _type, ...told } = event;
+      return told;
+    }),
     // The pending confirmation (the last message's) with what the visitor did with it.
     settleConfirmation: assign({
       messages: ({ context }, outcome: NonNullable<ShownConfirmation['outcome']>) => {
@@ -506,7 +500,6 @@ export const chatMachine = setup({
         'reply.stop': { target: 'idle.retryable', actions: 'appendStoppedReply' },
         // Before the first piece, and no piece itself: the wait for the reply goes on.
         'reply.sources': { actions: 'rememberSources' },
-        'reply.actions': { actions: 'rememberActions' },
       },
       initial: 'waiting',
       states: {

@@ -32,7 +32,7 @@ export function createControllableFetchReply() {
           delta: (text) => input.parent.send({ type: 'reply.delta', text }),
           sources: (sources, token) =>
             input.parent.send({ type: 'reply.sources', sources, ...(token ? { token } : {}) }),
-          actions: (actions) => input.parent.send({ type: 'reply.actions', actions }),
+          actions: (actions) => input.parent.send({ type: 'reply.sources', actions }),
           resolve,
           reject,
         });
@@ -72,8 +72,8 @@ export function replyInput(
     parent: {
       send: (event) => {
         if (event.type === 'reply.delta') onDelta(event.text);
-        else if (event.type === 'reply.sources') onSources(event.sources, event.token);
-        else onActions(event.actions);
+        else if (event.actions) onActions(event.actions);
+        else onSources(event.sources ?? [], event.token);
       },
     },
   };

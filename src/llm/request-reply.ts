@@ -82,7 +82,7 @@ export async function requestReply(
     },
     onActions: (value: unknown) => {
       const actions = proxied ? readActions(value) : undefined;
-      if (actions) parent.send({ type: 'reply.actions', actions });
+      if (actions) parent.send({ type: 'reply.sources', actions });
     },
     // What only the page's own server is sent; the spec's direct request carries nothing more. The server counts
     // conversations by their first message; with the card's language (the server chose it for the visitor), its
