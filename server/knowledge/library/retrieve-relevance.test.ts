@@ -92,6 +92,25 @@ describe('the relevance rule', () => {
     expect(explain(index, question, loose).candidates.some(({ verdict }) => verdict === 'maxPages')).toBe(true);
   });
 
+  it("does not cover a question through the visitor's one word when the model's words repeat the words the pages lack", async () => {
+    const index = await buildIndex([
+      ...PAGES,
+      page('/bags', 'Bags', 'en', [['Repairs', 'We repair the broken handles of our bags for free.']]),
+      page('/delivery', 'Delivery', 'en', [['Delivery time', 'The delivery time is two working days.']]),
+      page('/contact', 'Contact', 'en', [['Call or write', 'Call us on 030 1234 or write to the workshop.']]),
+    ]);
+    // "repair" is the visitor's own word, "laptop" one the pages lack: the model added nothing that finds the page.
+    expect(retrieve(index, { latest: 'Do you repair laptops?', searchWords: 'laptop repair service' })).toEqual([]);
+    // The model's "time" found the page, but two of the visitor's words are missing from every page.
+    expect(
+      retrieve(index, { latest: 'How long does it take to cook pasta?', searchWords: 'pasta cooking time' }),
+    ).toEqual([]);
+    // The model's "call" bridges the visitor's "phone", which no page uses.
+    expect(paths(retrieve(index, { latest: 'What is your phone number?', searchWords: 'call us phone' }))).toEqual([
+      '/contact',
+    ]);
+  });
+
   it("gives the pages the model's words find, and the question as typed only when they find none", async () => {
     const index = await buildIndex([
       ...PAGES,

@@ -94,12 +94,13 @@ function lookups(index: KnowledgeIndex, question: Question): Lookup[] {
  * by its site-common words alone, nor a new topic by the previous question's.
  */
 function lookUp(index: KnowledgeIndex, question: Question, limits: RetrievalLimits) {
-  const looked = lookups(index, question).map((lookup) => ({
-    ...lookup,
-    // Once a model was asked, a word of the question as typed that the pages lack is what it is about; the model's
-    // own words are the site's vocabulary as it guessed it, and a guess the pages lack says nothing.
-    ...weigh(index, lookup.text, lookup.language, limits, question.searchWords !== undefined && !lookup.words),
-  }));
+  const looked = lookups(index, question).map((lookup) => {
+    // Once a model was asked, a word of the question as typed that the pages lack is what it is about, wherever it is
+    // looked up; the model's own words are the site's vocabulary as it guessed it, and a guess the pages lack says
+    // nothing.
+    const typed = new Set(question.searchWords === undefined ? [] : tokenize(question.latest, lookup.language));
+    return { ...lookup, ...weigh(index, lookup.text, lookup.language, limits, (term) => typed.has(term)) };
+  });
   const pages = new Set<string>();
   for (const { language, distinct, joined } of looked) {
     if (joined || distinct.length === 0) continue;
