@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { Page } from '../sources/page.ts';
 import { explain } from './explain.ts';
 import { RETRIEVAL_LIMITS } from './retrieval-limits.ts';
 import { retrieve } from './retrieve.ts';
@@ -109,6 +110,29 @@ describe('the relevance rule', () => {
     expect(paths(retrieve(index, { latest: 'What is your phone number?', searchWords: 'call us phone' }))).toEqual([
       '/contact',
     ]);
+  });
+
+  it('lists no page ranking below passages that `maxPerPage` left out of a listed page, unless its title names the question', async () => {
+    const question = { latest: 'When should I prune roses?' };
+    const months = ['March', 'June', 'Tools', 'Walls', 'Old wood'];
+    const verdicts = async (title: string, other: Page) => {
+      const sections = months.map((month): [string, string] => [
+        month,
+        `Prune roses in ${month}: prune the roses, prune the rose stems.`,
+      ]);
+      const found = explain(await buildIndex([...PAGES, page('/pruning', title, 'en', sections), other]), question);
+      return (path: string) =>
+        found.candidates.filter(({ passage }) => passage.page.endsWith(path)).map((c) => c.verdict);
+    };
+    const notes =
+      'Prune roses? We pruned the roses and the rose beds by the gate, then the hens laid well in the barn.';
+    const diary = await verdicts('Garden work', page('/diary', 'Garden diary', 'en', [['Notes', notes]]));
+    expect(diary('/pruning')).toContain('maxPerPage');
+    expect(diary('/diary')).toEqual(['a listed page ranks above']);
+    // A page whose title names a distinctive word of the question is listed, however the other page ranks.
+    const care = await verdicts('Pruning roses', page('/care', 'Rose care', 'en', [['Notes', 'Prune them in March.']]));
+    expect(care('/pruning')).toContain('maxPerPage');
+    expect(care('/care')).toEqual(['given']);
   });
 
   it("gives the pages the model's words find, and the question as typed only when they find none", async () => {
