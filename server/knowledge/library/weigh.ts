@@ -26,6 +26,16 @@ export interface WeighedTerm {
 }
 
 /**
+ * Whether a match holding only `held` of a text's words counts at most `oneWordCoverage`. One word of several is a match
+ * in another sense as often as not ("tomorrow" as a date's special value). So is a visitor's word when others of theirs
+ * (`missing`) are words no page holds, once a model was asked: unless the model's own word found the passage and the
+ * missing words do not outnumber it ("call" for "phone" is the model's bridge; "repair" for "Do you repair laptops?"
+ * and "time" for "cook pasta" are not).
+ */
+const oneWordOnly = (held: string[], searched: number, missing: number, visitor: (term: string) => boolean) =>
+  held.length < 2 && (searched >= 2 || (missing > 0 && (held.every(visitor) || missing > held.length)));
+
+/**
  * One text's terms, cut with `language`'s rules, and every passage in that language that holds any of them (whatever
  * its coverage), in no particular order ({@link bestFirst} orders them). `visitor`: once a model was asked for the
  * site's words, whether a term is the visitor's own (a word of the question as typed).
@@ -92,17 +102,11 @@ export function weigh(
       for (const term of held) terms.add(term);
       pageTerms.set(passage.page, terms);
     }
-    // One word of several is a match in another sense as often as not ("tomorrow" as a date's special value). So is
-    // a visitor's word when others of theirs are words no page holds, once a model was asked: unless the model's own
-    // word found the passage and the missing words do not outnumber it ("call" for "phone" is the model's bridge;
-    // "repair" for "Do you repair laptops?" and "time" for "cook pasta" are not).
     const share = (terms: ReadonlySet<string> | readonly string[]) => {
       let sum = 0;
       for (const term of terms) sum += weight.get(term) ?? 0;
-      const held = [...terms];
-      const oneWord =
-        held.length < 2 && (searched.length >= 2 || (missing > 0 && (held.every(visitor) || missing > held.length)));
-      return oneWord ? Math.min(sum / total, limits.oneWordCoverage) : sum / total;
+      const capped = oneWordOnly([...terms], searched.length, missing, visitor);
+      return capped ? Math.min(sum / total, limits.oneWordCoverage) : sum / total;
     };
     const pageCoverage = new Map<string, number>();
     for (const [page, terms] of pageTerms) pageCoverage.set(page, share(terms));
