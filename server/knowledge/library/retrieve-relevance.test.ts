@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { Page } from '../sources/page.ts';
 import { explain } from './explain.ts';
 import { RETRIEVAL_LIMITS } from './retrieval-limits.ts';
 import { retrieve } from './retrieve.ts';
@@ -90,6 +91,48 @@ describe('the relevance rule', () => {
     const loose = { ...RETRIEVAL_LIMITS, relativeRank: 0 };
     expect(new Set(retrieve(index, question, loose).map(({ passage }) => passage.page)).size).toBe(3);
     expect(explain(index, question, loose).candidates.some(({ verdict }) => verdict === 'maxPages')).toBe(true);
+  });
+
+  it("does not cover a question through the visitor's one word when the model's words repeat the words the pages lack", async () => {
+    const index = await buildIndex([
+      ...PAGES,
+      page('/bags', 'Bags', 'en', [['Repairs', 'We repair the broken handles of our bags for free.']]),
+      page('/delivery', 'Delivery', 'en', [['Delivery time', 'The delivery time is two working days.']]),
+      page('/contact', 'Contact', 'en', [['Call or write', 'Call us on 030 1234 or write to the workshop.']]),
+    ]);
+    // "repair" is the visitor's own word, "laptop" one the pages lack: the model added nothing that finds the page.
+    expect(retrieve(index, { latest: 'Do you repair laptops?', searchWords: 'laptop repair service' })).toEqual([]);
+    // The model's "time" found the page, but two of the visitor's words are missing from every page.
+    expect(
+      retrieve(index, { latest: 'How long does it take to cook pasta?', searchWords: 'pasta cooking time' }),
+    ).toEqual([]);
+    // The model's "call" bridges the visitor's "phone", which no page uses.
+    expect(paths(retrieve(index, { latest: 'What is your phone number?', searchWords: 'call us phone' }))).toEqual([
+      '/contact',
+    ]);
+  });
+
+  it('lists no page ranking below passages that `maxPerPage` left out of a listed page, unless its title names the question', async () => {
+    const question = { latest: 'When should I prune roses?' };
+    const months = ['March', 'June', 'Tools', 'Walls', 'Old wood'];
+    const verdicts = async (title: string, other: Page) => {
+      const sections = months.map((month): [string, string] => [
+        month,
+        `Prune roses in ${month}: prune the roses, prune the rose stems.`,
+      ]);
+      const found = explain(await buildIndex([...PAGES, page('/pruning', title, 'en', sections), other]), question);
+      return (path: string) =>
+        found.candidates.filter(({ passage }) => passage.page.endsWith(path)).map((c) => c.verdict);
+    };
+    const notes =
+      'Prune roses? We pruned the roses and the rose beds by the gate, then the hens laid well in the barn.';
+    const diary = await verdicts('Garden work', page('/diary', 'Garden diary', 'en', [['Notes', notes]]));
+    expect(diary('/pruning')).toContain('maxPerPage');
+    expect(diary('/diary')).toEqual(['a listed page ranks above']);
+    // A page whose title names a distinctive word of the question is listed, however the other page ranks.
+    const care = await verdicts('Pruning roses', page('/care', 'Rose care', 'en', [['Notes', 'Prune them in March.']]));
+    expect(care('/pruning')).toContain('maxPerPage');
+    expect(care('/care')).toEqual(['given']);
   });
 
   it("gives the pages the model's words find, and the question as typed only when they find none", async () => {

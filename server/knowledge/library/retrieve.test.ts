@@ -92,8 +92,14 @@ describe('the budget', async () => {
       { latest: 'forged spade blade for clay' },
       { ...RETRIEVAL_LIMITS, maxTokens: 10_000 },
     );
-    expect(unbudgeted).toHaveLength(5);
+    // Three from the page with the most; a page ranking below the passages it left out is not listed.
     expect(mostFromOnePage(unbudgeted)).toBe(3);
+    const unlimited = retrieve(
+      index,
+      { latest: 'forged spade blade for clay' },
+      { ...RETRIEVAL_LIMITS, maxTokens: 10_000, maxPerPage: 10 },
+    );
+    expect(unlimited).toHaveLength(5);
   });
 });
 

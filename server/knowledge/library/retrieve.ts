@@ -32,6 +32,7 @@ export type Verdict =
   | 'the model’s words found pages'
   | 'maxPassages'
   | 'maxPerPage'
+  | 'a listed page ranks above'
   | 'maxPages'
   | 'maxTokens';
 
@@ -94,12 +95,13 @@ function lookups(index: KnowledgeIndex, question: Question): Lookup[] {
  * by its site-common words alone, nor a new topic by the previous question's.
  */
 function lookUp(index: KnowledgeIndex, question: Question, limits: RetrievalLimits) {
-  const looked = lookups(index, question).map((lookup) => ({
-    ...lookup,
-    // Once a model was asked, a word of the question as typed that the pages lack is what it is about; the model's
-    // own words are the site's vocabulary as it guessed it, and a guess the pages lack says nothing.
-    ...weigh(index, lookup.text, lookup.language, limits, question.searchWords !== undefined && !lookup.words),
-  }));
+  const looked = lookups(index, question).map((lookup) => {
+    // Once a model was asked, a word of the question as typed that the pages lack is what it is about, wherever it is
+    // looked up; the model's own words are the site's vocabulary as it guessed it, and a guess the pages lack says
+    // nothing.
+    const typed = new Set(question.searchWords === undefined ? [] : tokenize(question.latest, lookup.language));
+    return { ...lookup, ...weigh(index, lookup.text, lookup.language, limits, (term) => typed.has(term)) };
+  });
   const pages = new Set<string>();
   for (const { language, distinct, joined } of looked) {
     if (joined || distinct.length === 0) continue;
@@ -111,16 +113,23 @@ function lookUp(index: KnowledgeIndex, question: Question, limits: RetrievalLimi
   return { looked, pages };
 }
 
-/** Takes candidates of `pages` in order within the limits, saying of each what became of it. */
+/**
+ * Takes candidates of `pages` in order within the limits, saying of each what became of it. Once a listed page has more
+ * passages than `maxPerPage` lets in, a page ranking below them is not listed: the question is about the first page,
+ * and the other only shares its words; unless its title names the question (`named`: a command's own page beside an
+ * article that discusses it at length).
+ */
 function choose(
   found: readonly ScoredPassage[],
   pages: ReadonlySet<string>,
   weak: ReadonlySet<ScoredPassage>,
+  named: (candidate: ScoredPassage) => boolean,
   limits: RetrievalLimits,
 ): Verdict[] {
   const chosen: ScoredPassage[] = [];
   const perPage = new Map<string, number>();
   let tokens = 0;
+  let pageLeftOut = false;
   return found.map((candidate): Verdict => {
     const { passage } = candidate;
     if (candidate.coverage < limits.minCoverage) return 'below minCoverage';
@@ -128,7 +137,11 @@ function choose(
     if (!pages.has(passage.page)) return 'no distinctive word';
     if (chosen.some((taken) => taken.passage === passage)) return 'already given';
     if (chosen.length === limits.maxPassages) return 'maxPassages';
-    if ((perPage.get(passage.page) ?? 0) >= limits.maxPerPage) return 'maxPerPage';
+    if ((perPage.get(passage.page) ?? 0) >= limits.maxPerPage) {
+      pageLeftOut = true;
+      return 'maxPerPage';
+    }
+    if (!perPage.has(passage.page) && pageLeftOut && !named(candidate)) return 'a listed page ranks above';
     if (!perPage.has(passage.page) && perPage.size >= limits.maxPages) return 'maxPages';
     if (tokens + passage.tokens > limits.maxTokens) return 'maxTokens';
     chosen.push(candidate);
@@ -136,6 +149,20 @@ function choose(
     tokens += passage.tokens;
     return 'given';
   });
+}
+
+/** Whether a title holds one of a text's distinctive words, each title cut once. */
+function titleNamer(distinct: readonly string[], language: string): (title: string) => boolean {
+  const words = new Set(distinct);
+  const seen = new Map<string, boolean>();
+  return (title) => {
+    let names = seen.get(title);
+    if (names === undefined) {
+      names = tokenize(title, language).some((term) => words.has(term));
+      seen.set(title, names);
+    }
+    return names;
+  };
 }
 
 /**
@@ -148,16 +175,20 @@ export function judge(index: KnowledgeIndex, question: Question, limits: Retriev
   const found: ScoredPassage[] = [];
   const weak = new Set<ScoredPassage>();
   const fromWords = new Set<ScoredPassage>();
-  for (const { scored, words } of looked) {
+  const namer = new Map<ScoredPassage, (title: string) => boolean>();
+  for (const { scored, words, distinct, language } of looked) {
     const ordered = bestFirst(scored);
     const best = ordered.find(({ coverage }) => coverage >= limits.minCoverage);
+    const names = titleNamer(distinct, language);
     for (const candidate of ordered) {
       found.push(candidate);
+      namer.set(candidate, names);
       if (words) fromWords.add(candidate);
       if (best && rank(candidate) < limits.relativeRank * rank(best)) weak.add(candidate);
     }
   }
-  const verdicts = choose(found, pages, weak, limits);
+  const named = (candidate: ScoredPassage) => namer.get(candidate)?.(candidate.passage.title) ?? false;
+  const verdicts = choose(found, pages, weak, named, limits);
   const wordsFound = found.some((candidate, at) => verdicts[at] === 'given' && fromWords.has(candidate));
   return {
     looked,

@@ -26,16 +26,26 @@ export interface WeighedTerm {
 }
 
 /**
+ * Whether a match holding only `held` of a text's words counts at most `oneWordCoverage`. One word of several is a match
+ * in another sense as often as not ("tomorrow" as a date's special value). So is a visitor's word when others of theirs
+ * (`missing`) are words no page holds, once a model was asked: unless the model's own word found the passage and the
+ * missing words do not outnumber it ("call" for "phone" is the model's bridge; "repair" for "Do you repair laptops?"
+ * and "time" for "cook pasta" are not).
+ */
+const oneWordOnly = (held: string[], searched: number, missing: number, visitor: (term: string) => boolean) =>
+  held.length < 2 && (searched >= 2 || (missing > 0 && (held.every(visitor) || missing > held.length)));
+
+/**
  * One text's terms, cut with `language`'s rules, and every passage in that language that holds any of them (whatever
- * its coverage), in no particular order ({@link bestFirst} orders them). `answered`: the text is the visitor's own and a
- * model was asked for the site's words for it.
+ * its coverage), in no particular order ({@link bestFirst} orders them). `visitor`: once a model was asked for the
+ * site's words, whether a term is the visitor's own (a word of the question as typed).
  */
 export function weigh(
   index: KnowledgeIndex,
   text: string,
   language: string,
   limits: RetrievalLimits,
-  answered = false,
+  visitor: (term: string) => boolean = () => false,
 ) {
   const terms = [...new Set(tokenize(text, language))];
   const count = index.passages.length;
@@ -68,8 +78,10 @@ export function weigh(
     .filter((each) => known.length === 0 || each.weight >= limits.distinctShare * most)
     .map((each) => each.term);
   // Once a model was asked for the site's words, a word of the visitor's that the pages still lack is what the text is
-  // about ("laptops" in "Do you repair laptops?"); without one, it mostly says that the owner wrote few pages ("phone").
-  const absent = answered ? weighed.filter((each) => each.use === 'absent').length : 0;
+  // about ("laptops" in "Do you repair laptops?"), in the model's words too when they repeat it ("laptop repair
+  // service"); without a model, it mostly says that the owner wrote few pages ("phone"), and a word that only the
+  // model guessed says nothing.
+  const missing = weighed.filter((each) => each.use === 'absent' && visitor(each.term)).length;
   const scored: ScoredPassage[] = [];
   if (total > 0 && searched.length > 0) {
     const inLanguage = (result: { [field: string]: unknown }) => result.language === language;
@@ -90,12 +102,11 @@ export function weigh(
       for (const term of held) terms.add(term);
       pageTerms.set(passage.page, terms);
     }
-    // One word of several is a match in another sense as often as not ("tomorrow" as a date's special value).
     const share = (terms: ReadonlySet<string> | readonly string[]) => {
       let sum = 0;
       for (const term of terms) sum += weight.get(term) ?? 0;
-      const held = 'size' in terms ? terms.size : terms.length;
-      return searched.length + absent >= 2 && held < 2 ? Math.min(sum / total, limits.oneWordCoverage) : sum / total;
+      const capped = oneWordOnly([...terms], searched.length, missing, visitor);
+      return capped ? Math.min(sum / total, limits.oneWordCoverage) : sum / total;
     };
     const pageCoverage = new Map<string, number>();
     for (const [page, terms] of pageTerms) pageCoverage.set(page, share(terms));
