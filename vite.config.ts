@@ -107,6 +107,7 @@ export default defineConfig({
         test: {
           name: 'node',
           environment: 'node',
+          globalSetup: ['./testing/server-build-setup.ts'],
           include: ['{server,contract,build,locales,packages,deploy,testing}/**/*.test.{ts,tsx}'],
         },
       },
