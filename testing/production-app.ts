@@ -1,7 +1,7 @@
 import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -42,15 +42,25 @@ export async function viteBuild(args: string[], llmEnv: Record<string, string> =
   }
 }
 
+/** Builds the production server alone (`vite build --ssr server/main.ts`) into `outDir`. */
+export async function buildServer(outDir: string): Promise<void> {
+  await viteBuild(['--ssr', 'server/main.ts', '--outDir', outDir, '--emptyOutDir']);
+}
+
 /**
- * Builds the production server alone (`vite build --ssr server/main.ts`) into `${dir}/server`, next to a stand-in
- * client (`${dir}/client/index.html`, plus `extraClientFiles`): enough for what a page's look does not matter to.
- * `dir` must be inside the project (e.g. under node_modules/.cache), so that the build resolves its dependencies
- * as dist/server does. Returns the entry to start.
+ * The production server alone in `${dir}/server`, next to a stand-in client (`${dir}/client/index.html`, plus
+ * `extraClientFiles`): enough for what a page's look does not matter to. Built here, or copied from `built`, a folder
+ * `buildServer` filled (a test run builds it once for all its files). `dir` must be inside the project (e.g. under
+ * node_modules/.cache), so that the server resolves its dependencies as dist/server does. Returns the entry to start.
  */
-export async function buildServerOnly(dir: string, extraClientFiles: Record<string, string> = {}): Promise<string> {
+export async function buildServerOnly(
+  dir: string,
+  extraClientFiles: Record<string, string> = {},
+  built?: string,
+): Promise<string> {
   await rm(dir, { recursive: true, force: true });
-  await viteBuild(['--ssr', 'server/main.ts', '--outDir', `${dir}/server`, '--emptyOutDir']);
+  if (built) await cp(built, `${dir}/server`, { recursive: true });
+  else await buildServer(`${dir}/server`);
   await mkdir(`${dir}/client`, { recursive: true });
   const files = { 'index.html': '<!doctype html><title>AI Assistant</title>', ...extraClientFiles };
   for (const [name, text] of Object.entries(files)) await writeFile(`${dir}/client/${name}`, text);

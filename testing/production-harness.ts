@@ -1,9 +1,17 @@
-import { rm } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, afterEach, beforeAll } from 'vitest';
+import { afterAll, afterEach, beforeAll, inject } from 'vitest';
 import { BUILD_INFO_FILE, CHAT_COMPLETIONS_PATH, MAX_TOKENS } from '../contract/llm.ts';
 import { type FakeProvider, startFakeProvider } from './fake-provider.ts';
-import { buildServerOnly, type ProductionServer, startProductionServer, startWithNpm } from './production-app.ts';
+import {
+  buildServer,
+  buildServerOnly,
+  type ProductionServer,
+  startProductionServer,
+  startWithNpm,
+} from './production-app.ts';
 
 export const DIRECT_ORIGIN = 'https://direct-provider.example';
 const TOKEN = 'test-upstream-token-scale-7d1e';
@@ -12,9 +20,51 @@ export const PROMPT = 'hello there';
 export const TOKENS_PER_EXCHANGE = 7;
 export const TEST_TIMEOUT_MS = 20_000;
 
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** Where this run's production server is built, once, by the first file that needs it (testing/server-build-setup.ts). */
+    serverBuildDir: string;
+  }
+}
+
 /**
- * For a test file that runs the built production server as operators do, in separate processes: builds it (and, when
- * asked, a direct-mode build beside it) once for the file, starts one fake provider, and stops every server after each
+ * The production server built once for the whole test run: the first file to ask claims the run's folder (a `mkdir`
+ * that only one process can win) and builds; the others, in other workers, wait for its `done` or `failed` mark. Each
+ * build took about 6 s of a core (15 to 30 s of a busy machine), and seven were made per run, all of the same sources.
+ */
+async function sharedServerBuild(): Promise<string> {
+  const dir = inject('serverBuildDir');
+  const built = join(dir, 'server');
+  const claimed = await mkdir(dir).then(
+    () => true,
+    (error: NodeJS.ErrnoException) => {
+      if (error.code === 'EEXIST') return false;
+      throw error;
+    },
+  );
+  if (claimed) {
+    try {
+      await buildServer(built);
+    } catch (error) {
+      await writeFile(join(dir, 'failed'), String(error));
+      throw error;
+    }
+    await writeFile(join(dir, 'done'), '');
+    return built;
+  }
+  // A guard against a hang only (the hook's own time limit ends the file first): the build is one of the test's parts.
+  const deadline = Date.now() + 120_000;
+  while (!existsSync(join(dir, 'done'))) {
+    if (existsSync(join(dir, 'failed'))) throw new Error(await readFile(join(dir, 'failed'), 'utf8'));
+    if (Date.now() > deadline) throw new Error(`No production server was built in ${dir} within 120 s`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return built;
+}
+
+/**
+ * For a test file that runs the built production server as operators do, in separate processes: lays out the run's
+ * build of it (and, when asked, a direct-mode build beside it) for the file, starts one fake provider, and stops every server after each
  * test. `name` keeps the file's build apart from other files'. Call it once, at the top of the file.
  */
 export function productionHarness(name: string, { direct = false } = {}) {
@@ -24,17 +74,18 @@ export function productionHarness(name: string, { direct = false } = {}) {
   const state: { provider?: FakeProvider; proxyEntry?: string; directEntry?: string } = {};
 
   beforeAll(async () => {
-    [state.proxyEntry, state.directEntry, state.provider] = await Promise.all([
-      // Laid out as `npm run build` lays it out, so that `npm start` in buildDir runs it too.
-      buildServerOnly(`${buildDir}dist`),
-      // A direct-mode build as the client build records it: the same server next to a page that calls its provider.
-      direct
-        ? buildServerOnly(`${buildDir}direct`, {
-            [BUILD_INFO_FILE]: JSON.stringify({ mode: 'direct', providerOrigin: DIRECT_ORIGIN }),
-          })
-        : undefined,
-      startFakeProvider(),
-    ]);
+    const [server, provider] = await Promise.all([sharedServerBuild(), startFakeProvider()]);
+    state.provider = provider;
+    // Laid out as `npm run build` lays it out, so that `npm start` in buildDir runs it too.
+    state.proxyEntry = await buildServerOnly(`${buildDir}dist`, {}, server);
+    // A direct-mode build as the client build records it: the same server next to a page that calls its provider.
+    if (direct) {
+      state.directEntry = await buildServerOnly(
+        `${buildDir}direct`,
+        { [BUILD_INFO_FILE]: JSON.stringify({ mode: 'direct', providerOrigin: DIRECT_ORIGIN }) },
+        server,
+      );
+    }
   }, 60_000);
   afterEach(async () => {
     await Promise.all(running.splice(0).map((server) => server.close()));
