@@ -10,6 +10,7 @@ import {
   type Sender,
 } from '../machines/chat-machine';
 import { createVisitorMachine, createVisitorModel } from '../machines/visitor-model';
+import { chatScreen } from '../testing/chat-screen';
 import { createControllableFetchReply } from '../testing/controllable-reply';
 import {
   describeVisitorPath,
@@ -73,12 +74,7 @@ function renderChat(delays: Partial<typeof TEST_DELAYS> = {}, settings: Partial<
 }
 
 const ui = {
-  log: () => screen.getByRole('log', { name: 'Conversation' }),
-  input: () => screen.getByRole('textbox', { name: 'Message' }),
-  send: () => screen.getByRole('button', { name: 'Send' }),
-  stop: () => screen.queryByRole('button', { name: 'Stop' }),
-  retry: () => screen.queryByRole('button', { name: 'Retry' }),
-  typing: () => screen.queryByTestId('typing-indicator'),
+  ...chatScreen,
   slowHint: () => screen.queryByText(/^Still working on a reply/),
   stoppedNote: () => screen.queryAllByText('Reply stopped'),
   starters: () => screen.queryByRole('group', { name: 'Suggested questions' }),

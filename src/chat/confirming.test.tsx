@@ -5,6 +5,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { ACTIONS_CONFIRM_PATH, type ActionConfirmation } from '../../contract/actions';
 import { type ConfirmRefusal, chatMachine, type Sender } from '../../machines/chat-machine';
 import { type ConfirmPath, type ConfirmState, confirmMachine, createConfirmModel } from '../../machines/confirm-model';
+import { chatScreen } from '../../testing/chat-screen';
 import { createControllableFetchReply } from '../../testing/controllable-reply';
 import { describeVisitorPath, getModelCoverage, getVisitorPaths } from '../../testing/visitor-paths';
 import { App } from '../app';
@@ -36,15 +37,10 @@ const TOLD = 'Done: the shop will call you tomorrow morning.';
 const TOLD_NOTE = 'Asked the shop for a call back';
 
 const ui = {
-  log: () => screen.getByRole('log', { name: 'Conversation' }),
-  input: () => screen.getByRole('textbox', { name: 'Message' }),
-  send: () => screen.getByRole('button', { name: 'Send' }),
-  stop: () => screen.queryByRole('button', { name: 'Stop' }),
-  retry: () => screen.queryByRole('button', { name: 'Retry' }),
+  ...chatScreen,
   confirm: () => screen.queryByRole('button', { name: 'Confirm' }),
   cancel: () => screen.queryByRole('button', { name: 'Cancel' }),
   groups: () => screen.queryAllByRole('group', { name: 'Confirmation' }),
-  typing: () => screen.queryByTestId('typing-indicator'),
 };
 
 /** The bubbles in the conversation, in order, as rendered. */
