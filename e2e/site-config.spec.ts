@@ -177,6 +177,9 @@ test('a host page hears open, message and close, never the text', async ({ page,
   await expect(frame.getByRole('textbox', { name: 'Message' })).toBeFocused();
   await frame.getByRole('button', { name: 'What do you sell?' }).click();
   await expect(frame.locator('[data-sender="bot"]').last()).toHaveText(FAKE_REPLY);
+  // The reply has ended once the box takes text again: the text can show while its stream is still open, and an
+  // Escape then stops the reply (useEscapeKey) instead of closing the panel.
+  await expect(frame.getByRole('textbox', { name: 'Message' })).toBeEnabled();
   await page.keyboard.press('Escape');
   await expect(page.locator('iframe')).toBeHidden();
 
