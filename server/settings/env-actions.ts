@@ -1,8 +1,6 @@
 import { createPublicKey } from 'node:crypto';
-import type { Env } from './env-values.ts';
+import { type Env, readSecret } from './env-values.ts';
 
-/** The shortest `ACTIONS_SECRET` taken, as for the other signing secrets. */
-const MIN_ACTIONS_SECRET_LENGTH = 24;
 /** The shortest `IDENTITY_SECRET`: HS256 wants a key as long as its hash, 256 bits (RFC 7518, 3.2). */
 const MIN_IDENTITY_SECRET_LENGTH = 32;
 
@@ -20,23 +18,10 @@ export interface ActionsEnv {
 /** `ACTIONS_SECRET`, `IDENTITY_SECRET` and `IDENTITY_PUBLIC_KEY`; a bad value is a problem, never repeated. */
 export function readActionsEnv(env: Env, problems: string[]): ActionsEnv {
   const config: ActionsEnv = {};
-  const secret = env.ACTIONS_SECRET?.trim();
-  if (secret) {
-    if (secret.length >= MIN_ACTIONS_SECRET_LENGTH && !/\s/.test(secret)) config.secret = secret;
-    else
-      problems.push(
-        `ACTIONS_SECRET must be at least ${MIN_ACTIONS_SECRET_LENGTH} characters with no spaces (openssl rand -hex 24)`,
-      );
-  }
-  const identitySecret = env.IDENTITY_SECRET?.trim();
-  if (identitySecret) {
-    if (identitySecret.length >= MIN_IDENTITY_SECRET_LENGTH && !/\s/.test(identitySecret))
-      config.identitySecret = identitySecret;
-    else
-      problems.push(
-        `IDENTITY_SECRET must be at least ${MIN_IDENTITY_SECRET_LENGTH} characters with no spaces (openssl rand -hex 32)`,
-      );
-  }
+  const secret = readSecret(env, 'ACTIONS_SECRET', problems);
+  if (secret) config.secret = secret;
+  const identitySecret = readSecret(env, 'IDENTITY_SECRET', problems, MIN_IDENTITY_SECRET_LENGTH);
+  if (identitySecret) config.identitySecret = identitySecret;
   // A .env file holds one line per variable: a PEM written there has its line breaks as \n.
   const pem = env.IDENTITY_PUBLIC_KEY?.trim().replace(/\\n/g, '\n');
   if (pem) {

@@ -1,11 +1,9 @@
-import { type Env, readInteger } from './env-values.ts';
+import { type Env, readInteger, readSecret } from './env-values.ts';
 
 /** Messages per UTC day the whole site may send to a person (`HANDOFF_DAILY_LIMIT` unset). */
 export const DEFAULT_HANDOFF_DAILY_LIMIT = 50;
 /** Seconds a visitor has the form open before sending it (`HANDOFF_MIN_SECONDS` unset); sooner is a script. */
 export const DEFAULT_HANDOFF_MIN_SECONDS = 3;
-/** The shortest `HANDOFF_WEBHOOK_SECRET` taken. */
-const MIN_WEBHOOK_SECRET_LENGTH = 24;
 
 /** How messages to a person leave the server: what the site's `handoff:` block needs beside its addresses. */
 export interface HandoffEnv {
@@ -39,13 +37,7 @@ export function readHandoffEnv(env: Env, problems: string[]): HandoffEnv {
     if (/^[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+$/.test(from)) config.from = from;
     else problems.push(`HANDOFF_FROM must be an address such as assistant@shop.example (got "${from}")`);
   }
-  const secret = env.HANDOFF_WEBHOOK_SECRET?.trim();
-  if (secret) {
-    if (secret.length >= MIN_WEBHOOK_SECRET_LENGTH && !/\s/.test(secret)) config.webhookSecret = secret;
-    else
-      problems.push(
-        `HANDOFF_WEBHOOK_SECRET must be at least ${MIN_WEBHOOK_SECRET_LENGTH} characters with no spaces (openssl rand -hex 24)`,
-      );
-  }
+  const secret = readSecret(env, 'HANDOFF_WEBHOOK_SECRET', problems);
+  if (secret) config.webhookSecret = secret;
   return config;
 }

@@ -10,6 +10,20 @@ export type Env = Partial<Record<SettingName, string>>;
 // Each reader below returns `fallback` for an unset or blank variable. A bad value is added to `problems` (named, and
 // quoted as given) and `fallback` is returned, so the caller can go on and report every bad variable at once.
 
+/**
+ * A signing secret: unset, or at least `minLength` characters with no white space (what `openssl rand -hex` of that
+ * many bytes gives). A bad one is a problem that never repeats it.
+ */
+export function readSecret(env: Env, name: SettingName, problems: string[], minLength = 24): string | undefined {
+  const raw = env[name]?.trim();
+  if (!raw) return undefined;
+  if (raw.length < minLength || /\s/.test(raw)) {
+    problems.push(`${name} must be at least ${minLength} characters with no spaces (openssl rand -hex ${minLength})`);
+    return undefined;
+  }
+  return raw;
+}
+
 /** A switch: `1`, `true`, `yes`, `on` or `0`, `false`, `no`, `off` (unset is off). */
 export function readFlag(env: Env, name: SettingName, problems: string[]): boolean {
   const value = env[name]?.trim().toLowerCase() ?? '';

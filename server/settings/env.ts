@@ -9,16 +9,13 @@ import { type ActionsEnv, readActionsEnv } from './env-actions.ts';
 import { type HandoffEnv, readHandoffEnv } from './env-handoff.ts';
 import { readStoreEnv, type StoreConfig } from './env-store.ts';
 import { type DirectBuild, readUpstream } from './env-upstream.ts';
-import { type Env, isLoopbackHost, readHost, readInteger, readSourceList } from './env-values.ts';
+import { type Env, isLoopbackHost, readHost, readInteger, readSecret, readSourceList } from './env-values.ts';
 
 /** The production server's port when `PORT` is unset. */
 export const DEFAULT_PORT = 3000;
 /** All interfaces: a production server usually runs in a container or behind a reverse proxy that must reach it. */
 export const DEFAULT_HOST = '0.0.0.0';
 export const DEFAULT_RATE_LIMIT_PER_MINUTE = 20;
-/** The shortest `OWNER_TOKEN` and `FEEDBACK_SECRET` taken: long enough that guessing is hopeless. */
-const MIN_SECRET_LENGTH = 24;
-
 /** Metrics are for the operator's scraper on the same host (or a sidecar), not for the public. */
 export const DEFAULT_METRICS_HOST = '127.0.0.1';
 
@@ -176,17 +173,6 @@ function readTrustProxy(env: Env, problems: string[]): number | string[] {
     }
   }
   return readInteger(env, 'TRUST_PROXY', 0, 0, 10, problems);
-}
-
-/** A secret of the server's: unset, or at least `MIN_SECRET_LENGTH` characters with no white space. Never repeated. */
-function readSecret(env: Env, name: 'OWNER_TOKEN' | 'FEEDBACK_SECRET', problems: string[]): string | undefined {
-  const raw = env[name]?.trim();
-  if (!raw) return undefined;
-  if (raw.length < MIN_SECRET_LENGTH || /\s/.test(raw)) {
-    problems.push(`${name} must be at least ${MIN_SECRET_LENGTH} characters with no spaces (openssl rand -hex 24)`);
-    return undefined;
-  }
-  return raw;
 }
 
 /** The service name traces carry when `OTEL_SERVICE_NAME` is unset. */
