@@ -23,6 +23,7 @@ import {
 } from './chat-steps.ts';
 import { rebuildCompletion } from './reply-rebuild.ts';
 import { parse } from './request-steps.ts';
+import { sseEvent } from './sse-relay.ts';
 import type { UpstreamAnswer } from './upstream.ts';
 
 type ConfirmOptions = ChatOptions & { upstream: ChatUpstream; actions: ServerActions };
@@ -153,6 +154,6 @@ function shown(turn: ChatTurn, found: Found, { note, told: text }: Performed): R
     chunk({ role: 'assistant', content: text }, null),
     chunk({}, 'stop'),
   ];
-  const body = `${events.map((event) => `data: ${JSON.stringify(event)}\n\n`).join('')}data: [DONE]\n\n`;
+  const body = `${events.map(sseEvent).join('')}data: [DONE]\n\n`;
   return done(turn, new Response(body, { status: 200, headers: { 'Content-Type': 'text/event-stream' } }), 'shown');
 }

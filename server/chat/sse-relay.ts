@@ -21,10 +21,13 @@ const STREAM_BROKE_OFF = `data: ${JSON.stringify({ error: { message: 'The langua
 
 const encoder = new TextEncoder();
 
+/** One server-sent event holding `data` as JSON. */
+export const sseEvent = (data: unknown) => `data: ${JSON.stringify(data)}\n\n`;
+
 /** The project's own event: the pages given to the model (as the reply's sources) and the reply's vote token. */
 function sourcesEvent(sources: readonly ReplySource[], token: ReplyTokenFields | undefined): string {
   const event = { object: SOURCES_OBJECT, ...(sources.length > 0 ? { sources } : {}), ...token };
-  return `data: ${JSON.stringify(event)}\n\n`;
+  return sseEvent(event);
 }
 
 /** What one complete event of the provider's stream becomes. */
@@ -61,7 +64,7 @@ function relayEvent({ data, name }: { data: string; name: string }, hooks: Event
   const finished = chunk.choices.flatMap(({ finish_reason: reason }) => (typeof reason === 'string' ? [reason] : []));
   if (finished.length > 0) hooks.onFinish?.(finished);
   const replyBytes = chunk.choices.reduce((sum, { delta }) => sum + Buffer.byteLength(delta.content ?? ''), 0);
-  return { kind: 'pass', text: `data: ${JSON.stringify(chunk)}\n\n`, replyBytes };
+  return { kind: 'pass', text: sseEvent(chunk), replyBytes };
 }
 
 /** What one event's relay reports: its usage (counted), and the reasons its choices ended. */
@@ -120,7 +123,7 @@ export function relayStream(
       if (sources.length > 0 || token) controller.enqueue(encoder.encode(sourcesEvent(sources, token)));
       // What the reply's actions did (notes, a confirmation to ask for), also the project's own event.
       if (actions && (actions.notes.length > 0 || actions.confirmation)) {
-        controller.enqueue(encoder.encode(`data: ${JSON.stringify({ object: ACTIONS_OBJECT, ...actions })}\n\n`));
+        controller.enqueue(encoder.encode(sseEvent({ object: ACTIONS_OBJECT, ...actions })));
       }
     },
     async pull(controller) {
