@@ -118,13 +118,9 @@ export function relayStream(
     controller.close();
   };
   return new ReadableStream<Uint8Array>({
-    // The project's own event, not the provider's: the pages given to the model, before its first piece.
     start(controller) {
-      if (sources.length > 0 || token) controller.enqueue(encoder.encode(sourcesEvent(sources, token)));
-      // What the reply's actions did (notes, a confirmation to ask for), also the project's own event.
-      if (actions && (actions.notes.length > 0 || actions.confirmation)) {
-        controller.enqueue(encoder.encode(sseEvent({ object: ACTIONS_OBJECT, ...actions })));
-      }
+      const opening = openingEvents(sources, token, actions);
+      if (opening) controller.enqueue(encoder.encode(opening));
     },
     async pull(controller) {
       try {
@@ -140,13 +136,10 @@ export function relayStream(
           }
           hooks.onChunk();
           received += value.length;
-          if (received > MAX_STREAM_BYTES) {
-            await breakOff(controller, '', `stream over ${MAX_STREAM_BYTES} bytes`);
-            return;
-          }
-          const events = reader.push(value);
-          if (events === 'too-large') {
-            await breakOff(controller, '', `event over ${MAX_EVENT_BYTES} bytes`);
+          const events = received > MAX_STREAM_BYTES ? undefined : reader.push(value);
+          if (events === undefined || events === 'too-large') {
+            const why = events ? `event over ${MAX_EVENT_BYTES} bytes` : `stream over ${MAX_STREAM_BYTES} bytes`;
+            await breakOff(controller, '', why);
             return;
           }
           const relayed = relayEvents(events, { onUsage, onFinish: hooks.onFinish }, replied);
@@ -178,6 +171,16 @@ export function relayStream(
       await body.return?.();
     },
   });
+}
+
+/**
+ * The project's own events, not the provider's, before the reply's first piece: the pages given to the model and the
+ * reply's token, then what the reply's actions did (notes, a confirmation to ask for). Empty when there is none.
+ */
+function openingEvents(sources: readonly ReplySource[], token?: ReplyTokenFields, actions?: ReplyActions): string {
+  const pages = sources.length > 0 || token ? sourcesEvent(sources, token) : '';
+  const acted = actions && (actions.notes.length > 0 || actions.confirmation);
+  return acted ? pages + sseEvent({ object: ACTIONS_OBJECT, ...actions }) : pages;
 }
 
 /**

@@ -25,22 +25,15 @@ function isAtEnd(list: HTMLElement): boolean {
 }
 
 /**
- * The conversation: a polite live region that follows the newest text while the visitor is at the end of it. A
- * visitor who scrolls back stays where they are, with a "Jump to latest" button, until they return to the end or send.
- * Over its bottom edge sit that button and the reply's Stop; Retry follows the reply it asks for again. "Contact a
- * person" opens its form over the whole list.
+ * The conversation as the list shows it. While a reply streams in, the list follows it as a deferred value: a slow
+ * phone reads several pieces of a stream in one task, and rendering the reply (as Markdown) for each of them there would
+ * make one long task; deferred, the pieces that arrive together cost one rendering, done in a transition that yields to
+ * the browser. The messages, the reply and whether it streams change together, so no frame shows a reply twice or not
+ * at all. Everything else (the visitor's message, a reply's first piece and its end) shows at once. The reply streaming
+ * in is the next row, at the index it will have once complete: the finished message then updates that bubble (keeping
+ * the DOM of its finished blocks) rather than replacing it.
  */
-export function MessageList({
-  h = '80vh',
-}: {
-  /** The list's height: 80% of the viewport (the spec), or the card's in the embed loader's frame. */
-  h?: string;
-}) {
-  // While a reply streams in, the list follows it as a deferred value: a slow phone reads several pieces of a stream in
-  // one task, and rendering the reply (as Markdown) for each of them there would make one long task; deferred, the
-  // pieces that arrive together cost one rendering, done in a transition that yields to the browser. The messages,
-  // the reply and whether it streams change together, so no frame shows a reply twice or not at all. Everything else
-  // (the visitor's message, a reply's first piece and its end) shows at once.
+function useShownConversation() {
   const current = ChatActorContext.useSelector(
     (snapshot) => ({
       messages: snapshot.context.messages,
@@ -52,15 +45,28 @@ export function MessageList({
   );
   const deferred = useDeferredValue(current);
   const { messages, reply, sources, streaming } = current.streaming && deferred.streaming ? deferred : current;
-  const welcome = ChatActorContext.useSelector((snapshot) => snapshot.context.welcome);
-  const replyStatus = useReplyStatus();
-  const { listRef, behind, onScroll, jumpToLatest } = useFollowEnd(messages, reply);
-
-  // The reply streaming in is the next message, at the index it will have once complete: the finished message then
-  // updates that bubble (keeping the DOM of its finished blocks) rather than replacing it.
   const rows: readonly MessageBubbleProps[] = streaming
     ? [...messages, { text: reply, sender: 'bot', streaming: true, ...(sources ? { sources } : {}) }]
     : messages;
+  return [messages, reply, streaming, rows] as const;
+}
+
+/**
+ * The conversation: a polite live region that follows the newest text while the visitor is at the end of it. A
+ * visitor who scrolls back stays where they are, with a "Jump to latest" button, until they return to the end or send.
+ * Over its bottom edge sit that button and the reply's Stop; Retry follows the reply it asks for again. "Contact a
+ * person" opens its form over the whole list.
+ */
+export function MessageList({
+  h = '80vh',
+}: {
+  /** The list's height: 80% of the viewport (the spec), or the card's in the embed loader's frame. */
+  h?: string;
+}) {
+  const [messages, reply, streaming, rows] = useShownConversation();
+  const welcome = ChatActorContext.useSelector((snapshot) => snapshot.context.welcome);
+  const replyStatus = useReplyStatus();
+  const { listRef, behind, onScroll, jumpToLatest } = useFollowEnd(messages, reply);
   const groups: number[] = [];
   for (let start = 0; start < rows.length; start += GROUP_SIZE) groups.push(start);
 
