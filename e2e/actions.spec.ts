@@ -74,7 +74,7 @@ const test = base.extend<{ actionsApp: ActionsApp }, { site: HostSite; actionsSe
   },
 });
 
-test.skip(({ mode }) => mode !== 'proxy', 'actions run on the page’s own server: proxy mode only');
+// Run in proxy mode only (e2e/playwright.config.ts): actions run on the page’s own server.
 
 /** A visitor token as the site's backend signs it (HS256 under IDENTITY_SECRET). */
 const visitorToken = (sub: string) =>

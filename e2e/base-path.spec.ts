@@ -14,7 +14,7 @@ import { startVite } from './vite-server';
 
 const test = base.extend<object, { site: HostSite }>({ site: [...hostSiteFixture] });
 
-test.skip(({ mode }) => mode !== 'proxy', 'the sub-path is checked once, in proxy mode');
+// Run in proxy mode only (e2e/playwright.config.ts): the sub-path is checked once.
 
 /** The page under the sub-path works: its assets load, and a message gets a reply through the API under it. */
 async function chatUnder(page: Page, origin: string, reply?: string) {

@@ -38,7 +38,7 @@ const test = base.extend<{ resetProvider: undefined }, Fixtures>({
   resetProvider: [...resetProviderFixture],
 });
 
-test.skip(({ mode }) => mode !== 'proxy', 'the embed is checked against the proxy build');
+// Run in proxy mode only (e2e/playwright.config.ts): the embed is checked against the proxy build.
 
 const said = (page: Page) => chatFrame(page).getByRole('log', { name: 'Conversation' }).locator('[data-sender]');
 

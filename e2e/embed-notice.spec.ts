@@ -20,7 +20,7 @@ const test = base.extend<
   resetProvider: [...resetProviderFixture],
 });
 
-test.skip(({ mode }) => mode !== 'proxy', 'the embed is checked against the proxy build');
+// Run in proxy mode only (e2e/playwright.config.ts): the embed is checked against the proxy build.
 
 const notice = (page: Page) => page.getByRole('alert');
 

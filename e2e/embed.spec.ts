@@ -35,7 +35,7 @@ const test = base.extend<{ resetProvider: undefined }, EmbedWorkerFixtures>({
 });
 
 // The embed is a page of the proxy build (a direct build would put the token on every host page that opens it).
-test.skip(({ mode }) => mode !== 'proxy', 'the embed is checked against the proxy build');
+// Run in proxy mode only (e2e/playwright.config.ts): the embed is checked against the proxy build.
 
 async function openHostPage(page: Page, site: HostSite, options: HostPageOptions, path = '/') {
   await page.goto(site.page(path, hostPageHtml(options)));

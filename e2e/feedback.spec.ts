@@ -26,7 +26,7 @@ const test = base.extend<object, { feedbackApp: { url: string; output: string[] 
   },
 });
 
-test.skip(({ mode }) => mode !== 'proxy', 'votes go to the page’s own server: proxy mode only');
+// Run in proxy mode only (e2e/playwright.config.ts): votes go to the page’s own server.
 
 test('the two buttons on replies only, the reasons, a vote with no text, and Contact us after Not helpful', async ({
   chat,

@@ -73,7 +73,7 @@ const test = base.extend<
   },
 });
 
-test.skip(({ mode }) => mode !== 'proxy', 'the form goes to the page’s own server: proxy mode only');
+// Run in proxy mode only (e2e/playwright.config.ts): the form goes to the page’s own server.
 
 /** A reply, then Not helpful, then the person under it: the form open, its token given, focus in its first field. */
 async function openFormAfterNotHelpful({ chat, fake, page }: { chat: ChatPage; fake: FakeProvider; page: Page }) {

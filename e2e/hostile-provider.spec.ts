@@ -4,7 +4,7 @@ import { ERROR, expect, test } from './fixtures';
 
 // What a provider says besides its reply never reaches the visitor: checked through the proxy, which stands between
 // them (in direct mode the page talks to the provider itself).
-test.skip(({ mode }) => mode !== 'proxy', 'the proxy is what stands between the provider and the page');
+// Run in proxy mode only (e2e/playwright.config.ts): the proxy is what stands between the provider and the page.
 
 test("a provider's error event mid-stream shows only the spec's error, and none of its words reach the page", async ({
   app,

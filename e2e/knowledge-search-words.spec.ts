@@ -85,7 +85,7 @@ const test = base.extend<object, { site: KnowledgeSite; garden: { url: string };
   unasked: gardenWith('rewrite_questions: false\n'),
 });
 
-test.skip(({ mode }) => mode !== 'proxy', 'knowledge is proxy mode only');
+// Run in proxy mode only (e2e/playwright.config.ts): knowledge is proxy mode only.
 // The reply cites every page it can be given: the Sources list shows what a reply cites, and here shows them all.
 test.beforeEach(({ fake }) => fake.respondWith({ content: `${FAKE_REPLY} [1] [2] [3] [4] [5]` }));
 

@@ -107,7 +107,7 @@ const test = base.extend<
   },
 });
 
-test.skip(({ mode }) => mode !== 'proxy', 'knowledge is proxy mode only');
+// Run in proxy mode only (e2e/playwright.config.ts): knowledge is proxy mode only.
 
 type Sent = { messages: { role: string; content: string }[] };
 const lastSent = (fake: FakeProvider) => fake.requests.at(-1)?.body as Sent;

@@ -16,7 +16,7 @@ const test = base.extend<object, { site: HostSite; embedApp: { origin: string } 
   embedApp: [...embedAppFixture],
 });
 
-test.skip(({ mode }) => mode !== 'proxy', 'checked in proxy mode only');
+// Run in proxy mode only (e2e/playwright.config.ts).
 
 test.describe('with the browser in German', () => {
   test.use({ locale: 'de-DE' });

@@ -8,7 +8,7 @@ import { ERROR, expect, test } from './fixtures';
 // A visitor refused by the server's own limits (proxy mode: in direct mode the page has no server of its own to
 // refuse it). Each test runs a server of its own with a limit set, and moves the page's clock past the wait the
 // refusal asked for, so that the test never waits it out.
-test.skip(({ mode }) => mode !== 'proxy', 'the limits are the proxy’s');
+// Run in proxy mode only (e2e/playwright.config.ts): the limits are the proxy’s.
 
 let server: ProductionServer | undefined;
 test.afterEach(async () => {

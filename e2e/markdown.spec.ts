@@ -2,7 +2,7 @@ import { expectNoAxeViolations } from './axe-check';
 import { box, ChatPage, expect, holdRoute, overlap, test } from './fixtures';
 
 // Rendering does not depend on how the page reaches the model: checked once, in proxy mode.
-test.skip(({ mode }) => mode !== 'proxy', 'checked in proxy mode only');
+// Run in proxy mode only (e2e/playwright.config.ts).
 
 const CODE = 'function add(a: number,  b: number) {\n\treturn a + b;\n}';
 

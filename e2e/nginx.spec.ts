@@ -46,7 +46,7 @@ const test = base.extend<object, NginxWorkerFixtures>({
   ],
 });
 
-test.skip(({ mode }) => mode !== 'proxy', 'nginx fronts the proxy build');
+// Run in proxy mode only (e2e/playwright.config.ts): nginx fronts the proxy build.
 
 test('the card works through nginx, with the health checks and the server’s caching', async ({
   page,

@@ -27,7 +27,7 @@ const test = base.extend<object, { ownerApp: { url: string } }>({
   },
 });
 
-test.skip(({ mode }) => mode !== 'proxy', 'the counts are the page’s own server’s: proxy mode only');
+// Run in proxy mode only (e2e/playwright.config.ts): the counts are the page’s own server’s.
 
 /** The page's background as painted. */
 const background = (page: Page) => page.evaluate(() => getComputedStyle(document.body).backgroundColor);

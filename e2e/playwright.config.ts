@@ -2,6 +2,15 @@ import { defineConfig } from '@playwright/test';
 import { CHROMIUM_ARGS, chromiumExecutable } from '../testing/chromium';
 import type { Mode } from './e2e-env';
 
+/** The files with tests in direct mode (see the `direct` project). */
+const DIRECT_FILES = [
+  '**/visitor-model.spec.ts',
+  '**/fault-matrix.spec.ts',
+  '**/input-edge-cases.spec.ts',
+  '**/provider-calls.spec.ts',
+  '**/static-host.spec.ts',
+];
+
 export default defineConfig<{ mode: Mode }, { mode: Mode }>({
   testDir: '.',
   testMatch: '**/*.spec.ts',
@@ -27,15 +36,19 @@ export default defineConfig<{ mode: Mode }, { mode: Mode }>({
   projects: [
     // The direct build calls a provider on a port fixed at build time, so its tests share one fake provider and one
     // worker. Listed first, so that the other worker runs proxy tests meanwhile rather than waiting for them at the end.
-    // The page's look and accessibility do not depend on how it reaches the model: checked once, in proxy mode.
+    // Only the files where the page's own call to the provider changes something run here: what the page looks like,
+    // what the box does, and everything the page's own server does (the embed, knowledge, limits, the site's
+    // configuration) is checked once, in proxy mode. A file listed here and not in the other project needs no `mode`
+    // check of its own; the skipped test of a listed file would still start a worker for nothing.
     {
       name: 'direct',
       use: { mode: 'direct' },
       workers: 1,
-      testIgnore: ['**/layout.spec.ts', '**/accessibility.spec.ts'],
+      testMatch: DIRECT_FILES,
     },
     // Nothing here times the page's main thread: a shared machine can only lengthen a task, so such figures are the
     // bench's (`npm run bench` prints the longest task while a Markdown reply streams at 4× CPU).
-    { name: 'proxy', use: { mode: 'proxy' } },
+    // A static host serves the direct build only (static-host.spec.ts).
+    { name: 'proxy', use: { mode: 'proxy' }, testIgnore: '**/static-host.spec.ts' },
   ],
 });

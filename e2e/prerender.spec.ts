@@ -4,7 +4,7 @@ import { ChatPage, expect, hydrated, test, watchHydration } from './fixtures';
 // without changing what a visitor or a screen reader meets. The page does not depend on how it reaches the model:
 // checked in proxy mode only.
 
-test.skip(({ mode }) => mode !== 'proxy', 'checked in proxy mode only');
+// Run in proxy mode only (e2e/playwright.config.ts).
 
 test('the served HTML holds the idle card; hydrated, its accessible tree is the same', async ({
   browser,

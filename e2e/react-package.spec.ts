@@ -76,7 +76,7 @@ const test = base.extend<{ sitePage: (query?: string) => Promise<void> }, ReactW
   },
 });
 
-test.skip(({ mode }) => mode !== 'proxy', 'the component frames the proxy build, as the embed does');
+// Run in proxy mode only (e2e/playwright.config.ts): the component frames the proxy build, as the embed does.
 // In order, in one worker: the site is packed, installed and built once.
 test.describe.configure({ mode: 'default' });
 

@@ -8,7 +8,7 @@ import { startVite } from './vite-server';
 // (the suite's watcher, e2e/fixtures.ts), and a message typed as soon as the box appears, and sent as soon as a send
 // is taken, is shown once and sent once. Both answer chat with the demo responder (no provider configured), which is enough here.
 
-test.skip(({ mode }) => mode !== 'proxy', 'dev and preview are checked once, in proxy mode');
+// Run in proxy mode only (e2e/playwright.config.ts): dev and preview are checked once, in proxy mode.
 
 const SITE_CONFIG = fileURLToPath(new URL('./site-config.yaml', import.meta.url));
 

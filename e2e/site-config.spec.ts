@@ -25,7 +25,7 @@ const test = base.extend<object, { site: HostSite; siteApp: { url: string; outpu
   },
 });
 
-test.skip(({ mode }) => mode !== 'proxy', 'instructions and history are proxy mode only');
+// Run in proxy mode only (e2e/playwright.config.ts): instructions and history are proxy mode only.
 
 /** `#rrggbb` as computed styles give it. */
 function hexToRgb(hex: string): string {

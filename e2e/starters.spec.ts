@@ -19,7 +19,7 @@ const test = base.extend<object, { site: HostSite; startersApp: { origin: string
   startersApp: [...configuredAppFixture(CONFIG)],
 });
 
-test.skip(({ mode }) => mode !== 'proxy', 'the site configuration is checked against the proxy build');
+// Run in proxy mode only (e2e/playwright.config.ts): the site configuration is checked against the proxy build.
 
 /**
  * Every starter lies inside the card, shows all of its text (nothing scrolled away inside the button), reads from the

@@ -37,7 +37,7 @@ const test = base.extend<object, { staticHost: StaticHost }>({
   },
 });
 
-test.skip(({ mode }) => mode !== 'direct', 'a static host serves the direct-mode build only');
+// Run in direct mode only (e2e/playwright.config.ts): a static host serves the direct-mode build only.
 
 /** The browser's own line for a response with an error status, which the page cannot prevent. */
 const FAILED_RESOURCE = /^Failed to load resource: the server responded with a status of 500/;

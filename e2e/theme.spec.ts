@@ -35,7 +35,7 @@ const test = base.extend<object, { site: HostSite; embedApp: { origin: string } 
   embedApp: [...embedAppFixture],
 });
 
-test.skip(({ mode }) => mode !== 'proxy', 'the look is checked in proxy mode only');
+// Run in proxy mode only (e2e/playwright.config.ts): the look is checked in proxy mode only.
 
 /**
  * Sends a message in `root` (the page or the frame) and waits until the reply is in, rendered as Markdown, and the

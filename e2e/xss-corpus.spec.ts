@@ -3,7 +3,7 @@ import { ChatPage, expect, test } from './fixtures';
 import { XSS_CORPUS } from './xss-corpus';
 
 // Rendering does not depend on how the page reaches the model: the corpus runs once, in proxy mode.
-test.skip(({ mode }) => mode !== 'proxy', 'checked in proxy mode only');
+// Run in proxy mode only (e2e/playwright.config.ts).
 
 interface Watch {
   trapCalls: number;
