@@ -65,26 +65,17 @@ export interface PageContext {
   title: string;
 }
 
-/** Whether `value` is a well-formed {@link ReplySource} with a web address: read from the network or from storage. */
-export function isReplySource(value: unknown): value is ReplySource {
-  const source = value as Partial<ReplySource> | null;
-  return (
-    typeof source === 'object' &&
-    source !== null &&
-    Number.isSafeInteger(source.n) &&
-    (source.n ?? 0) > 0 &&
-    typeof source.title === 'string' &&
-    typeof source.url === 'string' &&
-    /^https?:\/\//i.test(source.url)
-  );
-}
-
 /**
- * The `object` of the proxy's own first event of a streamed reply, `{ object, sources, reply, uncovered }`, before the
- * first piece; a whole (non-streamed) reply carries those fields next to its choices instead. Sent only when there are
- * sources or a token (the server's feedback: `ReplyTokenFields`).
+ * What the embed's host page has told the app so far, filled in by src/embed/host-page.ts as the loader says it: the
+ * page the visitor reads (with the site's `page_context`), and the visitor's token from the host site
+ * (`AIAssistant.identify(token)` on the loader, the React component's `identity`: a JWT the site's backend signs, which
+ * each request carries as `identity` for the server to check, docs/actions.md). The chat machine is started with this
+ * one object (its input's `hostPage`) and each request reads it as it is then.
  */
-export const SOURCES_OBJECT = 'chat.completion.sources';
+export interface HostPageContext {
+  current?: PageContext;
+  identity?: string;
+}
 
 /**
  * What the proxy says of a reply besides its sources: `reply`, the token a vote on it names (contract/feedback.ts), and

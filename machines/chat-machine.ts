@@ -1,7 +1,13 @@
 import { assign, emit, fromPromise, setup } from 'xstate';
 import type { ActionConfirmation, ActionNote, ReplyActions } from '../contract/actions';
 import type { FeedbackRating, FeedbackReason } from '../contract/feedback';
-import { DEFAULT_SLOW_MS, DEFAULT_TIMEOUT_MS, type LIMIT_ERROR_CODES, type ReplySource } from '../contract/llm';
+import {
+  DEFAULT_SLOW_MS,
+  DEFAULT_TIMEOUT_MS,
+  type HostPageContext,
+  type LIMIT_ERROR_CODES,
+  type ReplySource,
+} from '../contract/llm';
 
 /** Who wrote a message. */
 export type Sender = 'user' | 'bot';
@@ -120,6 +126,8 @@ export interface FetchReplyInput {
   confirm?: string;
   /** The card's language (the server asks for search words in the pages' language when it differs). */
   language?: string;
+  /** In the embed's frame: the host page's path and title, and the visitor's token, as the loader has told them. */
+  hostPage?: HostPageContext;
   /**
    * The invoking machine: a streaming actor sends it each piece as a `reply.delta` event; any actor sends the reply's
    * sources and token, when the server gives some, as a `reply.sources` event before the reply.
@@ -156,6 +164,8 @@ export interface ChatInput {
   restored?: readonly ChatMessage[];
   /** The card's language, as the server chose it for the visitor (the page's `lang`). */
   language?: string;
+  /** In the embed's frame: what the host page has told the app, read by each request. */
+  hostPage?: HostPageContext;
 }
 
 export interface ChatContext extends ChatInput {
@@ -401,6 +411,7 @@ export const chatMachine = setup({
       history: settings?.history,
       limitMessage: settings?.limitMessage,
       language: settings?.language,
+      hostPage: settings?.hostPage,
     };
   },
   initial: 'idle',
@@ -469,6 +480,7 @@ export const chatMachine = setup({
           ...(context.history ? { history: earlierExchanges(context.messages, context.history) } : {}),
           ...(context.messages.filter(isFromUser).length === 1 ? { first: true as const } : {}),
           language: context.language,
+          hostPage: context.hostPage,
           // Entered by the visitor's Confirm: the request performs the write the last reply proposed.
           confirm: event.type === 'action.confirm' ? context.messages.at(-1)?.confirmation?.token : undefined,
           parent: self,

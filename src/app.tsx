@@ -1,6 +1,7 @@
 import { ChakraProvider } from '@chakra-ui/react';
 import { type ReactNode, useEffect, useLayoutEffect, useState } from 'react';
 import type { ActorOptions, InspectionEvent, Observer } from 'xstate';
+import type { HostPageContext } from '../contract/llm';
 import { DEFAULT_PAGE_SETTINGS, type PageSettings } from '../contract/page-settings';
 import type { chatMachine } from '../machines/chat-machine';
 import { ChatActorContext } from './chat/chat-actor-context';
@@ -25,6 +26,8 @@ export interface AppProps {
   keeping?: typeof import('./chat/persist-tab');
   /** The machine's timers: the browser's by default; a test may hold one back (XState's `clock` option). */
   clock?: ActorOptions<typeof chatMachine>['clock'];
+  /** In the embed's frame: what the host page tells the app (src/embed/host-page.ts fills it in), for each request. */
+  hostPage?: HostPageContext;
 }
 
 export function App({
@@ -35,6 +38,7 @@ export function App({
   settings = DEFAULT_PAGE_SETTINGS,
   clock,
   keeping,
+  hostPage,
 }: AppProps) {
   // Read once, when the machine starts: with `persist: tab`, the conversation of the tab's previous page.
   const [restored] = useState(() => keeping?.readKeptConversation());
@@ -58,6 +62,7 @@ export function App({
               // The card's language, as the server chose it (none while prerendering): the request tells the page's
               // own server.
               language: globalThis.document?.documentElement.lang,
+              hostPage,
               ...(restored ? { restored } : {}),
             },
           }}

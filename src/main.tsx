@@ -2,6 +2,7 @@ import { StrictMode, startTransition } from 'react';
 import { flushSync } from 'react-dom';
 import { createRoot, hydrateRoot } from 'react-dom/client';
 import { EMBED_HOST_PARAM, EMBED_THEME_PARAM } from '../contract/embed';
+import type { HostPageContext } from '../contract/llm';
 import { chatMachine } from '../machines/chat-machine';
 import { App } from './app';
 import { followColorScheme } from './color-scheme';
@@ -36,13 +37,15 @@ const nextTask = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
 
 // A send from the card served in the page, before the app has it, is noted from now on, for the app to carry out.
 const served = watchServedCard(root);
+/** In the embed loader's frame, what the host page tells the app: the embedded card fills it in, each request reads it. */
+const hostPage: HostPageContext = {};
 
 // Promises rather than top-level await: a module with top-level await stops the bundler from keeping the code that
 // the lazy chunks share with this one in the entry chunk (it splits it into a chunk of its own, an extra request).
 void Promise.all([
   // Only in the embed loader's frame: the page of its own never downloads the embedded card.
   params.has(EMBED_HOST_PARAM)
-    ? import('./embed/embedded-card').then((module) => module.embeddedCard(root, settings))
+    ? import('./embed/embedded-card').then((module) => module.embeddedCard(root, settings, hostPage))
     : undefined,
   inspectIfAsked(),
   // A welcome is Markdown: it shows rendered from the first, rather than as plain text until the renderer arrives.
@@ -66,7 +69,15 @@ void Promise.all([
     flushSync(() => {
       app.render(
         <StrictMode>
-          <App logic={logic} inspect={inspect} card={card} served={served} settings={settings} keeping={keeping} />
+          <App
+            logic={logic}
+            inspect={inspect}
+            card={card}
+            served={served}
+            settings={settings}
+            keeping={keeping}
+            hostPage={hostPage}
+          />
         </StrictMode>,
       );
     });

@@ -63,7 +63,7 @@ export function replyInput(
     onSources?: (sources: ReplySource[], token?: ReplyToken) => void;
     onActions?: (actions: ReplyActions) => void;
     history?: FetchReplyInput['history'];
-  } & Pick<FetchReplyInput, 'confirm' | 'language'> = {},
+  } & Pick<FetchReplyInput, 'confirm' | 'language' | 'hostPage'> = {},
 ): FetchReplyInput {
   return {
     text,

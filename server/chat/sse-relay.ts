@@ -1,5 +1,6 @@
 import { ACTIONS_OBJECT, type ReplyActions } from '../../contract/actions.ts';
-import { type ReplySource, type ReplyTokenFields, SOURCES_OBJECT } from '../../contract/llm.ts';
+import type { ReplySource, ReplyTokenFields } from '../../contract/llm.ts';
+import { SOURCES_OBJECT } from '../../contract/reply-sources.ts';
 import { readUsage, type TokenUsage } from '../limits/limits.ts';
 import { EventReader, MAX_EVENT_BYTES } from './event-reader.ts';
 import { describeProviderError, rebuildChunk } from './reply-rebuild.ts';

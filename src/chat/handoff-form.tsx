@@ -14,7 +14,6 @@ import {
 } from '../../contract/handoff';
 import type { MessageKey } from '../../locales/catalogue';
 import type { ChatMessage } from '../../machines/chat-machine';
-import { hostPageContext } from '../llm/host-page-context';
 import { serverPath } from '../llm/server-path';
 import { t } from '../text';
 import { ChatActorContext } from './chat-actor-context';
@@ -144,6 +143,8 @@ interface Written {
 function useSend(focus: (field: Problem['field']) => void, onSent: () => void) {
   const recordHandoff = useRecordHandoff();
   const token = useFormToken();
+  // In the embed's frame, the host page the visitor reads (the site's `page_context`), as the loader has told it.
+  const hostPage = ChatActorContext.useSelector((snapshot) => snapshot.context.hostPage);
   const [problem, setProblem] = useState<Problem>();
   const [sending, setSending] = useState(false);
 
@@ -160,7 +161,7 @@ function useSend(focus: (field: Problem['field']) => void, onSent: () => void) {
     setSending(true);
     const given = await token.take();
     if (given === undefined) return refuse({ text: t('handoffFailed'), field: 'message' });
-    const page = hostPageContext.current?.path;
+    const page = hostPage?.current?.path;
     const body: HandoffBody = {
       token: given,
       email: email.trim(),

@@ -1,5 +1,5 @@
 import type { ActorRefFrom } from 'xstate';
-import { isReplySource } from '../../contract/llm';
+import { isReplySource } from '../../contract/reply-sources';
 import { type ChatMessage, type chatMachine, type ReplyStatus, stoppedReply } from '../../machines/chat-machine';
 
 // The conversation kept for the tab (the site's `persist: tab`): in session storage only, so never shared with another

@@ -1,5 +1,6 @@
 import { Box, chakra } from '@chakra-ui/react';
 import { useCallback, useEffect, useLayoutEffect, useRef } from 'react';
+import type { HostPageContext } from '../../contract/llm';
 import type { PageSettings } from '../../contract/page-settings';
 import { ChatActorContext } from '../chat/chat-actor-context';
 import { CardHeader } from '../chat/chat-card';
@@ -91,9 +92,10 @@ export function EmbeddedCard({ host }: { host: HostPage }) {
 
 /**
  * The embedded card connected to the page that framed the app, which it greets at once (`root` holds the served card
- * until the app replaces it), or `undefined` when no allowed host framed it.
+ * until the app replaces it), or `undefined` when no allowed host framed it. What the host page tells goes into
+ * `hostPage`, the object the chat machine is started with.
  */
-export function embeddedCard(root: HTMLElement, settings: PageSettings) {
-  const host = greetHostPage(root, settings);
+export function embeddedCard(root: HTMLElement, settings: PageSettings, hostPage: HostPageContext) {
+  const host = greetHostPage(root, settings, hostPage);
   return host ? <EmbeddedCard host={host} /> : undefined;
 }

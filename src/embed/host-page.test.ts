@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { MAX_IDENTITY_LENGTH } from '../../contract/actions';
+import type { HostPageContext } from '../../contract/llm';
 import { DEFAULT_PAGE_SETTINGS } from '../../contract/page-settings';
-import { hostPageContext } from '../llm/host-page-context';
 import { connectHostPage, greetHostPage, hostOrigin } from './host-page';
 
 const HOST = 'https://shop.example.com';
@@ -50,16 +50,16 @@ describe('the app and the page that framed it', () => {
     const TOKEN = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ0ZXN0LXZpc2l0b3IifQ.fake-signature_0';
     const identify = (token: unknown) => ({ ns: 'ai-assistant', v: 1, type: 'identify', token });
 
-    afterEach(() => {
-      hostPageContext.identity = undefined;
-      vi.restoreAllMocks();
-    });
+    /** The object the chat machine is started with, which the greeting fills in. */
+    let hostPageContext: HostPageContext;
+    afterEach(() => vi.restoreAllMocks());
 
     /** The app greets the host at `HOST` (the test's document stands for the parent window, as above). */
     function greet() {
       vi.spyOn(window.parent, 'postMessage').mockImplementation(() => undefined);
       const listen = vi.spyOn(window, 'addEventListener');
-      greetHostPage(document.body, DEFAULT_PAGE_SETTINGS, HOST);
+      hostPageContext = {};
+      greetHostPage(document.body, DEFAULT_PAGE_SETTINGS, hostPageContext, HOST);
       // The greeting listens for the page's life; the test stops it by hand.
       const [[type, listener]] = listen.mock.calls;
       stop = () => window.removeEventListener(type, listener);

@@ -6,8 +6,8 @@ import {
   embedMessage,
   embedMessageType,
 } from '../../contract/embed-messages';
+import type { HostPageContext } from '../../contract/llm';
 import { MAX_PAGE_TITLE_LENGTH, type PageSettings } from '../../contract/page-settings';
-import { hostPageContext } from '../llm/host-page-context';
 
 /**
  * The origin of the page that framed the app through the embed loader, or `undefined` when the app is not in a
@@ -39,11 +39,11 @@ const JWT_SHAPE = /^[\w-]+\.[\w-]+\.[\w-]*$/;
  * takes it back (the visitor signed out); anything else is ignored, the token left as it was, with a word for the
  * site's developer in the console (never the value: it may be someone's token).
  */
-function identifyVisitor(token: unknown) {
+function identifyVisitor(hostPage: HostPageContext, token: unknown) {
   if (token === null || token === undefined || token === '') {
-    hostPageContext.identity = undefined;
+    hostPage.identity = undefined;
   } else if (typeof token === 'string' && token.length <= MAX_IDENTITY_LENGTH && JWT_SHAPE.test(token)) {
-    hostPageContext.identity = token;
+    hostPage.identity = token;
   } else {
     console.warn(
       'AIAssistant.identify: the token is no JWT (three base64url parts, at most 4,096 characters); ignored.',
@@ -85,19 +85,24 @@ export function connectHostPage(origin: string): HostPage {
  * served card: tells the loader it is ready and, on each `open`, focuses whichever message box `root` holds (the
  * served card's, then the app's), so that the visitor can type at once. With the site's `persist: tab` it first asks
  * the loader to keep the panel's state for the tab's next page; with `page_context` it asks for the host page's path
- * and title, which then go with each message (`hostPageContext`). The visitor's token, whenever the site gives one
- * (`identify`), goes with each message too (`hostPageContext.identity`). `undefined` when no allowed host framed the app (`origin`:
- * the host's, {@link hostOrigin}).
+ * and title, which then go with each message (`hostPage.current`). The visitor's token, whenever the site gives one
+ * (`identify`), goes with each message too (`hostPage.identity`): `hostPage` is the object the chat machine is started
+ * with. `undefined` when no allowed host framed the app (`origin`: the host's, {@link hostOrigin}).
  */
-export function greetHostPage(root: HTMLElement, settings: PageSettings, origin = hostOrigin()): HostPage | undefined {
+export function greetHostPage(
+  root: HTMLElement,
+  settings: PageSettings,
+  hostPage: HostPageContext,
+  origin = hostOrigin(),
+): HostPage | undefined {
   if (!origin) return undefined;
   const host = connectHostPage(origin);
   host.listen((type, data) => {
     if (type === 'open') root.querySelector<HTMLInputElement>('input[name="message"]')?.focus();
     if (type === 'page' && settings.pageContext && typeof data.path === 'string' && typeof data.title === 'string') {
-      hostPageContext.current = { origin, path: data.path, title: data.title.slice(0, MAX_PAGE_TITLE_LENGTH) };
+      hostPage.current = { origin, path: data.path, title: data.title.slice(0, MAX_PAGE_TITLE_LENGTH) };
     }
-    if (type === 'identify') identifyVisitor(data.token);
+    if (type === 'identify') identifyVisitor(hostPage, data.token);
   });
   if (settings.persist === 'tab') host.send('keep');
   if (settings.pageContext) host.send('page');

@@ -3,9 +3,8 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ACTIONS_CONFIRM_PATH, type ReplyActions } from '../../contract/actions';
-import type { ConfirmRefusal } from '../../machines/chat-machine';
+import type { ConfirmRefusal, FetchReplyInput } from '../../machines/chat-machine';
 import { replyInput } from '../../testing/controllable-reply';
-import { hostPageContext } from './host-page-context';
 import { readLlmConfig } from './llm-config';
 import { requestReply } from './request-reply';
 
@@ -48,7 +47,6 @@ beforeAll(async () => {
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 afterEach(() => {
   seen.length = 0;
-  hostPageContext.identity = undefined;
   answer = () => ({ status: 200, body: completion('Hi') });
 });
 
@@ -63,7 +61,7 @@ function chat() {
   const parent = {
     send: (event: { type: string; actions?: ReplyActions }) => event.actions && actions.push(event.actions),
   };
-  const ask = (text: string, extra: { confirm?: string } = {}, config = proxy()) =>
+  const ask = (text: string, extra: Pick<FetchReplyInput, 'confirm' | 'hostPage'> = {}, config = proxy()) =>
     requestReply({ ...replyInput(text, extra), parent }, new AbortController().signal, config);
   return { ask, actions };
 }
@@ -91,11 +89,11 @@ describe('what the page sends and reads for the site’s actions', () => {
   });
 
   it('sends the host page’s visitor token as identity, and only to the page’s own server', async () => {
-    hostPageContext.identity = 'header.payload.signature';
-    await chat().ask('Where is my order?');
+    const hostPage = { identity: 'header.payload.signature' };
+    await chat().ask('Where is my order?', { hostPage });
     expect(seen[0].body.identity).toBe('header.payload.signature');
 
-    await chat().ask('Where is my order?', {}, direct());
+    await chat().ask('Where is my order?', { hostPage }, direct());
     expect(seen[1].body).not.toHaveProperty('identity');
     expect(seen[1].body).not.toHaveProperty('conversation');
   });

@@ -1,6 +1,7 @@
 import { APIError, OpenAI } from 'openai';
 import { ACTIONS_CONFIRM_PATH, ACTIONS_OBJECT } from '../../contract/actions';
-import { isReplySource, LIMIT_ERROR_CODES, type ReplySource, SOURCES_OBJECT } from '../../contract/llm';
+import { LIMIT_ERROR_CODES, type ReplySource } from '../../contract/llm';
+import { isReplySource, SOURCES_OBJECT } from '../../contract/reply-sources';
 import {
   type ConfirmRefusal,
   type Exchange,
@@ -10,7 +11,6 @@ import {
   ReplyLimitedError,
   type ReplyToken,
 } from '../../machines/chat-machine';
-import { hostPageContext } from './host-page-context';
 import { type LlmConfig, readLlmConfig } from './llm-config';
 import { readActions } from './read-actions';
 import { serverPath } from './server-path';
@@ -84,20 +84,25 @@ export async function requestReply(
       const actions = proxied ? readActions(value) : undefined;
       if (actions) parent.send({ type: 'reply.sources', actions });
     },
-    // What only the page's own server is sent; the spec's direct request carries nothing more. The server counts
-    // conversations by their first message; with the card's language (the server chose it for the visitor), its
-    // retrieval asks for search words in the pages' language when it differs; a confirmation is bound to the
-    // conversation's id.
-    extra: proxied
-      ? {
-          ...(input.first ? { first_message: true } : {}),
-          ...(input.language ? { language: input.language } : {}),
-          conversation: conversationOf(parent),
-          ...(input.confirm ? { confirmation: input.confirm } : {}),
-          // The host page's visitor token, for the site's actions that need it (never given to the model).
-          ...(hostPageContext.identity ? { identity: hostPageContext.identity } : {}),
-        }
-      : {},
+    // What the request carries besides the spec's payload.
+    extra: {
+      // The host page, with the site's `page_context` in the embed's frame; the server checks it and quotes it.
+      ...(input.hostPage?.current ? { page_context: input.hostPage.current } : {}),
+      // What only the page's own server is sent; the spec's direct request carries nothing more. The server counts
+      // conversations by their first message; with the card's language (the server chose it for the visitor), its
+      // retrieval asks for search words in the pages' language when it differs; a confirmation is bound to the
+      // conversation's id.
+      ...(proxied
+        ? {
+            ...(input.first ? { first_message: true } : {}),
+            ...(input.language ? { language: input.language } : {}),
+            conversation: conversationOf(parent),
+            ...(input.confirm ? { confirmation: input.confirm } : {}),
+            // The host page's visitor token, for the site's actions that need it (never given to the model).
+            ...(input.hostPage?.identity ? { identity: input.hostPage.identity } : {}),
+          }
+        : {}),
+    },
     // The visitor's Confirm goes to the actions' address, which replies as the chat does.
     path: proxied && input.confirm ? new URL(serverPath(ACTIONS_CONFIRM_PATH), config.baseURL).href : undefined,
   };
@@ -159,7 +164,7 @@ type ReplyHandlers = {
   onDelta: (text: string) => void;
   onSources: (sources: ReplySource[], token?: ReplyToken) => void;
   onActions: (value: unknown) => void;
-  /** The body's fields for the page's own server. */
+  /** The body's fields besides the spec's payload (the host page; the rest for the page's own server only). */
   extra: Record<string, unknown>;
   /** Where the request goes instead of the chat's path. */
   path?: string;
@@ -201,8 +206,6 @@ async function request(
     ],
     max_tokens: config.maxTokens,
     temperature: config.temperature,
-    // The host page, with the site's `page_context` in the embed's frame; the server checks it and quotes it.
-    ...(hostPageContext.current ? { page_context: hostPageContext.current } : {}),
     ...handlers.extra,
   };
   const client = clientFor(config);
