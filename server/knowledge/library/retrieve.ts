@@ -100,7 +100,8 @@ function lookUp(index: KnowledgeIndex, question: Question, limits: RetrievalLimi
     // looked up; the model's own words are the site's vocabulary as it guessed it, and a guess the pages lack says
     // nothing.
     const typed = new Set(question.searchWords === undefined ? [] : tokenize(question.latest, lookup.language));
-    return { ...lookup, ...weigh(index, lookup.text, lookup.language, limits, (term) => typed.has(term)) };
+    const messages = lookup.joined ? [question.latest, question.previous ?? ''] : [lookup.text];
+    return { ...lookup, ...weigh(index, lookup.text, lookup.language, limits, (term) => typed.has(term), messages) };
   });
   const pages = new Set<string>();
   for (const { language, distinct, joined } of looked) {

@@ -36,9 +36,79 @@ const oneWordOnly = (held: string[], searched: number, missing: number, visitor:
   held.length < 2 && (searched >= 2 || (missing > 0 && (held.every(visitor) || missing > held.length)));
 
 /**
+ * A text's searched words that its site uses in passing (in under `rare` passages: a name among a release's credits,
+ * a day in a table of date fields, a file name in an example), each with the words of its own message that may vouch
+ * for it: a follow-up's word is not vouched for by the previous question's.
+ */
+function passingWords(
+  searched: readonly string[],
+  found: (term: string) => number,
+  rare: number,
+  messages: readonly string[],
+  language: string,
+): Map<string, Set<string>> {
+  const passing = new Map<string, Set<string>>();
+  if (searched.length < 2) return passing;
+  const cut = messages.map((message) => new Set(tokenize(message, language)));
+  for (const term of searched) {
+    // A name joined by underscores says what it is about wherever it stands (and is cut after the words).
+    if (found(term) >= rare || term.includes('_')) continue;
+    const company = new Set<string>();
+    for (const message of cut) if (message.has(term)) for (const other of message) company.add(other);
+    company.delete(term);
+    passing.set(term, company);
+  }
+  return passing;
+}
+
+/**
+ * A passage's held words without those the site uses in passing that stand in its text alone: not in its title,
+ * keywords or headings, and neither within `window` words of another held word of their message nor in a passage
+ * whose title or headings hold one. "Sunday" in a list of date fields, "Research" in a team's name and "photo" in a
+ * file name are not what the passage is about.
+ */
+function withoutLoneWords(
+  held: string[],
+  passing: ReadonlyMap<string, ReadonlySet<string>>,
+  match: Record<string, string[]>,
+  text: string,
+  language: string,
+  window: number,
+): string[] {
+  const inText = (term: string) => (match[term] ?? []).every((field) => field === 'text');
+  const lone = held.filter((term) => passing.has(term) && inText(term));
+  if (lone.length === 0) return held;
+  const words = tokenize(text, language);
+  const alone = lone.filter((term) => {
+    const company = [...(passing.get(term) ?? [])].filter((other) => held.includes(other));
+    // A word of the title or of a heading is about the whole passage, so beside every word of it.
+    if (company.some((other) => !inText(other))) return false;
+    return !near(words, term, (word) => company.includes(word), window);
+  });
+  return held.filter((term) => !alone.includes(term));
+}
+
+/** Whether `term` stands within `window` words of a word that `other` accepts. */
+function near(words: readonly string[], term: string, other: (word: string) => boolean, window: number): boolean {
+  let lastTerm = Number.NEGATIVE_INFINITY;
+  let lastOther = Number.NEGATIVE_INFINITY;
+  for (const [at, word] of words.entries()) {
+    if (word === term) {
+      if (at - lastOther <= window) return true;
+      lastTerm = at;
+    } else if (other(word)) {
+      if (at - lastTerm <= window) return true;
+      lastOther = at;
+    }
+  }
+  return false;
+}
+
+/**
  * One text's terms, cut with `language`'s rules, and every passage in that language that holds any of them (whatever
  * its coverage), in no particular order ({@link bestFirst} orders them). `visitor`: once a model was asked for the
- * site's words, whether a term is the visitor's own (a word of the question as typed).
+ * site's words, whether a term is the visitor's own (a word of the question as typed). `messages`: the messages the
+ * text joins (a follow-up and the previous question), whose words vouch only for their own.
  */
 export function weigh(
   index: KnowledgeIndex,
@@ -46,6 +116,7 @@ export function weigh(
   language: string,
   limits: RetrievalLimits,
   visitor: (term: string) => boolean = () => false,
+  messages: readonly string[] = [text],
 ) {
   const terms = [...new Set(tokenize(text, language))];
   const count = index.passages.length;
@@ -94,9 +165,17 @@ export function weigh(
     // sections (a man page's name line, its options), so a passage's coverage is the mean of its own and its page's.
     const matches: { passage: Passage; score: number; held: string[] }[] = [];
     const pageTerms = new Map<string, Set<string>>();
+    const passing = passingWords(searched, found, limits.rareShare * count, messages, language);
     for (const result of index.search.search(query, { filter: inLanguage })) {
       const passage = index.passages[result.id];
-      const held = result.queryTerms.filter((term) => (weight.get(term) ?? 0) > 0);
+      const held = withoutLoneWords(
+        result.queryTerms.filter((term) => (weight.get(term) ?? 0) > 0),
+        passing,
+        result.match,
+        passage.text,
+        language,
+        limits.passingWindow,
+      );
       matches.push({ passage, score: result.score, held });
       const terms = pageTerms.get(passage.page) ?? new Set<string>();
       for (const term of held) terms.add(term);
