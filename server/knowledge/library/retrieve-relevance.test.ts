@@ -136,6 +136,20 @@ describe('the relevance rule', () => {
     ]);
   });
 
+  it("does not cover a question as typed through one of the visitor's words when more of them are on no page", async () => {
+    const index = await buildIndex([
+      ...PAGES,
+      page('/bags', 'Bags', 'en', [['Repairs', 'How long a repair takes: about two weeks.']]),
+      page('/payment', 'Payment', 'en', [['Methods', 'We accept cards and PayPal.']]),
+    ]);
+    // "cook" and "pasta" are on no page, "long" is.
+    expect(retrieve(index, { latest: 'How long does it take to cook pasta?' })).toEqual([]);
+    // One word missing beside one found is a small site's few pages ("policy" where the page says "returns").
+    expect(paths(retrieve(index, { latest: 'What is your returns policy?' }))).toContain('/returns');
+    // A question in a language that no page is in misses the pages' words by its language, not its subject.
+    expect(paths(retrieve(index, { latest: 'Acceptez-vous PayPal ?', language: 'fr' }))).toEqual(['/payment']);
+  });
+
   it('lists no page ranking below passages that `maxPerPage` left out of a listed page, unless its title names the question', async () => {
     const question = { latest: 'When should I prune roses?' };
     const months = ['March', 'June', 'Tools', 'Walls', 'Old wood'];
