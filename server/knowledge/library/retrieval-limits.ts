@@ -14,6 +14,12 @@ export interface RetrievalLimits {
    * passages hold in passing ("Sunday" in a table of date fields) must not outweigh the rest of the question.
    */
   rareShare: number;
+  /**
+   * A word in under `rareShare` of the passages is one the site uses in passing (a day in a table of date fields, a
+   * name among a release's credits): it counts in a passage's text only within this many words (stop words aside) of
+   * another of its message's words, or in the passage's title, keywords or headings.
+   */
+  passingWindow: number;
   /** The most a passage's (or its page's) coverage counts when it holds one of the question's two or more searched words. */
   oneWordCoverage: number;
   /**
@@ -61,6 +67,7 @@ export const RETRIEVAL_LIMITS: RetrievalLimits = {
   maxPerPage: 3,
   minCoverage: 0.55,
   rareShare: 0.002,
+  passingWindow: 5,
   oneWordCoverage: 0.5,
   pageShare: 0.5,
   commonShare: 0.15,

@@ -68,6 +68,30 @@ describe('the relevance rule', () => {
     expect(floored).toBeLessThan(forged);
   });
 
+  it('counts a word the site uses in passing only near another of its message’s words, or in a heading', async () => {
+    const filler = 'The clerk files the reports in the grey cabinet beside the window every morning.';
+    const index = await buildIndex([
+      ...PAGES.filter(({ url }) => !url.endsWith('/hours')),
+      // "Sunday" in a list of date fields, far from "hour"; "calendars" beside it, a word of another question.
+      page('/fields', 'Date fields', 'en', [
+        ['Fields', `dow counts the days of the week from Sunday, as calendars do. ${filler} hour gives the hour.`],
+      ]),
+      page('/parking', 'Parking', 'en', [['Weekends', 'Parking is free on Sunday for the first hour.']]),
+      page('/sunday', 'Weekend', 'en', [['Sunday', `The market opens at ten. ${filler} Stalls close after an hour.`]]),
+    ]);
+    // Words in under `rareShare` of the passages (here three) are used in passing: "hour", "Sunday", "calendars".
+    const limits = { ...RETRIEVAL_LIMITS, rareShare: 0.3 };
+    const pages = (question: Parameters<typeof retrieve>[1]) => new Set(paths(retrieve(index, question, limits)));
+    expect(pages({ latest: 'Which hour on Sunday?' })).toEqual(new Set(['/parking', '/sunday']));
+    // The previous question's "calendars" stands beside "Sunday" on the fields page: it does not vouch for the follow-up's.
+    expect(pages({ latest: 'Which hour on Sunday?', previous: 'Do you sell calendars?' })).toEqual(
+      new Set(['/parking', '/sunday']),
+    );
+    // Before the rule (no window), the fields page held the whole question.
+    const before = { ...limits, passingWindow: Number.POSITIVE_INFINITY };
+    expect(paths(retrieve(index, { latest: 'Which hour on Sunday?' }, before))).toContain('/fields');
+  });
+
   it('lists the pages a question is about: a page ranking far below the best is left out, and at most `maxPages`', async () => {
     const index = await buildIndex([
       ...PAGES,
@@ -110,6 +134,20 @@ describe('the relevance rule', () => {
     expect(paths(retrieve(index, { latest: 'What is your phone number?', searchWords: 'call us phone' }))).toEqual([
       '/contact',
     ]);
+  });
+
+  it("does not cover a question as typed through one of the visitor's words when more of them are on no page", async () => {
+    const index = await buildIndex([
+      ...PAGES,
+      page('/bags', 'Bags', 'en', [['Repairs', 'How long a repair takes: about two weeks.']]),
+      page('/payment', 'Payment', 'en', [['Methods', 'We accept cards and PayPal.']]),
+    ]);
+    // "cook" and "pasta" are on no page, "long" is.
+    expect(retrieve(index, { latest: 'How long does it take to cook pasta?' })).toEqual([]);
+    // One word missing beside one found is a small site's few pages ("policy" where the page says "returns").
+    expect(paths(retrieve(index, { latest: 'What is your returns policy?' }))).toContain('/returns');
+    // A question in a language that no page is in misses the pages' words by its language, not its subject.
+    expect(paths(retrieve(index, { latest: 'Acceptez-vous PayPal ?', language: 'fr' }))).toEqual(['/payment']);
   });
 
   it('lists no page ranking below passages that `maxPerPage` left out of a listed page, unless its title names the question', async () => {

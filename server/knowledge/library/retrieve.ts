@@ -99,8 +99,15 @@ function lookUp(index: KnowledgeIndex, question: Question, limits: RetrievalLimi
     // Once a model was asked, a word of the question as typed that the pages lack is what it is about, wherever it is
     // looked up; the model's own words are the site's vocabulary as it guessed it, and a guess the pages lack says
     // nothing.
-    const typed = new Set(question.searchWords === undefined ? [] : tokenize(question.latest, lookup.language));
-    return { ...lookup, ...weigh(index, lookup.text, lookup.language, limits, (term) => typed.has(term)) };
+    const asked = question.searchWords !== undefined;
+    const typed = new Set(asked ? tokenize(question.latest, lookup.language) : []);
+    const authors = {
+      visitor: (term: string) => typed.has(term),
+      // A question looked up in another language's passages misses their words by being in its own.
+      unaided: !asked && lookup.language === ownLanguage(question.latest, question.language ?? index.language),
+      messages: lookup.joined ? [question.latest, question.previous ?? ''] : [lookup.text],
+    };
+    return { ...lookup, ...weigh(index, lookup.text, lookup.language, limits, authors) };
   });
   const pages = new Set<string>();
   for (const { language, distinct, joined } of looked) {

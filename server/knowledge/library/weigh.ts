@@ -30,22 +30,101 @@ export interface WeighedTerm {
  * in another sense as often as not ("tomorrow" as a date's special value). So is a visitor's word when others of theirs
  * (`missing`) are words no page holds, once a model was asked: unless the model's own word found the passage and the
  * missing words do not outnumber it ("call" for "phone" is the model's bridge; "repair" for "Do you repair laptops?"
- * and "time" for "cook pasta" are not).
+ * and "time" for "cook pasta" are not). With no model asked, when the missing words outnumber it and its page's title
+ * does not hold it ("How long do I have to return an item?" on a one-page site titled "Returns").
  */
 const oneWordOnly = (held: string[], searched: number, missing: number, visitor: (term: string) => boolean) =>
   held.length < 2 && (searched >= 2 || (missing > 0 && (held.every(visitor) || missing > held.length)));
 
+/** Who wrote a text's words, for {@link weigh}. */
+export interface Authors {
+  /** Once a model was asked for the site's words, whether a term is the visitor's own (a word of the question as typed). */
+  visitor?: (term: string) => boolean;
+  /** No model was asked, and the text is the visitor's, cut with their language's rules: all its words are theirs. */
+  unaided?: boolean;
+  /** The messages the text joins (a follow-up and the previous question), whose words vouch only for their own. */
+  messages?: readonly string[];
+}
+
+/**
+ * A text's searched words that its site uses in passing (in under `rare` passages: a name among a release's credits,
+ * a day in a table of date fields, a file name in an example), each with the words of its own message that may vouch
+ * for it: a follow-up's word is not vouched for by the previous question's.
+ */
+function passingWords(
+  searched: readonly string[],
+  found: (term: string) => number,
+  rare: number,
+  messages: readonly string[],
+  language: string,
+): Map<string, Set<string>> {
+  const passing = new Map<string, Set<string>>();
+  if (searched.length < 2) return passing;
+  const cut = messages.map((message) => new Set(tokenize(message, language)));
+  for (const term of searched) {
+    // A name joined by underscores says what it is about wherever it stands (and is cut after the words).
+    if (found(term) >= rare || term.includes('_')) continue;
+    const company = new Set<string>();
+    for (const message of cut) if (message.has(term)) for (const other of message) company.add(other);
+    company.delete(term);
+    passing.set(term, company);
+  }
+  return passing;
+}
+
+/**
+ * A passage's held words without those the site uses in passing that stand in its text alone: not in its title,
+ * keywords or headings, and neither within `window` words of another held word of their message nor in a passage
+ * whose title or headings hold one. "Sunday" in a list of date fields, "Research" in a team's name and "photo" in a
+ * file name are not what the passage is about.
+ */
+function withoutLoneWords(
+  held: string[],
+  passing: ReadonlyMap<string, ReadonlySet<string>>,
+  match: Record<string, string[]>,
+  text: string,
+  language: string,
+  window: number,
+): string[] {
+  const inText = (term: string) => (match[term] ?? []).every((field) => field === 'text');
+  const lone = held.filter((term) => passing.has(term) && inText(term));
+  if (lone.length === 0) return held;
+  const words = tokenize(text, language);
+  const alone = lone.filter((term) => {
+    const company = [...(passing.get(term) ?? [])].filter((other) => held.includes(other));
+    // A word of the title or of a heading is about the whole passage, so beside every word of it.
+    if (company.some((other) => !inText(other))) return false;
+    return !near(words, term, (word) => company.includes(word), window);
+  });
+  return held.filter((term) => !alone.includes(term));
+}
+
+/** Whether `term` stands within `window` words of a word that `other` accepts. */
+function near(words: readonly string[], term: string, other: (word: string) => boolean, window: number): boolean {
+  let lastTerm = Number.NEGATIVE_INFINITY;
+  let lastOther = Number.NEGATIVE_INFINITY;
+  for (const [at, word] of words.entries()) {
+    if (word === term) {
+      if (at - lastOther <= window) return true;
+      lastTerm = at;
+    } else if (other(word)) {
+      if (at - lastTerm <= window) return true;
+      lastOther = at;
+    }
+  }
+  return false;
+}
+
 /**
  * One text's terms, cut with `language`'s rules, and every passage in that language that holds any of them (whatever
- * its coverage), in no particular order ({@link bestFirst} orders them). `visitor`: once a model was asked for the
- * site's words, whether a term is the visitor's own (a word of the question as typed).
+ * its coverage), in no particular order ({@link bestFirst} orders them), its words' authors as {@link Authors} says.
  */
 export function weigh(
   index: KnowledgeIndex,
   text: string,
   language: string,
   limits: RetrievalLimits,
-  visitor: (term: string) => boolean = () => false,
+  { visitor = () => false, unaided = false, messages = [text] }: Authors = {},
 ) {
   const terms = [...new Set(tokenize(text, language))];
   const count = index.passages.length;
@@ -79,9 +158,10 @@ export function weigh(
     .map((each) => each.term);
   // Once a model was asked for the site's words, a word of the visitor's that the pages still lack is what the text is
   // about ("laptops" in "Do you repair laptops?"), in the model's words too when they repeat it ("laptop repair
-  // service"); without a model, it mostly says that the owner wrote few pages ("phone"), and a word that only the
-  // model guessed says nothing.
-  const missing = weighed.filter((each) => each.use === 'absent' && visitor(each.term)).length;
+  // service"); a word that only the model guessed says nothing. Without a model, it mostly says that the owner wrote few
+  // pages ("phone", "policy"), unless the visitor's missing words outnumber those the pages hold ("student loan" and the
+  // FAQ's student discounts, "cook pasta" and "how long" a repair takes).
+  const missing = weighed.filter((each) => each.use === 'absent' && (unaided || visitor(each.term))).length;
   const scored: ScoredPassage[] = [];
   if (total > 0 && searched.length > 0) {
     const inLanguage = (result: { [field: string]: unknown }) => result.language === language;
@@ -94,24 +174,43 @@ export function weigh(
     // sections (a man page's name line, its options), so a passage's coverage is the mean of its own and its page's.
     const matches: { passage: Passage; score: number; held: string[] }[] = [];
     const pageTerms = new Map<string, Set<string>>();
+    const passing = passingWords(searched, found, limits.rareShare * count, messages, language);
     for (const result of index.search.search(query, { filter: inLanguage })) {
       const passage = index.passages[result.id];
-      const held = result.queryTerms.filter((term) => (weight.get(term) ?? 0) > 0);
+      const held = withoutLoneWords(
+        result.queryTerms.filter((term) => (weight.get(term) ?? 0) > 0),
+        passing,
+        result.match,
+        passage.text,
+        language,
+        limits.passingWindow,
+      );
       matches.push({ passage, score: result.score, held });
       const terms = pageTerms.get(passage.page) ?? new Set<string>();
       for (const term of held) terms.add(term);
       pageTerms.set(passage.page, terms);
     }
-    const share = (terms: ReadonlySet<string> | readonly string[]) => {
+    // With no model asked, a page whose title holds the visitor's word is about it, whatever else they asked.
+    const titles = new Map<string, Set<string>>();
+    const titled = (passage: Passage, terms: Iterable<string>) => {
+      if (!unaided) return false;
+      const title = titles.get(passage.page) ?? new Set(tokenize(passage.title, language));
+      titles.set(passage.page, title);
+      return [...terms].some((term) => title.has(term));
+    };
+    const share = (terms: ReadonlySet<string> | readonly string[], passage: Passage) => {
       let sum = 0;
       for (const term of terms) sum += weight.get(term) ?? 0;
-      const capped = oneWordOnly([...terms], searched.length, missing, visitor);
+      const capped = oneWordOnly([...terms], searched.length, titled(passage, terms) ? 0 : missing, visitor);
       return capped ? Math.min(sum / total, limits.oneWordCoverage) : sum / total;
     };
     const pageCoverage = new Map<string, number>();
-    for (const [page, terms] of pageTerms) pageCoverage.set(page, share(terms));
+    for (const { passage } of matches) {
+      if (!pageCoverage.has(passage.page))
+        pageCoverage.set(passage.page, share(pageTerms.get(passage.page) ?? [], passage));
+    }
     for (const { passage, score, held } of matches) {
-      const own = share(held);
+      const own = share(held, passage);
       const page = pageCoverage.get(passage.page) ?? own;
       scored.push({ passage, score, coverage: own + (page - own) * limits.pageShare });
     }
