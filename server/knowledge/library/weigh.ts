@@ -89,11 +89,14 @@ function withoutLoneWords(
   const inText = (term: string) => (match[term] ?? []).every((field) => field === 'text');
   const lone = held.filter((term) => passing.has(term) && inText(term));
   if (lone.length === 0) return held;
-  const words = tokenize(text, language);
+  // Cut only when a lone word has company to stand near: cutting a passage's text is most of what this costs.
+  let words: string[] | undefined;
   const alone = lone.filter((term) => {
     const company = [...(passing.get(term) ?? [])].filter((other) => held.includes(other));
+    if (company.length === 0) return true;
     // A word of the title or of a heading is about the whole passage, so beside every word of it.
     if (company.some((other) => !inText(other))) return false;
+    words ??= tokenize(text, language);
     return !near(words, term, (word) => company.includes(word), window);
   });
   return held.filter((term) => !alone.includes(term));
