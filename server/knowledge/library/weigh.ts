@@ -202,9 +202,12 @@ export function weigh(
       return [...terms].some((term) => title.has(term));
     };
     const share = (terms: ReadonlySet<string> | readonly string[], passage: Passage) => {
+      const held = [...terms];
       let sum = 0;
-      for (const term of terms) sum += weight.get(term) ?? 0;
-      const capped = oneWordOnly([...terms], searched.length, titled(passage, terms) ? 0 : missing, visitor);
+      for (const term of held) sum += weight.get(term) ?? 0;
+      // The title is read only where the missing words could cap one word: reading every page's was most of the time.
+      const titleHolds = held.length < 2 && missing > 0 && titled(passage, held);
+      const capped = oneWordOnly(held, searched.length, titleHolds ? 0 : missing, visitor);
       return capped ? Math.min(sum / total, limits.oneWordCoverage) : sum / total;
     };
     const pageCoverage = new Map<string, number>();
