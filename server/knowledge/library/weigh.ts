@@ -195,11 +195,11 @@ export function weigh(
     }
     // With no model asked, a page whose title holds the visitor's word is about it, whatever else they asked.
     const titles = new Map<string, Set<string>>();
-    const titled = (passage: Passage, terms: Iterable<string>) => {
+    const titled = (passage: Passage, terms: readonly string[]) => {
       if (!unaided) return false;
       const title = titles.get(passage.page) ?? new Set(tokenize(passage.title, language));
       titles.set(passage.page, title);
-      return [...terms].some((term) => title.has(term));
+      return terms.some((term) => title.has(term));
     };
     const share = (terms: ReadonlySet<string> | readonly string[], passage: Passage) => {
       const held = [...terms];
