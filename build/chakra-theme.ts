@@ -1,6 +1,9 @@
 import type { RecipeDefinition } from '@chakra-ui/react';
-import { buttonRecipe, inputRecipe, textStyles, tokens } from '@chakra-ui/react/theme';
+import type * as ChakraThemeExports from '@chakra-ui/react/theme';
 import type { Plugin } from 'vite';
+
+/** Chakra's theme exports, imported only when the virtual module is loaded: the import alone takes 2 s of Node's time. */
+type ChakraTheme = Pick<typeof ChakraThemeExports, 'buttonRecipe' | 'inputRecipe' | 'textStyles' | 'tokens'>;
 
 const MODULE_ID = 'virtual:chakra-theme';
 const RESOLVED_ID = `\0${MODULE_ID}`;
@@ -21,7 +24,7 @@ const CARD_TOKENS = {
   radii: ['xs', 'sm', 'md', 'lg', 'full'],
   sizes: ['2', '3.5', '4', '5', '6', '8', '9', '10', 'xs', 'lg', 'full'],
   spacing: ['1', '2', '3', '3.5', '4', '5', '14'],
-} as const satisfies Partial<Record<keyof typeof tokens, readonly string[]>>;
+} as const satisfies Partial<Record<keyof ChakraTheme['tokens'], readonly string[]>>;
 
 /** The text styles of the button and input recipes' sizes kept below, and the heading's `textStyle="lg"`. */
 const CARD_TEXT_STYLES = ['xs', 'sm', 'md', 'lg'] as const;
@@ -42,7 +45,7 @@ function pick<T extends object, K extends keyof T>(all: T, names: readonly K[]):
 }
 
 /** The card's tokens: Chakra's default ones, with their values, that `CARD_TOKENS` names. */
-export function cardTokens() {
+export function cardTokens({ tokens }: ChakraTheme) {
   return Object.fromEntries(
     Object.entries(CARD_TOKENS).map(([group, names]) => {
       const all = tokens[group as keyof typeof CARD_TOKENS] as Record<string, unknown>;
@@ -52,7 +55,7 @@ export function cardTokens() {
 }
 
 /** The card's text styles: Chakra's default ones that `CARD_TEXT_STYLES` names. */
-export function cardTextStyles() {
+export function cardTextStyles({ textStyles }: ChakraTheme) {
   return pick(textStyles, CARD_TEXT_STYLES);
 }
 
@@ -68,7 +71,7 @@ function withVariants(recipe: RecipeDefinition, kept: Record<string, readonly st
 }
 
 /** The card's recipes: Chakra's button and input with the sizes and variants that `CARD_RECIPE_VARIANTS` names. */
-export function cardRecipes() {
+export function cardRecipes({ buttonRecipe, inputRecipe }: ChakraTheme) {
   return {
     button: withVariants(buttonRecipe, CARD_RECIPE_VARIANTS.button),
     input: withVariants(inputRecipe, CARD_RECIPE_VARIANTS.input),
@@ -86,12 +89,15 @@ export function chakraTheme(): Plugin {
     resolveId(source) {
       return source === MODULE_ID ? RESOLVED_ID : null;
     },
-    load(id) {
+    async load(id) {
       if (id !== RESOLVED_ID) return null;
+      // Imported here, not with this file: loading the project's config (every `vite` command, `vite preview` and the
+      // test runner included) then costs nothing for a theme that only a build or a dev page asks for.
+      const theme = await import('@chakra-ui/react/theme');
       return [
-        `export const cardTokens = ${JSON.stringify(cardTokens())};`,
-        `export const cardTextStyles = ${JSON.stringify(cardTextStyles())};`,
-        `export const cardRecipes = ${JSON.stringify(cardRecipes())};`,
+        `export const cardTokens = ${JSON.stringify(cardTokens(theme))};`,
+        `export const cardTextStyles = ${JSON.stringify(cardTextStyles(theme))};`,
+        `export const cardRecipes = ${JSON.stringify(cardRecipes(theme))};`,
       ].join('\n');
     },
   };
