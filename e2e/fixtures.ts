@@ -376,6 +376,10 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
     async ({ context }, use) => {
       const errors = watchHydration(context);
       await use(errors);
+      // The context and its page go on to the worker's next test (`reuseContext`, playwright.config.ts), which
+      // Playwright resets but whose listeners it keeps: what this test listened for ends with it.
+      for (const page of context.pages()) await page.removeAllListeners(undefined, { behavior: 'ignoreErrors' });
+      await context.removeAllListeners(undefined, { behavior: 'ignoreErrors' });
       expect(errors, 'React hydration errors (a mismatch between the served card and the app)').toEqual([]);
     },
     { auto: true },

@@ -32,6 +32,13 @@ export default defineConfig<{ mode: Mode }, { mode: Mode }>({
     },
     viewport: { width: 1280, height: 800 },
     screenshot: 'only-on-failure',
+    // A worker's tests go on in one browser context and page, which Playwright resets between them (cookies, cache,
+    // local and session storage of every origin visited, routes, init scripts, the clock, viewport and emulation;
+    // e2e/fixtures.ts removes the listeners a test added). A new context per test cost three times the CPU of the
+    // app's own load: measured on 2026-11-29, a page opened, answered and closed 12 times took 3.1 s of CPU apiece in
+    // new contexts and 1.2 s in one; the fault matrix's 20 tests, 91 s of CPU against 62. A test that needs a context
+    // of its own (another locale, a phone) gets one: Playwright makes it for the options it cannot reset.
+    reuseContext: true,
   },
   projects: [
     // The direct build calls a provider on a port fixed at build time, so its tests share one fake provider and one
