@@ -340,6 +340,9 @@ async function attachServerOutput(testInfo: TestInfo, output: string[], from: nu
   }
 }
 
+/** The page and context events the suite's tests and fixtures listen to. */
+const TEST_EVENTS = ['console', 'pageerror', 'weberror', 'request', 'response', 'dialog'];
+
 export const test = base.extend<TestFixtures, WorkerFixtures>({
   mode: ['proxy', { option: true, scope: 'worker' }],
 
@@ -377,9 +380,11 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
       const errors = watchHydration(context);
       await use(errors);
       // The context and its page go on to the worker's next test (`reuseContext`, playwright.config.ts), which
-      // Playwright resets but whose listeners it keeps: what this test listened for ends with it.
-      for (const page of context.pages()) await page.removeAllListeners(undefined, { behavior: 'ignoreErrors' });
-      await context.removeAllListeners(undefined, { behavior: 'ignoreErrors' });
+      // Playwright resets but whose listeners it keeps: what this test listened for ends with it. Only the events
+      // tests listen to: Playwright waits for a page's or a context's close through listeners of its own.
+      for (const emitter of [context, ...context.pages()]) {
+        for (const event of TEST_EVENTS) await emitter.removeAllListeners(event, { behavior: 'ignoreErrors' });
+      }
       expect(errors, 'React hydration errors (a mismatch between the served card and the app)').toEqual([]);
     },
     { auto: true },
