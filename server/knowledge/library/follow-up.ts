@@ -37,6 +37,8 @@ export function aboutBoth(
   };
   const before = weights(question.previous ?? '');
   const most = Math.max(0, ...before.values());
-  const named = (term: string) => (before.get(term) ?? 0) >= limits.distinctShare * most && most > 0;
-  return ordered.filter(({ held, named: titled }) => titled.some(named) && holdsMine(held));
+  const distinct = (term: string) => most > 0 && (before.get(term) ?? 0) >= limits.distinctShare * most;
+  const names = ({ held, fields }: HeldPassage) =>
+    held.some((term) => distinct(term) && (fields[term] ?? []).some((field) => field !== 'text'));
+  return ordered.filter((candidate) => names(candidate) && holdsMine(candidate.held));
 }

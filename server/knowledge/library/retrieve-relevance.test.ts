@@ -217,4 +217,19 @@ describe('the relevance rule', () => {
     expect(after).not.toContain('/json');
     expect(after).not.toContain('/catalogue');
   });
+
+  it('gives a follow-up no page about the previous question that holds only one of its several words', async () => {
+    const index = await buildIndex([
+      ...PAGES,
+      ...['btree', 'hash', 'brin'].map((kind) =>
+        page(`/${kind}`, `${kind} indexes`, 'en', [['Parsing', `Parsing a ${kind} key is slow.`]]),
+      ),
+      ...['disks', 'networks', 'locks'].map((thing) => page(`/${thing}`, thing, 'en', [['Speed', `Slow ${thing}.`]])),
+      // "Parsing" is rarer than "slow" here, so it alone holds most of the message's weight.
+      page('/json', 'JSON types', 'en', [['jsonb', 'jsonb stores the document parsed, in a binary form.']]),
+    ]);
+    const found = paths(retrieve(index, { latest: 'Is parsing slow?', previous: 'What is the jsonb type?' }));
+    expect(found.length).toBeGreaterThan(0);
+    expect(found).not.toContain('/json');
+  });
 });

@@ -16,8 +16,8 @@ export interface ScoredPassage {
 /** A scored passage and the words of the text it holds (its own, not its page's), for the rules that read them. */
 export interface HeldPassage extends ScoredPassage {
   held: readonly string[];
-  /** Those of them in its title, keywords or headings: what the passage is about. */
-  named: readonly string[];
+  /** The fields each of its words is in (MiniSearch's `match`): one in its title, keywords or headings names it. */
+  fields: Readonly<Record<string, readonly string[]>>;
 }
 
 /** How rare a term is among `count` passages (BM25's IDF). */
@@ -182,7 +182,7 @@ export function weigh(
     const query: Query = common.length === 0 ? searched.join(' ') : { queries: [searched.join(' '), inTitles] };
     // A passage's found terms are kept until its page's are known: a page may answer with words spread over its
     // sections (a man page's name line, its options), so a passage's coverage is the mean of its own and its page's.
-    const matches: { passage: Passage; score: number; held: string[]; named: string[] }[] = [];
+    const matches: { passage: Passage; score: number; held: string[]; fields: Record<string, string[]> }[] = [];
     const pageTerms = new Map<string, Set<string>>();
     const passing = passingWords(searched, found, limits.rareShare * count, messages, language);
     for (const result of index.search.search(query, { filter: inLanguage })) {
@@ -195,8 +195,7 @@ export function weigh(
         language,
         limits.passingWindow,
       );
-      const named = held.filter((term) => (result.match[term] ?? []).some((field) => field !== 'text'));
-      matches.push({ passage, score: result.score, held, named });
+      matches.push({ passage, score: result.score, held, fields: result.match });
       const terms = pageTerms.get(passage.page) ?? new Set<string>();
       for (const term of held) terms.add(term);
       pageTerms.set(passage.page, terms);
@@ -223,10 +222,10 @@ export function weigh(
       if (!pageCoverage.has(passage.page))
         pageCoverage.set(passage.page, share(pageTerms.get(passage.page) ?? [], passage));
     }
-    for (const { passage, score, held, named } of matches) {
+    for (const { passage, score, held, fields } of matches) {
       const own = share(held, passage);
       const page = pageCoverage.get(passage.page) ?? own;
-      scored.push({ passage, score, coverage: own + (page - own) * limits.pageShare, held, named });
+      scored.push({ passage, score, coverage: own + (page - own) * limits.pageShare, held, fields });
     }
   }
   return { terms: weighed, scored, share: whole > 0 ? total / whole : 0, distinct };
