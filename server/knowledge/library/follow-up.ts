@@ -5,11 +5,11 @@ import { tokenize } from './tokenize.ts';
 import type { HeldPassage, WeighedTerm } from './weigh.ts';
 
 /**
- * The candidates of a lookup joined with the previous question that are about both messages: the passage itself holds
- * enough of the latest message's weight (two of its words when it has two or more, as weigh.ts's one-word rule),
- * and its title, keywords or headings hold a distinctive word of the previous question: it is about what the previous
- * question was about ("Can it be indexed?" after a jsonb question: "jsonb Indexing", where every page on indexes holds
- * the message alone).
+ * The candidates of a lookup joined with the previous question that are about both messages, of the best page that has
+ * any (`ordered` is best first): the passage itself holds enough of the latest message's weight (two of its words when
+ * it has two or more, as weigh.ts's one-word rule), and its title, keywords or headings hold a distinctive word of the
+ * previous question, so it is about what that question was about ("Can it be indexed?" after a jsonb question: "jsonb
+ * Indexing", where every page on indexes holds the message alone).
  */
 export function aboutBoth(
   joined: { terms: readonly WeighedTerm[]; language: string },
@@ -40,5 +40,7 @@ export function aboutBoth(
   const distinct = (term: string) => most > 0 && (before.get(term) ?? 0) >= limits.distinctShare * most;
   const names = ({ held, fields }: HeldPassage) =>
     held.some((term) => distinct(term) && (fields[term] ?? []).some((field) => field !== 'text'));
-  return ordered.filter((candidate) => names(candidate) && holdsMine(candidate.held));
+  const about = (candidate: HeldPassage) => names(candidate) && holdsMine(candidate.held);
+  const page = ordered.find(about)?.passage.page;
+  return page === undefined ? [] : ordered.filter((candidate) => candidate.passage.page === page && about(candidate));
 }

@@ -138,10 +138,8 @@ export function judge(index: KnowledgeIndex, question: Question, limits: Retriev
     const ordered = bestFirst(lookup.scored);
     if (!lookup.joined) own.push(...listed(ordered, lookup));
     else {
-      const about = aboutBoth(lookup, ordered, question, limits);
-      const page = about[0]?.passage.page;
       // Its candidates rank far below as the joined lookup's do.
-      if (both.length === 0 && page !== undefined) both = about.filter((candidate) => candidate.passage.page === page);
+      if (both.length === 0) both = aboutBoth(lookup, ordered, question, limits);
       joined.push(...listed(ordered, lookup));
     }
   }
