@@ -24,7 +24,8 @@ function followUpRule(index: KnowledgeIndex, question: Question): FollowUpRule |
     rule: 'joined',
     why:
       `${question.searchWords ? "the model's search words only repeat it" : 'no search words'}: it is looked up as ` +
-      "typed, and with the previous question's words, but only pages holding its own distinctive words may answer",
+      "typed, and with the previous question's words, but only pages holding its own distinctive words may answer " +
+      '(a page about both, named by the previous question, comes after its own best page)',
   };
 }
 

@@ -189,4 +189,47 @@ describe('the relevance rule', () => {
     // Words that find nothing leave the question as typed to find what it can.
     expect(paths(retrieve(index, { ...followUp, searchWords: 'zqx unknown words' }))).toContain('/costs');
   });
+
+  it('gives a follow-up the page about both messages after its own best page, and no other question that page', async () => {
+    const index = await buildIndex([
+      ...PAGES,
+      // Three pages that hold the message's one word more often than the page about both messages does.
+      ...['btree', 'hash', 'brin'].map((kind) =>
+        page(`/${kind}`, `${kind} indexes`, 'en', [
+          ['Indexes', `A ${kind} index is indexed fast; index it, index it.`],
+        ]),
+      ),
+      page('/json', 'JSON types', 'en', [
+        ['jsonb', 'jsonb stores a parsed binary form of the document.'],
+        ['jsonb indexing', 'A jsonb column can be indexed with GIN.'],
+      ]),
+      // A page holding the next question's words in passing, not about them.
+      page('/catalogue', 'Catalogue', 'en', [['Tools', 'Every forged steel tool is indexed in the catalogue.']]),
+    ]);
+    const followUp = { latest: 'Can it be indexed?', previous: 'What is the jsonb type?' };
+    const found = paths(retrieve(index, followUp));
+    expect(found).toContain('/json');
+    expect(new Set(found).size).toBeLessThanOrEqual(RETRIEVAL_LIMITS.maxPages);
+    // The message alone, and after a question whose pages do not hold it, lists the index pages only.
+    expect(paths(retrieve(index, { latest: 'Can it be indexed?' }))).not.toContain('/json');
+    // Nor a page that only holds the previous question's words in its text: it is not about them.
+    const after = paths(retrieve(index, { latest: 'Can it be indexed?', previous: 'Which steel is forged?' }));
+    expect(after).not.toContain('/json');
+    expect(after).not.toContain('/catalogue');
+  });
+
+  it('gives a follow-up no page about the previous question that holds only one of its several words', async () => {
+    const index = await buildIndex([
+      ...PAGES,
+      ...['btree', 'hash', 'brin'].map((kind) =>
+        page(`/${kind}`, `${kind} indexes`, 'en', [['Parsing', `Parsing a ${kind} key is slow.`]]),
+      ),
+      ...['disks', 'networks', 'locks'].map((thing) => page(`/${thing}`, thing, 'en', [['Speed', `Slow ${thing}.`]])),
+      // "Parsing" is rarer than "slow" here, so it alone holds most of the message's weight.
+      page('/json', 'JSON types', 'en', [['jsonb', 'jsonb stores the document parsed, in a binary form.']]),
+    ]);
+    const found = paths(retrieve(index, { latest: 'Is parsing slow?', previous: 'What is the jsonb type?' }));
+    expect(found.length).toBeGreaterThan(0);
+    expect(found).not.toContain('/json');
+  });
 });

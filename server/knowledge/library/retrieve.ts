@@ -1,7 +1,9 @@
+import { choose, titleNamer, type Verdict } from './choose.ts';
+import { aboutBoth } from './follow-up.ts';
 import { RETRIEVAL_LIMITS, type RetrievalLimits } from './retrieval-limits.ts';
 import type { KnowledgeIndex } from './search-index.ts';
 import { ruleLanguage, scriptLanguage, tokenize } from './tokenize.ts';
-import { bestFirst, rank, type ScoredPassage, weigh } from './weigh.ts';
+import { bestFirst, type HeldPassage, rank, type ScoredPassage, weigh } from './weigh.ts';
 
 /** What the visitor asked: the latest message, and (with `history`) the question before it. */
 export interface Question {
@@ -21,20 +23,6 @@ export interface Question {
 
 /** Why the question as typed is not enough, so that a model is asked for search words once. */
 export type SearchWordsReason = 'language' | 'follow-up' | 'large-site' | 'not-found';
-
-/** What became of a candidate passage, and by which rule. */
-export type Verdict =
-  | 'given'
-  | 'already given'
-  | 'below minCoverage'
-  | 'below relativeRank'
-  | 'no distinctive word'
-  | 'the model’s words found pages'
-  | 'maxPassages'
-  | 'maxPerPage'
-  | 'a listed page ranks above'
-  | 'maxPages'
-  | 'maxTokens';
 
 /** The rule language of a text: its script's (Chinese, Japanese), or else the one it is said to be in. */
 export const ownLanguage = (text: string, tag: string) => ruleLanguage(scriptLanguage(text, tag));
@@ -121,81 +109,54 @@ function lookUp(index: KnowledgeIndex, question: Question, limits: RetrievalLimi
 }
 
 /**
- * Takes candidates of `pages` in order within the limits, saying of each what became of it. Once a listed page has more
- * passages than `maxPerPage` lets in, a page ranking below them is not listed: the question is about the first page,
- * and the other only shares its words; unless its title names the question (`named`: a command's own page beside an
- * article that discusses it at length).
- */
-function choose(
-  found: readonly ScoredPassage[],
-  pages: ReadonlySet<string>,
-  weak: ReadonlySet<ScoredPassage>,
-  named: (candidate: ScoredPassage) => boolean,
-  limits: RetrievalLimits,
-): Verdict[] {
-  const chosen: ScoredPassage[] = [];
-  const perPage = new Map<string, number>();
-  let tokens = 0;
-  let pageLeftOut = false;
-  return found.map((candidate): Verdict => {
-    const { passage } = candidate;
-    if (candidate.coverage < limits.minCoverage) return 'below minCoverage';
-    if (weak.has(candidate)) return 'below relativeRank';
-    if (!pages.has(passage.page)) return 'no distinctive word';
-    if (chosen.some((taken) => taken.passage === passage)) return 'already given';
-    if (chosen.length === limits.maxPassages) return 'maxPassages';
-    if ((perPage.get(passage.page) ?? 0) >= limits.maxPerPage) {
-      pageLeftOut = true;
-      return 'maxPerPage';
-    }
-    if (!perPage.has(passage.page) && pageLeftOut && !named(candidate)) return 'a listed page ranks above';
-    if (!perPage.has(passage.page) && perPage.size >= limits.maxPages) return 'maxPages';
-    if (tokens + passage.tokens > limits.maxTokens) return 'maxTokens';
-    chosen.push(candidate);
-    perPage.set(passage.page, (perPage.get(passage.page) ?? 0) + 1);
-    tokens += passage.tokens;
-    return 'given';
-  });
-}
-
-/** Whether a title holds one of a text's distinctive words, each title cut once. */
-function titleNamer(distinct: readonly string[], language: string): (title: string) => boolean {
-  const words = new Set(distinct);
-  const seen = new Map<string, boolean>();
-  return (title) => {
-    let names = seen.get(title);
-    if (names === undefined) {
-      names = tokenize(title, language).some((term) => words.has(term));
-      seen.set(title, names);
-    }
-    return names;
-  };
-}
-
-/**
  * Every candidate of every lookup (each lookup's best first) and what became of it. A candidate ranking far below its
  * lookup's best is left out; when the model's words find pages, they are the question's standalone form, and the
- * question as typed (a follow-up's "What does it cost?") adds none.
+ * question as typed (a follow-up's "What does it cost?") adds none. A follow-up's best page about both messages
+ * ({@link aboutBoth}) comes right after the message's own best page, before its others: the message alone names no
+ * topic ("Can it be indexed?"), and the page the previous question names is not cut for ranking below its pages.
  */
 export function judge(index: KnowledgeIndex, question: Question, limits: RetrievalLimits) {
   const { looked, pages } = lookUp(index, question, limits);
-  const found: ScoredPassage[] = [];
   const weak = new Set<ScoredPassage>();
   const fromWords = new Set<ScoredPassage>();
   const namer = new Map<ScoredPassage, (title: string) => boolean>();
-  for (const { scored, words, distinct, language } of looked) {
-    const ordered = bestFirst(scored);
-    const best = ordered.find(({ coverage }) => coverage >= limits.minCoverage);
-    const names = titleNamer(distinct, language);
-    for (const candidate of ordered) {
-      found.push(candidate);
+  // Each list's best decides which of its candidates rank far below.
+  const listed = (list: HeldPassage[], lookup: (typeof looked)[number]) => {
+    const best = list.find(({ coverage }) => coverage >= limits.minCoverage);
+    const names = titleNamer(lookup.distinct, lookup.language);
+    for (const candidate of list) {
       namer.set(candidate, names);
-      if (words) fromWords.add(candidate);
+      if (lookup.words) fromWords.add(candidate);
       if (best && rank(candidate) < limits.relativeRank * rank(best)) weak.add(candidate);
     }
+    return list;
+  };
+  const own: HeldPassage[] = [];
+  const joined: HeldPassage[] = [];
+  let both: HeldPassage[] = [];
+  for (const lookup of looked) {
+    const ordered = bestFirst(lookup.scored);
+    if (!lookup.joined) own.push(...listed(ordered, lookup));
+    else {
+      // Its candidates rank far below as the joined lookup's do.
+      if (both.length === 0) both = aboutBoth(lookup, ordered, question, limits);
+      joined.push(...listed(ordered, lookup));
+    }
   }
-  const named = (candidate: ScoredPassage) => namer.get(candidate)?.(candidate.passage.title) ?? false;
-  const verdicts = choose(found, pages, weak, named, limits);
+  const leading = new Set<ScoredPassage>(both);
+  const first = own.find(
+    (candidate) =>
+      !fromWords.has(candidate) &&
+      candidate.coverage >= limits.minCoverage &&
+      !weak.has(candidate) &&
+      pages.has(candidate.passage.page),
+  )?.passage.page;
+  const head = own.filter((candidate) => fromWords.has(candidate) || candidate.passage.page === first);
+  const tail = own.filter((candidate) => !fromWords.has(candidate) && candidate.passage.page !== first);
+  const found: ScoredPassage[] = [...(both.length > 0 ? [...head, ...both, ...tail] : own), ...joined];
+  const named = (candidate: ScoredPassage) =>
+    leading.has(candidate) || (namer.get(candidate)?.(candidate.passage.title) ?? false);
+  const verdicts = choose(found, pages, weak, named, leading, limits);
   const wordsFound = found.some((candidate, at) => verdicts[at] === 'given' && fromWords.has(candidate));
   return {
     looked,

@@ -13,6 +13,13 @@ export interface ScoredPassage {
   coverage: number;
 }
 
+/** A scored passage and the words of the text it holds (its own, not its page's), for the rules that read them. */
+export interface HeldPassage extends ScoredPassage {
+  held: readonly string[];
+  /** The fields each of its words is in (MiniSearch's `match`): one in its title, keywords or headings names it. */
+  fields: Readonly<Record<string, readonly string[]>>;
+}
+
 /** How rare a term is among `count` passages (BM25's IDF). */
 const rarity = (count: number, found: number) => Math.log(1 + (count - found + 0.5) / (found + 0.5));
 
@@ -165,7 +172,7 @@ export function weigh(
   // pages ("phone", "policy"), unless the visitor's missing words outnumber those the pages hold ("student loan" and the
   // FAQ's student discounts, "cook pasta" and "how long" a repair takes).
   const missing = weighed.filter((each) => each.use === 'absent' && (unaided || visitor(each.term))).length;
-  const scored: ScoredPassage[] = [];
+  const scored: HeldPassage[] = [];
   if (total > 0 && searched.length > 0) {
     const inLanguage = (result: { [field: string]: unknown }) => result.language === language;
     // A word too common to search the text for still tells which page is meant when the page's title or its owner's
@@ -175,7 +182,7 @@ export function weigh(
     const query: Query = common.length === 0 ? searched.join(' ') : { queries: [searched.join(' '), inTitles] };
     // A passage's found terms are kept until its page's are known: a page may answer with words spread over its
     // sections (a man page's name line, its options), so a passage's coverage is the mean of its own and its page's.
-    const matches: { passage: Passage; score: number; held: string[] }[] = [];
+    const matches: { passage: Passage; score: number; held: string[]; fields: Record<string, string[]> }[] = [];
     const pageTerms = new Map<string, Set<string>>();
     const passing = passingWords(searched, found, limits.rareShare * count, messages, language);
     for (const result of index.search.search(query, { filter: inLanguage })) {
@@ -188,7 +195,7 @@ export function weigh(
         language,
         limits.passingWindow,
       );
-      matches.push({ passage, score: result.score, held });
+      matches.push({ passage, score: result.score, held, fields: result.match });
       const terms = pageTerms.get(passage.page) ?? new Set<string>();
       for (const term of held) terms.add(term);
       pageTerms.set(passage.page, terms);
@@ -215,10 +222,10 @@ export function weigh(
       if (!pageCoverage.has(passage.page))
         pageCoverage.set(passage.page, share(pageTerms.get(passage.page) ?? [], passage));
     }
-    for (const { passage, score, held } of matches) {
+    for (const { passage, score, held, fields } of matches) {
       const own = share(held, passage);
       const page = pageCoverage.get(passage.page) ?? own;
-      scored.push({ passage, score, coverage: own + (page - own) * limits.pageShare });
+      scored.push({ passage, score, coverage: own + (page - own) * limits.pageShare, held, fields });
     }
   }
   return { terms: weighed, scored, share: whole > 0 ? total / whole : 0, distinct };
@@ -228,7 +235,7 @@ export function weigh(
  * Passages best first, by score and coverage together: BM25 alone puts first a long passage that holds one of the
  * question's words many times.
  */
-export function bestFirst(scored: ScoredPassage[]): ScoredPassage[] {
+export function bestFirst<T extends ScoredPassage>(scored: T[]): T[] {
   return scored.sort((a, b) => rank(b) - rank(a));
 }
 
