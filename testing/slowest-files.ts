@@ -26,17 +26,25 @@ export class VitestSlowestFiles implements VitestReporter {
   };
 }
 
-/** Playwright's: a file's time is the sum of its tests' (each project's run of it apart). */
+/**
+ * Playwright's: a file's time is the sum of its tests' (each project's run of it apart). It also says how many worker
+ * processes ran them: each starts a browser and a server, and Playwright starts one per set of fixtures a file uses.
+ */
 export class PlaywrightSlowestFiles implements PlaywrightReporter {
   private readonly times = new Map<string, number>();
+  private readonly workers = new Set<number>();
 
   onTestEnd(test: TestCase, result: TestResult): void {
     const file = `${test.parent.project()?.name ?? ''}: ${test.location.file.replace(`${process.cwd()}/`, '')}`;
     this.times.set(file, (this.times.get(file) ?? 0) + result.duration);
+    if (result.workerIndex >= 0) this.workers.add(result.workerIndex);
   }
 
   onEnd(): void {
-    if (this.times.size > 0) console.log(`\n${slowestLines('Browser tests', this.times).join('\n')}\n`);
+    if (this.times.size === 0) return;
+    const total = [...this.times.values()].reduce((sum, ms) => sum + ms, 0);
+    console.log(`\n${slowestLines('Browser tests', this.times).join('\n')}`);
+    console.log(`  ${(total / 1000).toFixed(1)} s of tests in all, in ${this.workers.size} worker processes\n`);
   }
 
   printsToStdio(): boolean {
