@@ -1,6 +1,5 @@
 // A follow-up looked up without the model's words: which page is about both it and the previous question.
 import type { RetrievalLimits } from './retrieval-limits.ts';
-import type { Question } from './retrieve.ts';
 import { tokenize } from './tokenize.ts';
 import type { HeldPassage, WeighedTerm } from './weigh.ts';
 
@@ -14,7 +13,7 @@ import type { HeldPassage, WeighedTerm } from './weigh.ts';
 export function aboutBoth(
   joined: { terms: readonly WeighedTerm[]; language: string },
   ordered: readonly HeldPassage[],
-  question: Question,
+  question: { latest: string; previous?: string },
   limits: RetrievalLimits,
 ): HeldPassage[] {
   const weights = (text: string) => {
