@@ -125,17 +125,8 @@ function near(words: readonly string[], term: string, other: (word: string) => b
   return false;
 }
 
-/**
- * One text's terms, cut with `language`'s rules, and every passage in that language that holds any of them (whatever
- * its coverage), in no particular order ({@link bestFirst} orders them), its words' authors as {@link Authors} says.
- */
-export function weigh(
-  index: KnowledgeIndex,
-  text: string,
-  language: string,
-  limits: RetrievalLimits,
-  { visitor = () => false, unaided = false, messages = [text] }: Authors = {},
-) {
+/** A text's terms with their weights (common words none, words no page holds their own), and what weigh() reads of them. */
+function weighTerms(index: KnowledgeIndex, text: string, language: string, limits: RetrievalLimits) {
   const terms = [...new Set(tokenize(text, language))];
   const count = index.passages.length;
   const found = (term: string) => index.documentFrequency.get(term) ?? 0;
@@ -166,6 +157,21 @@ export function weigh(
   const distinct = (known.length > 0 ? known : weighed.filter((each) => each.passages > 0))
     .filter((each) => known.length === 0 || each.weight >= limits.distinctShare * most)
     .map((each) => each.term);
+  return { weighed, weight, total, whole, searched, distinct, found, count };
+}
+
+/**
+ * One text's terms, cut with `language`'s rules, and every passage in that language that holds any of them (whatever
+ * its coverage), in no particular order ({@link bestFirst} orders them), its words' authors as {@link Authors} says.
+ */
+export function weigh(
+  index: KnowledgeIndex,
+  text: string,
+  language: string,
+  limits: RetrievalLimits,
+  { visitor = () => false, unaided = false, messages = [text] }: Authors = {},
+) {
+  const { weighed, weight, total, whole, searched, distinct, found, count } = weighTerms(index, text, language, limits);
   // Once a model was asked for the site's words, a word of the visitor's that the pages still lack is what the text is
   // about ("laptops" in "Do you repair laptops?"), in the model's words too when they repeat it ("laptop repair
   // service"); a word that only the model guessed says nothing. Without a model, it mostly says that the owner wrote few
