@@ -14,10 +14,11 @@ RUN --mount=type=secret,id=npm_ca \
     if [ -s /run/secrets/npm_ca ]; then export NODE_EXTRA_CA_CERTS=/run/secrets/npm_ca; fi; \
     npm ci --no-audit --no-fund
 COPY . .
-# The client and the server as `npm run build` writes them; then the server (with its workers) bundled with the
+# The client and the server as `npm run build` writes them, without its type check and the React package, which the
+# image does not ship (`build:app`; `npm test` checks the types); then the server (with its workers) bundled with the
 # packages it imports, so the image needs no node_modules: React and Chakra are production dependencies of the page,
 # not of the server, and `npm ci --omit=dev` would bring them all (an image of about 300 MB instead of 200).
-RUN npm run build \
+RUN npm run -s build:app \
  && npx esbuild dist/server/main.js dist/server/html-worker.js dist/server/index-worker.js \
       --bundle --splitting --format=esm --platform=node --target=node20 --outdir=bundle \
       --external:pg-native --log-level=warning \
