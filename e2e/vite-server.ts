@@ -11,7 +11,8 @@ import { clientDir } from './e2e-env';
 
 /**
  * The server a Vite command starts, with `env` in the environment while it reads its configuration (the
- * `ASSISTANT_CONFIG` of the command line, say), and a fresh dependency cache: a fresh clone's first run.
+ * `ASSISTANT_CONFIG` of the command line, say), and a fresh dependency cache (a fresh clone's first run) unless
+ * `extra.cacheDir` names one.
  */
 export async function startVite(
   kind: 'dev' | 'preview',
