@@ -6,13 +6,16 @@ import type { StoreSettings } from '../server/knowledge/knowledge.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
-    /** This run's bundle of `npm run knowledge` (server/cli/knowledge.ts; testing/server-build-setup.ts). */
-    knowledgeCommand: string;
+    /**
+     * The folder of this run's bundle of `npm run knowledge` (server/cli/knowledge.ts as `knowledge.js`) and of the
+     * library's workers (testing/server-build-setup.ts).
+     */
+    knowledgeBundle: string;
   }
 }
 
 /** The command line of `npm run knowledge`: this run's bundle of its source, the same code as tsx runs it. */
-export const knowledgeCommandLine = () => [process.execPath, inject('knowledgeCommand')];
+export const knowledgeCommandLine = () => [process.execPath, join(inject('knowledgeBundle'), 'knowledge.js')];
 
 /**
  * `npm run knowledge -- <args>` as a process of its own, with the site's file in `configDir` and the store's settings

@@ -10,7 +10,8 @@ const source = (path: string) => fileURLToPath(new URL(`../server/${path}`, impo
 /**
  * `npm run knowledge` (server/cli/knowledge.ts) bundled into `dir` as `npm run build` lays out the server, for the
  * tests that run it as a process (testing/knowledge-command.ts): its workers as `html-worker.js` and `index-worker.js`
- * beside it (server/knowledge/workers/start-worker.ts), the knowledge store's SQL migrations in `migrations/`
+ * beside it (server/knowledge/workers/start-worker.ts; every Node test file starts its workers from there too,
+ * testing/node-setup.ts), the knowledge store's SQL migrations in `migrations/`
  * (build/sql-migrations.ts; the command has no handoff). The packages stay imports, resolved from node_modules as
  * the command resolves them. tsx compiled the server again for each run of the command: 3.3 s of CPU to start.
  */
@@ -50,7 +51,7 @@ export default async function setup(project: TestProject) {
   const knowledgeCommandDir = `${cache}knowledge-command-${run}`;
   await bundleKnowledgeCommand(knowledgeCommandDir);
   project.provide('serverBuildDir', serverBuildDir);
-  project.provide('knowledgeCommand', join(knowledgeCommandDir, 'knowledge.js'));
+  project.provide('knowledgeBundle', knowledgeCommandDir);
   return () =>
     Promise.all([serverBuildDir, knowledgeCommandDir].map((dir) => rm(dir, { recursive: true, force: true })));
 }
