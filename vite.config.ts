@@ -139,6 +139,7 @@ export default defineConfig({
           name: 'node',
           environment: 'node',
           globalSetup: ['./testing/server-build-setup.ts'],
+          setupFiles: ['./testing/node-setup.ts'],
           // The files of a worker share its loaded modules: importing Hono, the openai client and the server's rooms
           // again for each file was most of a small file's time (23 server files: 62 s, 29 s shared). They share no
           // state: no file mocks a module, and those that set variables or fake timers restore them.

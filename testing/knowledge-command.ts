@@ -1,11 +1,25 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
+import { inject } from 'vitest';
 import type { StoreSettings } from '../server/knowledge/knowledge.ts';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /**
+     * The folder of this run's bundle of `npm run knowledge` (server/cli/knowledge.ts as `knowledge.js`) and of the
+     * library's workers (testing/server-build-setup.ts).
+     */
+    knowledgeBundle: string;
+  }
+}
+
+/** The command line of `npm run knowledge`: this run's bundle of its source, the same code as tsx runs it. */
+export const knowledgeCommandLine = () => [process.execPath, join(inject('knowledgeBundle'), 'knowledge.js')];
 
 /**
  * `npm run knowledge -- <args>` as a process of its own, with the site's file in `configDir` and the store's settings
- * in its environment: the command itself, or (`npm`) through `npm run -s` as the docs write it for `--json`.
+ * in its environment: the command itself, or (`npm`) through `npm run -s` and tsx, as the docs write it for `--json`.
  */
 export function knowledgeCommand(
   configDir: string,
@@ -13,9 +27,7 @@ export function knowledgeCommand(
   { dataDir, databaseUrl }: Partial<StoreSettings>,
   { npm = false } = {},
 ) {
-  const [command, ...prefix] = npm
-    ? ['npm', 'run', '-s', 'knowledge', '--']
-    : [process.execPath, '--import', 'tsx', 'server/cli/knowledge.ts'];
+  const [command, ...prefix] = npm ? ['npm', 'run', '-s', 'knowledge', '--'] : knowledgeCommandLine();
   const child = spawn(command, [...prefix, ...args], {
     env: {
       ...process.env,

@@ -2,7 +2,6 @@
 // IDENTITY_SECRET, or RS256 / ES256 with the key whose public half is IDENTITY_PUBLIC_KEY), the page hands it over,
 // and the server checks it here with jose before an action that needs identity is offered or called.
 import { createPublicKey, type KeyObject } from 'node:crypto';
-import { jwtVerify } from 'jose';
 import { MAX_IDENTITY_LENGTH } from '../../contract/actions.ts';
 
 /** How far the site's clock and this server's may differ when `exp` (and `nbf`, `iat`) are checked. */
@@ -44,6 +43,8 @@ export function visitorIdentity(keys: IdentityKeys): CheckIdentity {
   return async (token, now) => {
     if (typeof token !== 'string' || token.length > MAX_IDENTITY_LENGTH || algorithms.length === 0) return undefined;
     try {
+      // jose is loaded with the first token to check (0.08 s of CPU), not by every server and command.
+      const { jwtVerify } = await import('jose');
       const { payload } = await jwtVerify(token, (header) => byAlgorithm.get(header.alg) ?? new Uint8Array(), {
         algorithms,
         requiredClaims: ['sub', 'exp'],
