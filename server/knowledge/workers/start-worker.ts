@@ -5,9 +5,10 @@ import { Worker, type WorkerOptions } from 'node:worker_threads';
 
 /**
  * One of the library's worker threads, by the name of its entry beside this module: the TypeScript source under the
- * dev server (loaded through tsx's loader, a development dependency), `<name>.js` beside the bundle that `npm run build`
- * writes (see build/server-worker.ts), and under Vitest the test run's bundle ({@link startWorkersFrom}). A path, not `new URL(…, import.meta.url)`, so that the bundler
- * leaves it alone. Only the server's side imports this module, so that the bundle keeps it in main.js, beside the
+ * dev server and `npm run knowledge` (loaded through tsx's loader, a development dependency; start-worker.test.ts),
+ * `<name>.js` beside the bundle that `npm run build` writes (see build/server-worker.ts), and under Vitest the test
+ * run's bundle ({@link startWorkersFrom}). A path, not `new URL(…, import.meta.url)`, so that the bundler leaves it
+ * alone. Only the server's side imports this module, so that the bundle keeps it in main.js, beside the
  * workers: a worker importing it would move it into a chunk of its own under assets/, where no worker is.
  */
 export function startWorker(name: 'html-worker' | 'index-worker', options: WorkerOptions): Worker {
