@@ -1,6 +1,7 @@
 // A server with the handoff and nothing else, as a process of its own: for the test that kills one between its 202
-// and the delivery (server/handoff/handoff-crash.test.ts). Run with `node --import tsx testing/handoff-process.ts
-// '<json>'`, where the JSON gives the store and SMTP_URL; it prints `listening <url>` once it answers.
+// and the delivery (server/handoff/handoff-crash.test.ts). Run from the test run's bundle (testing/server-build-setup.ts)
+// or with `node --import tsx testing/handoff-process.ts '<json>'`, where the JSON gives the store and SMTP_URL; it
+// prints `listening <url>` once it answers.
 import { createApp } from '../server/app.ts';
 import { createHandoff, type HandoffSettings } from '../server/handoff/handoff.ts';
 import { listen } from '../server/listen.ts';

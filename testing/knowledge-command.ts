@@ -14,8 +14,14 @@ declare module 'vitest' {
   }
 }
 
-/** The command line of `npm run knowledge`: this run's bundle of its source, the same code as tsx runs it. */
-export const knowledgeCommandLine = () => [process.execPath, join(inject('knowledgeBundle'), 'knowledge.js')];
+/**
+ * The command line of a process from this run's bundle of its source, the same code as tsx runs: `npm run knowledge`,
+ * or a test's process that holds the sync lock or serves the handoff.
+ */
+export const bundledProcess = (name: 'knowledge' | 'hold-sync-lock' | 'handoff-process') => [
+  process.execPath,
+  join(inject('knowledgeBundle'), `${name}.js`),
+];
 
 /**
  * `npm run knowledge -- <args>` as a process of its own, with the site's file in `configDir` and the store's settings
@@ -27,7 +33,7 @@ export function knowledgeCommand(
   { dataDir, databaseUrl }: Partial<StoreSettings>,
   { npm = false } = {},
 ) {
-  const [command, ...prefix] = npm ? ['npm', 'run', '-s', 'knowledge', '--'] : knowledgeCommandLine();
+  const [command, ...prefix] = npm ? ['npm', 'run', '-s', 'knowledge', '--'] : bundledProcess('knowledge');
   const child = spawn(command, [...prefix, ...args], {
     env: {
       ...process.env,

@@ -3,24 +3,29 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import type { TestProject } from 'vitest/node';
+import { HANDOFF_MIGRATIONS_DIR } from '../server/handoff/outbox-types.ts';
 import { MIGRATIONS_DIR } from '../server/knowledge/store/postgres-store.ts';
 
-const source = (path: string) => fileURLToPath(new URL(`../server/${path}`, import.meta.url));
+const source = (path: string) => fileURLToPath(new URL(`../${path}`, import.meta.url));
 
 /**
  * `npm run knowledge` (server/cli/knowledge.ts) bundled into `dir` as `npm run build` lays out the server, for the
  * tests that run it as a process (testing/knowledge-command.ts): its workers as `html-worker.js` and `index-worker.js`
  * beside it (server/knowledge/workers/start-worker.ts; every Node test file starts its workers from there too,
  * testing/node-setup.ts), the knowledge store's SQL migrations in `migrations/`
- * (build/sql-migrations.ts; the command has no handoff). The packages stay imports, resolved from node_modules as
- * the command resolves them. tsx compiled the server again for each run of the command: 3.3 s of CPU to start.
+ * (build/sql-migrations.ts), and the two test processes that hold the sync lock and serve the handoff
+ * (testing/hold-sync-lock.ts, testing/handoff-process.ts) with the handoff's in `handoff-migrations/`. The packages
+ * stay imports, resolved from node_modules as the command resolves them. tsx compiled the server again for each run
+ * of the command: 3.3 s of CPU to start.
  */
 async function bundleKnowledgeCommand(dir: string) {
   await build({
     entryPoints: {
-      knowledge: source('cli/knowledge.ts'),
-      'html-worker': source('knowledge/workers/html-worker.ts'),
-      'index-worker': source('knowledge/workers/index-worker.ts'),
+      knowledge: source('server/cli/knowledge.ts'),
+      'html-worker': source('server/knowledge/workers/html-worker.ts'),
+      'index-worker': source('server/knowledge/workers/index-worker.ts'),
+      'hold-sync-lock': source('testing/hold-sync-lock.ts'),
+      'handoff-process': source('testing/handoff-process.ts'),
     },
     outdir: dir,
     bundle: true,
@@ -34,6 +39,7 @@ async function bundleKnowledgeCommand(dir: string) {
   // Under node_modules no package.json of the project's says that a .js file is a module.
   await writeFile(join(dir, 'package.json'), '{ "type": "module" }\n');
   await cp(MIGRATIONS_DIR, join(dir, 'migrations'), { recursive: true });
+  await cp(HANDOFF_MIGRATIONS_DIR, join(dir, 'handoff-migrations'), { recursive: true });
 }
 
 /**

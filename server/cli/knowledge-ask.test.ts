@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { knowledgeCommandLine } from '../../testing/knowledge-command.ts';
+import { bundledProcess } from '../../testing/knowledge-command.ts';
 
 const run = promisify(execFile);
 
@@ -23,7 +23,7 @@ afterAll(() => rm(dir, { recursive: true, force: true }));
 
 describe('npm run knowledge -- ask', () => {
   it("prints the terms, the candidates, the cut and its rule, with the site's configuration", async () => {
-    const [node, command] = knowledgeCommandLine();
+    const [node, command] = bundledProcess('knowledge');
     const { stdout } = await run(node, [command, 'ask', 'Do you sell bicycles?'], {
       cwd: dir,
       env: { ...process.env, ASSISTANT_CONFIG: 'site.yaml' },
@@ -39,7 +39,7 @@ describe('npm run knowledge -- ask', () => {
   }, 60_000);
 
   it('says what the follow-up rule decided and why, and looks up no other language when the pages have its own', async () => {
-    const [node, command] = knowledgeCommandLine();
+    const [node, command] = bundledProcess('knowledge');
     const { stdout } = await run(
       node,
       [command, 'ask', 'What will the weather be like tomorrow?', '--previous', 'Where are your bicycle racks?'],

@@ -6,12 +6,12 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { HANDOFF_PATH } from '../../contract/handoff.ts';
+import { bundledProcess } from '../../testing/knowledge-command.ts';
 import { type PostgresServer, startPostgresServer } from '../../testing/postgres-server.ts';
 import { until } from '../../testing/production-harness.ts';
 import { type SmtpServer, smtpServer } from '../../testing/smtp-server.ts';
 import { type HandoffSettings, openOutbox } from './handoff.ts';
 
-const SCRIPT = fileURLToPath(new URL('../../testing/handoff-process.ts', import.meta.url));
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 let postgres: PostgresServer;
@@ -29,7 +29,8 @@ afterEach(async () => {
 
 /** The handoff server as a process of its own, and what it printed. */
 async function startProcess(store: HandoffSettings['store'], smtpUrl: string) {
-  const child = spawn(process.execPath, ['--import', 'tsx', SCRIPT, JSON.stringify({ store, smtpUrl })], {
+  const [node, script] = bundledProcess('handoff-process');
+  const child = spawn(node, [script, JSON.stringify({ store, smtpUrl })], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { bundledProcess } from '../../../testing/knowledge-command.ts';
 import { type PostgresServer, startPostgresServer } from '../../../testing/postgres-server.ts';
 import { storeHomes } from '../../../testing/store-homes.ts';
 import { type KnowledgeStore, openKnowledgeStore, type StoredPage, type StoreSettings } from './knowledge-store.ts';
@@ -45,7 +46,8 @@ const changes = (extra: Partial<Parameters<KnowledgeStore['commit']>[0]>) => ({
 
 /** A process that takes the lock and holds it until it is killed. */
 async function lockHolder(settings: StoreSettings): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'testing/hold-sync-lock.ts', JSON.stringify(settings)], {
+  const [node, script] = bundledProcess('hold-sync-lock');
+  const child = spawn(node, [script, JSON.stringify(settings)], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const [line] = (await once(child.stdout, 'data')) as [Buffer];

@@ -7,6 +7,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { bundledProcess } from '../../../testing/knowledge-command.ts';
 import { type PostgresServer, startPostgresServer } from '../../../testing/postgres-server.ts';
 import { storeHomes } from '../../../testing/store-homes.ts';
 import { type KnowledgeStore, openKnowledgeStore, type StoreSettings } from './knowledge-store.ts';
@@ -85,7 +86,8 @@ describe.each(homes)('the sync lock in %s', (home, makeSettings) => {
 
   it('is kept by a live holder that renews it, past many leases', async () => {
     const settings = { ...(await makeSettings()), syncLeaseMs: 600 };
-    const holder = spawn(process.execPath, ['--import', 'tsx', 'testing/hold-sync-lock.ts', JSON.stringify(settings)], {
+    const [node, script] = bundledProcess('hold-sync-lock');
+    const holder = spawn(node, [script, JSON.stringify(settings)], {
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     holders.push(holder);
