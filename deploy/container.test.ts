@@ -223,7 +223,6 @@ describe.skipIf(missing !== undefined)('the Dockerfile, built and run in real Do
     composeDir = await tempDir('container-compose-');
     await copyFile(join(ROOT_DIR, 'compose.yaml'), join(composeDir, 'compose.yaml'));
     await writeFile(join(composeDir, 'assistant.config.yaml'), `knowledge:\n  - sitemap: ${site.origin}/sitemap.xml\n`);
-    const port = await freePort();
     await writeFile(
       join(composeDir, '.env'),
       `LLM_API_KEY=${FAKE_TOKEN}\nASSISTANT_CONFIG=./assistant.config.yaml\nLLM_BASE_URL=${provider.baseURL}\n`,
@@ -233,11 +232,11 @@ describe.skipIf(missing !== undefined)('the Dockerfile, built and run in real Do
 
     const starting = Date.now();
     // Built above with the npm_ca secret, which docker-compose 1.29 cannot pass: up without building, as the docs say.
-    await compose(composeDir, PROJECT, ['up', '--detach', '--no-build'], {
-      ASSISTANT_PORT: String(port),
-      ASSISTANT_IMAGE: TAG,
-    });
-    const url = `http://127.0.0.1:${port}`;
+    // Port 0: Docker gives the assistant a free port of 127.0.0.1, which `port` then says. A port found free
+    // beforehand was once taken by another test's server in the seconds Redis and PostgreSQL take to turn healthy.
+    await compose(composeDir, PROJECT, ['up', '--detach', '--no-build'], { ASSISTANT_PORT: '0', ASSISTANT_IMAGE: TAG });
+    const published = (await compose(composeDir, PROJECT, ['port', 'assistant', '3000'])).stdout.trim();
+    const url = `http://${published}`;
     await waitFor(
       '/readyz 200 (synced into PostgreSQL)',
       () =>
