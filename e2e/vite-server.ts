@@ -56,7 +56,9 @@ export async function startVite(
     lines,
     close: async () => {
       await server.close();
-      await rm(cacheDir, { recursive: true, force: true });
+      // The server's parts close on its `close` event, which Vite does not wait for: the owner's counts may still be
+      // written into `data/` for a moment (a busy run failed on ENOTEMPTY). `rm` tries again on that.
+      await rm(cacheDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
     },
   };
 }
