@@ -7,8 +7,8 @@ import type { StoreSettings } from '../server/knowledge/knowledge.ts';
 declare module 'vitest' {
   export interface ProvidedContext {
     /**
-     * The folder of this run's bundle of `npm run knowledge` (server/cli/knowledge.ts as `knowledge.js`) and of the
-     * library's workers (testing/server-build-setup.ts).
+     * The folder of this run's bundle of `npm run knowledge` (server/cli/knowledge.ts as `knowledge.js`), of the
+     * library's workers and of the tests' lock holder and handoff process (testing/server-build-setup.ts).
      */
     knowledgeBundle: string;
   }
