@@ -1,11 +1,13 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chatBody, postChat, proxyHarness } from '../../testing/proxy-app.ts';
 import { type Knowledge, type KnowledgeStore, openKnowledgeStore, startKnowledge } from '../knowledge/knowledge.ts';
 import { DEFAULT_ASSISTANT_CONFIG } from '../settings/assistant-config.ts';
-import { SEARCH_WORDS_LIMITS } from './search-words.ts';
+import { askSearchWords, SEARCH_WORDS_LIMITS, searchWordsRequest } from './search-words.ts';
 
 const { provider, start } = await proxyHarness();
 
@@ -114,6 +116,31 @@ describe('the search-word call', () => {
     expect(reply.status).toBe(200);
     expect(provider.requests[0].aborted).toBe(true);
     expect(sent()).toHaveLength(2);
+  }, 20_000);
+
+  it('keeps its time limit through garbage collections: a provider that never answers cannot hold the reply', async () => {
+    // Node 20 let `AbortSignal.timeout` inside `AbortSignal.any` be collected before it fired; the call then waited for
+    // ever (a browser test waited 15 s for a reply once). Collections forced while ten calls wait.
+    setFlagsFromString('--expose-gc');
+    const collect = runInNewContext('gc') as () => void;
+    const upstream = {
+      kind: 'provider',
+      baseURL: provider.baseURL,
+      apiKey: 'sk-fake-search-words',
+      model: 'm',
+    } as const;
+    const request = searchWordsRequest('m', { language: 'en' }, GERMAN, undefined);
+    for (let i = 0; i < 10; i++) provider.queue({ hang: true });
+    const collecting = setInterval(collect, 5);
+    try {
+      const asked = Array.from({ length: 10 }, () =>
+        askSearchWords(upstream, request, new AbortController().signal, 100),
+      );
+      expect(await Promise.all(asked)).toEqual(Array(10).fill({}));
+    } finally {
+      clearInterval(collecting);
+    }
+    await expect.poll(() => provider.requests.filter((r) => r.aborted).length, { timeout: 10_000 }).toBe(10);
   }, 20_000);
 
   it('is never made with rewrite_questions: false, nor without knowledge', async () => {

@@ -80,8 +80,9 @@ export async function askSearchWords(
   upstream: Extract<Upstream, { kind: 'provider' }>,
   request: ChatRequest,
   visitorSignal: AbortSignal,
+  timeoutMs = SEARCH_WORDS_LIMITS.timeoutMs,
 ): Promise<SearchWords> {
-  const signal = AbortSignal.any([visitorSignal, AbortSignal.timeout(SEARCH_WORDS_LIMITS.timeoutMs)]);
+  const { signal, release } = endsWithin(visitorSignal, timeoutMs);
   let answer: UpstreamAnswer | undefined;
   try {
     answer = await callUpstream(upstream, request, signal);
@@ -99,7 +100,33 @@ export async function askSearchWords(
   } catch {
     await answer?.discard();
     return {};
+  } finally {
+    release();
   }
+}
+
+/**
+ * A signal that ends when `visitorSignal` does or after `ms`, and `release`, which lets go of both. Not
+ * `AbortSignal.any([visitorSignal, AbortSignal.timeout(ms)])`: in Node 20 nothing holds the time-out's own signal
+ * there, so a garbage collection before it fires takes the time limit with it, and a provider that never answers then
+ * holds the reply as long as the visitor waits. Here the timer holds the controller until it fires or is released.
+ */
+function endsWithin(visitorSignal: AbortSignal, ms: number): { signal: AbortSignal; release: () => void } {
+  const controller = new AbortController();
+  const onVisitor = () => controller.abort(visitorSignal.reason);
+  const timer = setTimeout(
+    () => controller.abort(new DOMException('The search-word call timed out', 'TimeoutError')),
+    ms,
+  );
+  if (visitorSignal.aborted) onVisitor();
+  else visitorSignal.addEventListener('abort', onVisitor, { once: true });
+  return {
+    signal: controller.signal,
+    release: () => {
+      clearTimeout(timer);
+      visitorSignal.removeEventListener('abort', onVisitor);
+    },
+  };
 }
 
 /** The bytes of text the most material that retrieval gives can take (`RETRIEVAL_LIMITS.maxTokens`, quoted and numbered). */
