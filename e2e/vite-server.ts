@@ -55,10 +55,9 @@ export async function startVite(
     url: `http://127.0.0.1:${address.port}`,
     lines,
     close: async () => {
+      // Vite waits for the server's parts to close (the owner's counts written into `data/`) before this resolves.
       await server.close();
-      // The server's parts close on its `close` event, which Vite does not wait for: the owner's counts may still be
-      // written into `data/` for a moment (a busy run failed on ENOTEMPTY). `rm` tries again on that.
-      await rm(cacheDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+      await rm(cacheDir, { recursive: true, force: true });
     },
   };
 }

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -107,7 +107,7 @@ async function startDev() {
   servers.push(server);
   await server.listen();
   if (!server.httpServer) throw new Error('The dev server has no HTTP server');
-  return { url: `http://127.0.0.1:${(server.httpServer.address() as AddressInfo).port}`, lines };
+  return { url: `http://127.0.0.1:${(server.httpServer.address() as AddressInfo).port}`, lines, server };
 }
 
 async function startPreview() {
@@ -122,7 +122,7 @@ async function startPreview() {
     preview: { port: 0, host: '127.0.0.1' },
   });
   servers.push(server);
-  return { url: `http://127.0.0.1:${(server.httpServer.address() as AddressInfo).port}`, lines };
+  return { url: `http://127.0.0.1:${(server.httpServer.address() as AddressInfo).port}`, lines, server };
 }
 
 const ask = (url: string, content = 'hello') =>
@@ -291,6 +291,21 @@ describe('the preview server (vite preview)', () => {
 
     expect(page.headers.get('content-security-policy')).toContain("connect-src 'self' https://llm.example.com;");
     expect(lines.join('\n')).toContain('Direct mode');
+  });
+});
+
+describe('closing the dev and the preview server', () => {
+  it("writes the owner's counts before the server says it is closed", async () => {
+    for (const start of [startDev, startPreview]) {
+      const dataDir = await mkdtemp(join(root, 'counts-'));
+      vi.stubEnv('DATA_DIR', dataDir);
+      const { url, server } = await start();
+      expect((await ask(url)).status).toBe(200);
+      await server.close();
+      const counts = JSON.parse(await readFile(join(dataDir, 'feedback', 'counts.json'), 'utf8'));
+      expect(Object.values(counts.days), start.name).toEqual([expect.objectContaining({ messages: 1 })]);
+    }
+    vi.stubEnv('DATA_DIR', join(root, 'data'));
   });
 });
 

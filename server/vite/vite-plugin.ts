@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { getRequestListener } from '@hono/node-server';
-import { type Connect, type HttpServer, loadEnv, type Plugin, type ResolvedConfig } from 'vite';
+import { type Connect, loadEnv, type Plugin, type ResolvedConfig } from 'vite';
 import { bundleLoader } from '../../build/embed-loader.ts';
 import { localizePage } from '../../build/prerender-card.ts';
 import { EMBED_HOST_PARAM, EMBED_LANG_PARAM, EMBED_LOADER_PATH } from '../../contract/embed.ts';
@@ -70,11 +70,11 @@ function readAssistantConfig(config: ResolvedConfig): AssistantConfig {
  *   rest of the production CSP rightly forbids); its page is filled by `transformIndexHtml`.
  */
 function mountProxy(
-  { middlewares, httpServer }: { middlewares: Connect.Server; httpServer: HttpServer | null },
+  { middlewares }: { middlewares: Connect.Server },
   config: ResolvedConfig,
   assistant: AssistantConfig,
   applyToPages: boolean,
-): Knowledge | undefined {
+): { knowledge?: Knowledge; close: () => Promise<void> } {
   const env = loadEnv(config.mode, config.envDir, '');
   const settings = serverEnvOrExit(env);
   const { proxy, notices } = settings;
@@ -89,7 +89,6 @@ function mountProxy(
     { ...settings, metrics: undefined },
     { sources: assistant.knowledge, site: assistant, log },
   );
-  httpServer?.once('close', () => void parts.close());
   const { counters, knowledge, feedback, handoff, actions } = parts;
   const options = {
     ...proxy,
@@ -145,7 +144,7 @@ function mountProxy(
   });
 
   sayHowItAnswers(config, notices, direct ?? describeUpstream(proxy.upstream), Boolean(direct));
-  return knowledge;
+  return { knowledge, close: parts.close };
 }
 
 /** The server's settings from Vite's environment (the demo answers without a token), or the process ends saying why. */
@@ -178,6 +177,8 @@ function sayHowItAnswers(config: ResolvedConfig, notices: string[], answers: str
 export function llmServer(): Plugin[] {
   let config: ResolvedConfig;
   let assistant: AssistantConfig;
+  /** Closes the parts the dev or preview server mounted (the store, the owner's counts written): once. */
+  let closeParts: (() => Promise<void>) | undefined;
   return [
     {
       name: 'llm-server:proxy',
@@ -210,7 +211,8 @@ export function llmServer(): Plugin[] {
       configureServer(server) {
         // Vitest runs its own Vite server (mode `test`) for the unit tests, which need no proxy and no start-up notes.
         if (server.config.mode === 'test') return;
-        const knowledge = mountProxy(server, server.config, assistant, false);
+        const { knowledge, close } = mountProxy(server, server.config, assistant, false);
+        closeParts = close;
         followSiteFiles(server, {
           configFile: assistantConfigFile(loadEnv(config.mode, config.envDir, ''), config.root),
           checkConfig: () => loadSiteConfig(config),
@@ -220,7 +222,16 @@ export function llmServer(): Plugin[] {
         });
       },
       configurePreviewServer(server) {
-        mountProxy(server, server.config, assistant, true);
+        closeParts = mountProxy(server, server.config, assistant, true).close;
+      },
+      // Vite waits for these as its server closes (on `close()`, and on SIGTERM before the process ends): the dev
+      // server's environments end with `buildEnd`, the preview server with `closePreviewServer`. The parts are closed
+      // there, so that the owner's counts are written before the server says it is closed.
+      async buildEnd() {
+        await closeParts?.();
+      },
+      async closePreviewServer() {
+        await closeParts?.();
       },
       transformIndexHtml(html, context) {
         // The dev server's page, in the language its `?lang=` or the site asks for (Vite's hook sees no request
