@@ -3,13 +3,12 @@ import { SignJWT } from 'jose';
 import { ACTIONS_CONFIRM_PATH } from '../contract/actions';
 import type { EmbedApi } from '../embed/loader';
 import type { FakeProvider } from '../testing/fake-provider';
-import type { HostSite } from '../testing/host-site';
-import { hostPageHtml } from '../testing/host-site';
+import { type HostSite, hostPageHtml } from '../testing/host-site';
 import { type OwnerApi, startOwnerApi } from '../testing/owner-api';
 import { allowServerStart, startReturnsSite } from './app-server';
 import { expectNoAxeViolations } from './axe-check';
-import { appTookOver, chatFrame, hostSiteFixture, launcher, messageBox } from './embed-site';
-import { test as base, expect } from './fixtures';
+import { appTookOver, chatFrame, launcher, messageBox } from './embed-site';
+import { test as base, type Closable, expect, SERVER_START } from './fixtures';
 
 // The site's actions (issue 49) against the production build and server (proxy mode: a direct-mode build refuses
 // `actions:`), with the owner's API a real HTTP server on loopback that records every call, and the fake provider
@@ -46,24 +45,29 @@ interface ActionsApp {
   owner: OwnerApi;
 }
 
-const test = base.extend<{ actionsApp: ActionsApp }, { site: HostSite; actionsServer: ActionsApp }>({
-  site: [...hostSiteFixture],
+/** The owner's API and the server that calls it, told that `site` may embed it. */
+async function startActionsApp(provider: FakeProvider, site: HostSite): Promise<ActionsApp & Closable> {
+  const owner = await startOwnerApi({
+    orders: (_call, res) =>
+      res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ status: 'shipped' })),
+  });
+  const server = await startReturnsSite(provider.baseURL, siteConfig(owner.url), {
+    IDENTITY_SECRET,
+    ACTIONS_SECRET: 'actions-secret-for-tests-only-not-real',
+    FRAME_ANCESTORS: site.origin,
+  });
+  const close = async () => {
+    await server.close();
+    await owner.close();
+  };
+  return { url: server.url, origin: new URL(server.url).origin, owner, close };
+}
+
+const test = base.extend<{ actionsServer: ActionsApp; actionsApp: ActionsApp }>({
   actionsServer: [
-    async ({ provider, site }, use) => {
-      const owner = await startOwnerApi({
-        orders: (_call, res) =>
-          res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ status: 'shipped' })),
-      });
-      const server = await startReturnsSite(provider.baseURL, siteConfig(owner.url), {
-        IDENTITY_SECRET,
-        ACTIONS_SECRET: 'actions-secret-for-tests-only-not-real',
-        FRAME_ANCESTORS: site.origin,
-      });
-      await use({ url: server.url, origin: new URL(server.url).origin, owner });
-      await server.close();
-      await owner.close();
-    },
-    { scope: 'worker', timeout: 90_000 },
+    async ({ provider, site, servers }, use) =>
+      use(await servers.once('actions app', () => startActionsApp(provider, site))),
+    SERVER_START,
   ],
   actionsApp: async ({ actionsServer }, use) => {
     actionsServer.owner.calls.length = 0;

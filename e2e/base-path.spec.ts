@@ -1,18 +1,15 @@
 import type { APIRequestContext, Page } from '@playwright/test';
 import { FAKE_REPLY } from '../testing/fake-provider';
-import type { HostSite } from '../testing/host-site';
 import { hostPageHtml } from '../testing/host-site';
 import { startAppServer } from './app-server';
 import { BASE_PATH, BASE_PATH_CLIENT_DIR, BASE_PATH_SERVER_ENTRY } from './e2e-env';
-import { hostSiteFixture, launcher, messageBox } from './embed-site';
-import { test as base, ERROR, expect } from './fixtures';
+import { launcher, messageBox } from './embed-site';
+import { ERROR, expect, test } from './fixtures';
 import { startVite } from './vite-server';
 
 // BASE_PATH=/assistant, at build time and at start: the page, its assets, the loader, the frame, the chat API and the
 // health checks under it, the owner's page too, and a 404 outside it, under `npm start`, `vite preview` and `npm run dev` alike. The build
 // is made once, by the global setup, with the others.
-
-const test = base.extend<object, { site: HostSite }>({ site: [...hostSiteFixture] });
 
 // Run in proxy mode only (e2e/playwright.config.ts): the sub-path is checked once.
 

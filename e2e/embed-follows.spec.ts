@@ -4,16 +4,7 @@ import { EMBED_LANG_PARAM } from '../contract/embed';
 import { CATALOGUES } from '../locales/catalogues';
 import { FAKE_REPLY } from '../testing/fake-provider';
 import { type HostSite, hostPageHtml } from '../testing/host-site';
-import {
-  callApi,
-  chatFrame,
-  configuredAppFixture,
-  embedAppFixture,
-  hostSiteFixture,
-  launcher,
-  messageBox,
-  resetProviderFixture,
-} from './embed-site';
+import { callApi, chatFrame, configuredAppFixture, launcher, messageBox, resetProviderFixture } from './embed-site';
 import { test as base, box, expect, holdRoute, hydrated } from './fixtures';
 
 // The conversation that follows the visitor across a host site's pages (`persist: tab`), the host page as context
@@ -23,17 +14,11 @@ import { test as base, box, expect, holdRoute, hydrated } from './fixtures';
 const QUESTION = 'Do you ship spades to Norway?';
 const KEPT_KEY = 'ai-assistant-conversation';
 
-interface Fixtures {
-  site: HostSite;
-  /** The app with no configuration: the spec. */
-  embedApp: { origin: string; output: string[] };
+const test = base.extend<{
   /** The app with `persist: tab` and `page_context: true` (e2e/persist-config.yaml). */
   keepingApp: { url: string; origin: string; output: string[] };
-}
-
-const test = base.extend<{ resetProvider: undefined }, Fixtures>({
-  site: [...hostSiteFixture],
-  embedApp: [...embedAppFixture],
+  resetProvider: undefined;
+}>({
   keepingApp: [...configuredAppFixture(fileURLToPath(new URL('./persist-config.yaml', import.meta.url)))],
   resetProvider: [...resetProviderFixture],
 });

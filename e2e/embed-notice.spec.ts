@@ -1,24 +1,16 @@
 import type { Locator, Page } from '@playwright/test';
 import { EMBED_FRAME_TIMEOUT_MS } from '../contract/embed';
 import { FAKE_REPLY } from '../testing/fake-provider';
-import { type HostSite, hostPageHtml } from '../testing/host-site';
+import { hostPageHtml } from '../testing/host-site';
 import { expectNoAxeViolations } from './axe-check';
-import { chatFrame, embedAppFixture, hostSiteFixture, launcher, messageBox, resetProviderFixture } from './embed-site';
+import { chatFrame, launcher, messageBox, resetProviderFixture } from './embed-site';
 import { test as base, box, contrast, expect, luminance } from './fixtures';
 
 // The loader's panel when its frame does not answer, and the host events a vote gives, against the production build
 // and server (proxy mode). The notice waits EMBED_FRAME_TIMEOUT_MS of the page's clock, which the tests drive
 // (`page.clock`): no test sleeps that long, and none races it.
 
-const test = base.extend<
-  { resetProvider: undefined },
-  { site: HostSite; foreignSite: HostSite; embedApp: { origin: string; output: string[] } }
->({
-  site: [...hostSiteFixture],
-  foreignSite: [...hostSiteFixture],
-  embedApp: [...embedAppFixture],
-  resetProvider: [...resetProviderFixture],
-});
+const test = base.extend<{ resetProvider: undefined }>({ resetProvider: [...resetProviderFixture] });
 
 // Run in proxy mode only (e2e/playwright.config.ts): the embed is checked against the proxy build.
 

@@ -1,11 +1,10 @@
 import { expect, type FrameLocator, type Page } from '@playwright/test';
 import type { EmbedApi } from '../embed/loader';
 import type { FakeProvider } from '../testing/fake-provider';
-import { type HostSite, startHostSite } from '../testing/host-site';
-import { startAppServer } from './app-server';
-import type { Mode } from './e2e-env';
+import type { HostSite } from '../testing/host-site';
+import { SERVER_START, startEmbedApp, type WorkerServers } from './fixtures';
 
-// Worker fixtures for the embed's browser tests: a host site on another origin, and the app that it may embed.
+// For the embed's browser tests: the provider's reset, an app with a site's configuration, and the host page's parts.
 
 /** Each test starts with a fresh fake provider (one provider serves the worker's tests). */
 export const resetProviderFixture = [
@@ -16,40 +15,22 @@ export const resetProviderFixture = [
   { auto: true },
 ] as const;
 
-/** A host site of its own origin, for the worker's tests. */
-export const hostSiteFixture = [
-  // Depends on the mode only because Playwright wants a fixture's first parameter destructured.
-  async ({ mode: _mode }: { mode: Mode }, use: (site: HostSite) => Promise<void>) => {
-    const site = await startHostSite();
-    await use(site);
-    await site.close();
-  },
-  { scope: 'worker' },
-] as const;
-
 /**
- * The production server (proxy mode), told that `site` may embed it, with a site configuration (`ASSISTANT_CONFIG`)
- * when one is given.
+ * A test fixture: the production server (proxy mode) with the site configuration `config`, told that `site` may embed
+ * it; one per worker, started when a test first asks.
  */
-export function configuredAppFixture(config?: string) {
+export function configuredAppFixture(config: string) {
   return [
     async (
-      { provider, site }: { provider: FakeProvider; site: HostSite },
+      { provider, site, servers }: { provider: FakeProvider; site: HostSite; servers: WorkerServers },
       use: (app: { url: string; origin: string; output: string[] }) => Promise<void>,
     ) => {
-      const server = await startAppServer('proxy', provider.baseURL, {
-        ...(config ? { ASSISTANT_CONFIG: config } : {}),
-        FRAME_ANCESTORS: site.origin,
-      });
+      const server = await servers.once(`app of ${config}`, () => startEmbedApp(provider, site, config));
       await use({ url: server.url, origin: new URL(server.url).origin, output: server.output });
-      await server.close();
     },
-    { scope: 'worker' },
+    SERVER_START,
   ] as const;
 }
-
-/** The production server (proxy mode) with no configuration (the spec), told that `site` may embed it. */
-export const embedAppFixture = configuredAppFixture();
 
 /** The host page's launcher, named by the app's title in English. */
 export const launcher = (page: Page) => page.getByRole('button', { name: 'Chat with AI Assistant' });

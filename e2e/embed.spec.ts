@@ -4,35 +4,13 @@ import { FAKE_REPLY } from '../testing/fake-provider';
 import { type HostPageOptions, type HostSite, hostPageHtml } from '../testing/host-site';
 import { expectNoAxeViolations } from './axe-check';
 import { UPSTREAM_API_KEY } from './e2e-env';
-import {
-  callApi,
-  chatFrame,
-  embedAppFixture,
-  hostSiteFixture,
-  launcher,
-  messageBox,
-  recordIdentify,
-  resetProviderFixture,
-} from './embed-site';
+import { callApi, chatFrame, launcher, messageBox, recordIdentify, resetProviderFixture } from './embed-site';
 import { test as base, expect, holdRoute } from './fixtures';
 
 // The snippet on a site of another origin, against the production build and server (proxy mode), in Chromium.
 
-interface EmbedWorkerFixtures {
-  /** A site the app's `FRAME_ANCESTORS` allows. */
-  site: HostSite;
-  /** A site it does not. */
-  foreignSite: HostSite;
-  /** The production server, told that `site` may embed it, and what it has printed. */
-  embedApp: { origin: string; output: string[] };
-}
-
-const test = base.extend<{ resetProvider: undefined }, EmbedWorkerFixtures>({
-  site: [...hostSiteFixture],
-  foreignSite: [...hostSiteFixture],
-  embedApp: [...embedAppFixture],
-  resetProvider: [...resetProviderFixture],
-});
+// `site` is a site the app's `FRAME_ANCESTORS` allows, `foreignSite` one it does not (e2e/fixtures.ts).
+const test = base.extend<{ resetProvider: undefined }>({ resetProvider: [...resetProviderFixture] });
 
 // The embed is a page of the proxy build (a direct build would put the token on every host page that opens it).
 // Run in proxy mode only (e2e/playwright.config.ts): the embed is checked against the proxy build.

@@ -1,7 +1,7 @@
 import type { Locator } from '@playwright/test';
 import { FEEDBACK_PATH } from '../contract/feedback';
 import { startReturnsSite } from './app-server';
-import { test as base, contrast, expect, transitionsEnded } from './fixtures';
+import { test as base, contrast, expect, SERVER_START, transitionsEnded } from './fixtures';
 
 // Helpful / Not helpful, the reasons, Contact us and the visitor's own copy, against the production build and server
 // (proxy mode: a direct-mode page has no server to vote to) with a site that has pages and a `contact:`.
@@ -9,17 +9,12 @@ import { test as base, contrast, expect, transitionsEnded } from './fixtures';
 const CONTACT = 'https://shop.example/contact';
 const QUESTION = 'Can I return a rake bought last week? private-marker-7f3a';
 
-const test = base.extend<object, { feedbackApp: { url: string; output: string[] } }>({
+const FEEDBACK_CONFIG = `contact: ${CONTACT}\nknowledge:\n  - path: ./docs\n    url: https://shop.example/\n`;
+const test = base.extend<{ feedbackApp: { url: string; output: string[] } }>({
   feedbackApp: [
-    async ({ provider }, use) => {
-      const server = await startReturnsSite(
-        provider.baseURL,
-        `contact: ${CONTACT}\nknowledge:\n  - path: ./docs\n    url: https://shop.example/\n`,
-      );
-      await use({ url: server.url, output: server.output });
-      await server.close();
-    },
-    { scope: 'worker' },
+    async ({ provider, servers }, use) =>
+      use(await servers.once('feedback app', () => startReturnsSite(provider.baseURL, FEEDBACK_CONFIG))),
+    SERVER_START,
   ],
   baseURL: async ({ feedbackApp }, use) => {
     await use(feedbackApp.url);

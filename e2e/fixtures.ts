@@ -1,5 +1,6 @@
 import { type BrowserContext, test as base, expect, type Locator, type Page, type TestInfo } from '@playwright/test';
 import { type FakeProvider, startFakeProvider } from '../testing/fake-provider';
+import { type HostSite, startHostSite } from '../testing/host-site';
 import { startAppServer } from './app-server';
 import { DIRECT_API_KEY, DIRECT_PROVIDER_PORT, E2E_MODEL, type Mode, UPSTREAM_API_KEY } from './e2e-env';
 
@@ -316,9 +317,46 @@ export class ChatPage {
   }
 }
 
+/** A server a test file starts: the worker closes it. */
+export interface Closable {
+  close(): Promise<void>;
+}
+
+/**
+ * The servers that test files start for their tests: each once in a worker, when a test first asks for it, and closed
+ * at the worker's end, the last started first (so a server closes before the one it was started on). Files declare
+ * their servers as test fixtures that ask this for them, not as worker fixtures of their own: Playwright goes on in a
+ * worker only with files whose worker fixtures are the same, and the files' own made 31 new workers in a run (each a
+ * new process, browser and production server: 3.8 s of a worker's time).
+ */
+export class WorkerServers {
+  readonly #started = new Map<string, Promise<Closable>>();
+
+  /** The server named `key` (one name per server, across every file), started by `start` if none is yet. */
+  once<T extends Closable>(key: string, start: () => Promise<T>): Promise<T> {
+    let started = this.#started.get(key);
+    if (!started) {
+      started = start();
+      this.#started.set(key, started);
+    }
+    return started as Promise<T>;
+  }
+
+  async close(): Promise<void> {
+    for (const started of [...this.#started.values()].reverse()) {
+      await (await started.catch(() => undefined))?.close();
+    }
+  }
+}
+
+/** The time a test fixture has to start a worker's server when its first test asks, apart from the test's own. */
+export const SERVER_START = { timeout: 90_000 };
+
 interface WorkerFixtures {
   /** Set per project in playwright.config.ts. */
   mode: Mode;
+  /** The servers the files start, once each in the worker. */
+  servers: WorkerServers;
   /** One fake provider per worker; each test gets it reset through `fake`. */
   provider: FakeProvider;
   /** The production server serving the app as built for `mode`, and what it printed. */
@@ -332,6 +370,12 @@ interface TestFixtures {
   fake: FakeProvider;
   /** The chat page, opened. */
   chat: ChatPage;
+  /** A host site of its own origin (the embed's tests): pages are added with `page()`. */
+  site: HostSite;
+  /** Another, that the apps here are not told may embed them. */
+  foreignSite: HostSite;
+  /** The production server (proxy mode) with no configuration (the spec), told that `site` may embed it. */
+  embedApp: { url: string; origin: string; output: string[] };
 }
 
 async function attachServerOutput(testInfo: TestInfo, output: string[], from: number) {
@@ -353,6 +397,26 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
       await provider.close();
     },
     { scope: 'worker' },
+  ],
+
+  servers: [
+    // After the provider, so that it closes after the servers that call it.
+    async ({ provider: _provider }, use) => {
+      const servers = new WorkerServers();
+      await use(servers);
+      await servers.close();
+    },
+    { scope: 'worker' },
+  ],
+
+  site: [async ({ servers }, use) => use(await servers.once('host site', startHostSite)), SERVER_START],
+  foreignSite: [async ({ servers }, use) => use(await servers.once('foreign site', startHostSite)), SERVER_START],
+  embedApp: [
+    async ({ provider, site, servers }, use) => {
+      const server = await servers.once('embed app', () => startEmbedApp(provider, site));
+      await use({ url: server.url, origin: new URL(server.url).origin, output: server.output });
+    },
+    SERVER_START,
   ],
 
   app: [
@@ -400,3 +464,14 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
 });
 
 export { expect };
+
+/**
+ * The production server (proxy mode), told that `site` may embed it, with a site configuration (`ASSISTANT_CONFIG`)
+ * when one is given.
+ */
+export function startEmbedApp(provider: FakeProvider, site: HostSite, config?: string) {
+  return startAppServer('proxy', provider.baseURL, {
+    ...(config ? { ASSISTANT_CONFIG: config } : {}),
+    FRAME_ANCESTORS: site.origin,
+  });
+}

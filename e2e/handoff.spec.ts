@@ -4,10 +4,10 @@ import type { EmbedApi, EmbedEvents } from '../embed/loader';
 import type { FakeProvider } from '../testing/fake-provider';
 import { type HostSite, hostPageHtml } from '../testing/host-site';
 import { type SmtpServer, smtpServer } from '../testing/smtp-server';
-import { allowServerStart, startReturnsSite } from './app-server';
+import { startReturnsSite } from './app-server';
 import { expectNoAxeViolations } from './axe-check';
-import { appTookOver, chatFrame, hostSiteFixture, launcher } from './embed-site';
-import { test as base, box, type ChatPage, expect } from './fixtures';
+import { appTookOver, chatFrame, launcher } from './embed-site';
+import { test as base, box, type ChatPage, expect, SERVER_START } from './fixtures';
 
 // "Contact a person" (issue 48) against the production build and server (proxy mode: a direct-mode page has no server
 // to send to), with a site whose `handoff:` goes by email to a real SMTP server (aiosmtpd) on loopback.
@@ -22,52 +22,39 @@ interface HandoffApp {
   smtp: SmtpServer;
 }
 
-const test = base.extend<
-  {
-    /** The server's HANDOFF_MIN_SECONDS: 0 where a form is sent, far longer than any test where it must be too soon. */
-    minSeconds: string;
-    handoffApp: HandoffApp;
-  },
-  { site: HostSite; handoffApps: (minSeconds: string) => Promise<HandoffApp> }
->({
-  site: [...hostSiteFixture],
-  // One server (and SMTP server) per HANDOFF_MIN_SECONDS the worker's tests ask for, started when first asked.
-  handoffApps: [
-    async ({ provider, site }, use) => {
-      const apps = new Map<string, Promise<HandoffApp & { close(): Promise<void> }>>();
-      const start = async (minSeconds: string) => {
-        const smtp = await smtpServer();
-        const server = await startReturnsSite(
-          provider.baseURL,
-          'handoff:\n  email: help@shop.example\n  reply_within: one working day\n' +
-            'knowledge:\n  - path: ./docs\n    url: https://shop.example/\n',
-          {
-            SMTP_URL: smtp.url,
-            HANDOFF_FROM: 'assistant@shop.example',
-            HANDOFF_MIN_SECONDS: minSeconds,
-            FRAME_ANCESTORS: site.origin,
-          },
-        );
-        const close = async () => {
-          await server.close();
-          await smtp.remove();
-        };
-        return { url: server.url, output: server.output, smtp, close };
-      };
-      await use((minSeconds) => {
-        if (!apps.has(minSeconds)) apps.set(minSeconds, start(minSeconds));
-        return apps.get(minSeconds) as Promise<HandoffApp>;
-      });
-      for (const app of apps.values()) await (await app).close();
+/** The server (and its SMTP server) with HANDOFF_MIN_SECONDS `minSeconds`, told that `site` may embed it. */
+async function startHandoffApp(provider: FakeProvider, site: HostSite, minSeconds: string) {
+  const smtp = await smtpServer();
+  const server = await startReturnsSite(
+    provider.baseURL,
+    'handoff:\n  email: help@shop.example\n  reply_within: one working day\n' +
+      'knowledge:\n  - path: ./docs\n    url: https://shop.example/\n',
+    {
+      SMTP_URL: smtp.url,
+      HANDOFF_FROM: 'assistant@shop.example',
+      HANDOFF_MIN_SECONDS: minSeconds,
+      FRAME_ANCESTORS: site.origin,
     },
-    { scope: 'worker' },
-  ],
+  );
+  const close = async () => {
+    await server.close();
+    await smtp.remove();
+  };
+  return { url: server.url, output: server.output, smtp, close };
+}
+
+const test = base.extend<{
+  /** The server's HANDOFF_MIN_SECONDS: 0 where a form is sent, far longer than any test where it must be too soon. */
+  minSeconds: string;
+  handoffApp: HandoffApp;
+}>({
   minSeconds: ['0', { option: true }],
-  handoffApp: async ({ handoffApps, minSeconds }, use) => {
-    // The first test to ask for a server starts it.
-    allowServerStart();
-    await use(await handoffApps(minSeconds));
-  },
+  // One server per HANDOFF_MIN_SECONDS the worker's tests ask for, started when first asked.
+  handoffApp: [
+    async ({ provider, site, minSeconds, servers }, use) =>
+      use(await servers.once(`handoff app ${minSeconds}`, () => startHandoffApp(provider, site, minSeconds))),
+    SERVER_START,
+  ],
   baseURL: async ({ handoffApp }, use) => {
     await use(handoffApp.url);
   },

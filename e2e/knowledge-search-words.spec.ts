@@ -5,7 +5,7 @@ import { FAKE_REPLY, type FakeProvider } from '../testing/fake-provider';
 import { type KnowledgeSite, sitemapXml, sitePage, startKnowledgeSite } from '../testing/knowledge-site';
 import { startAppServer } from './app-server';
 import { BUILD_DIR } from './e2e-env';
-import { test as base, expect, hydrated } from './fixtures';
+import { test as base, expect, hydrated, SERVER_START } from './fixtures';
 
 // Issue 35 against the production build and server: sources that link to the very section (an HTML heading's id, a
 // Markdown heading's slug, a folder's index page at its folder's address), the owner's `keywords:`, and the one
@@ -16,6 +16,8 @@ const DOCS_URL = 'https://help.garden.example/';
 const WORDS = 'return refund zqxwords';
 const GERMAN = 'Wie kann ich etwas zurückgeben?';
 const CONTACT = 'https://garden.example/contact';
+const GARDEN_CONFIG = `history: 1\ncontact: ${CONTACT}\n`;
+const UNASKED_CONFIG = 'rewrite_questions: false\n';
 
 /** The site's folder, a sitemap page with sections, and the server on them with `config` added to its knowledge. */
 async function startGarden(provider: FakeProvider, site: KnowledgeSite, config = '') {
@@ -55,34 +57,28 @@ const CARE_PAGE = sitePage({
     'so that their leaves stay dry.</p><h2 id="light">Light</h2><p>Seedlings want twelve hours of light a day.</p>',
 });
 
-type GardenFixture = (
-  fixtures: { provider: FakeProvider; site: KnowledgeSite },
-  use: (server: { url: string }) => Promise<void>,
-) => Promise<void>;
+/** The site of the sitemap: one HTML page with two sections. */
+async function startCareSite(): Promise<KnowledgeSite> {
+  const site = await startKnowledgeSite({ '/care': { body: CARE_PAGE } });
+  site.set('/sitemap.xml', { type: 'application/xml', body: sitemapXml([`${site.origin}/care`]) });
+  return site;
+}
 
-/** A worker's server on the garden's pages, with `config` added to its site's file. */
-const gardenWith = (config: string): [GardenFixture, { scope: 'worker' }] => [
-  async ({ provider, site }, use) => {
-    const server = await startGarden(provider, site, config);
-    await use(server);
-    await server.close();
-  },
-  { scope: 'worker' },
-];
-
-const test = base.extend<object, { site: KnowledgeSite; garden: { url: string }; unasked: { url: string } }>({
-  site: [
-    // biome-ignore lint/correctness/noEmptyPattern: Playwright reads which fixtures a fixture needs from its pattern.
-    async ({}, use) => {
-      const site = await startKnowledgeSite({ '/care': { body: CARE_PAGE } });
-      site.set('/sitemap.xml', { type: 'application/xml', body: sitemapXml([`${site.origin}/care`]) });
-      await use(site);
-      await site.close();
-    },
-    { scope: 'worker' },
+const test = base.extend<{ careSite: KnowledgeSite; garden: { url: string }; unasked: { url: string } }>({
+  careSite: [
+    async ({ servers }, use) => use(await servers.once('search words: care site', startCareSite)),
+    SERVER_START,
   ],
-  garden: gardenWith(`history: 1\ncontact: ${CONTACT}\n`),
-  unasked: gardenWith('rewrite_questions: false\n'),
+  garden: [
+    async ({ provider, careSite, servers }, use) =>
+      use(await servers.once('search words: garden', () => startGarden(provider, careSite, GARDEN_CONFIG))),
+    SERVER_START,
+  ],
+  unasked: [
+    async ({ provider, careSite, servers }, use) =>
+      use(await servers.once('search words: unasked', () => startGarden(provider, careSite, UNASKED_CONFIG))),
+    SERVER_START,
+  ],
 });
 
 // Run in proxy mode only (e2e/playwright.config.ts): knowledge is proxy mode only.
@@ -116,7 +112,7 @@ test('links each source to its section: an HTML heading id in its page, a slug, 
   page,
   fake,
   garden,
-  site,
+  careSite,
 }) => {
   await open(page, garden.url);
   await ask(page, 'How often should I water the seedlings?');
@@ -124,15 +120,15 @@ test('links each source to its section: an HTML heading id in its page, a slug, 
   await ask(page, 'Since when have you grown seedlings in your nursery near Ghent?', 3);
 
   const links = await sourceLinks(page);
-  expect(links).toContain(`${site.origin}/care#watering`);
+  expect(links).toContain(`${careSite.origin}/care#watering`);
   expect(links).toContain(`${DOCS_URL}faq/#do-you-deliver-seedlings`);
   expect(links).toContain(`${DOCS_URL}#our-nursery`);
   expect(links.some((link) => /\/index\b/.test(link ?? ''))).toBe(false);
   // The id the link names is one its page has.
-  expect(await (await fetch(`${site.origin}/care`)).text()).toContain('<h2 id="watering">');
+  expect(await (await fetch(`${careSite.origin}/care`)).text()).toContain('<h2 id="watering">');
   // The model was given the same addresses as the visitor.
   const given = sent(fake).map(({ messages }) => messages[0].content);
-  expect(given.join('\n')).toContain(`— ${site.origin}/care#watering\n`);
+  expect(given.join('\n')).toContain(`— ${careSite.origin}/care#watering\n`);
   expect(given.join('\n')).toContain(`— ${DOCS_URL}faq/#do-you-deliver-seedlings\n`);
 });
 

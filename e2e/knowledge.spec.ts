@@ -6,7 +6,7 @@ import { type KnowledgeSite, sitemapXml, sitePage, startKnowledgeSite } from '..
 import { startAppServer } from './app-server';
 import { expectNoAxeViolations } from './axe-check';
 import { BUILD_DIR } from './e2e-env';
-import { test as base, type ChatPage, expect } from './fixtures';
+import { test as base, type ChatPage, expect, SERVER_START } from './fixtures';
 
 // The production build and server with the site's pages configured: a folder (relative to the configuration file) and
 // a sitemap on a local site. What the model is given (read from the fake provider), what the site was asked for, and
@@ -17,90 +17,101 @@ const DOCS_URL = 'https://docs.acme.example/help/';
 const OWNER_TOKEN = 'test-owner-token-knowledge-not-real-5e2a';
 const HOSTILE_TITLE = '<img src=x onerror="window.hostile=1"> Warranty & <b>repairs</b>';
 
-const test = base.extend<
-  object,
-  { shop: KnowledgeSite; elsewhere: KnowledgeSite; knowledgeApp: { url: string; output: string[] } }
->({
-  elsewhere: [
-    // biome-ignore lint/correctness/noEmptyPattern: Playwright reads which fixtures a fixture needs from its pattern.
-    async ({}, use) => {
-      const site = await startKnowledgeSite({ '/offer': { body: '<title>Offer</title><p>Spades half price.</p>' } });
-      await use(site);
-      await site.close();
-    },
-    { scope: 'worker' },
-  ],
-  shop: [
-    async ({ elsewhere }, use) => {
-      const site = await startKnowledgeSite();
-      const page = (lang: string, title: string, text: string) => ({
-        body: sitePage({ title, lang, body: `<h1>${title}</h1><p>${text}</p>` }),
-      });
-      site.set('/robots.txt', { body: 'User-agent: AIAssistantBot\nDisallow: /private/\n', type: 'text/plain' });
-      site.set('/sitemap.xml', {
-        type: 'application/xml',
-        body: sitemapXml([
-          `${site.origin}/hours`,
-          `${site.origin}/ja/returns`,
-          `${site.origin}/private/salaries`,
-          `${elsewhere.origin}/offer`,
-        ]),
-      });
-      site.set('/hours', page('en', 'Opening hours', 'The Acme shop opens Monday to Saturday from nine to six.'));
-      site.set(
-        '/ja/returns',
-        page('ja', '返品について', '商品はお届けから三十日以内であれば返品できます。返金は五営業日以内に行います。'),
-      );
-      site.set('/private/salaries', page('en', 'Salaries', 'The salaries of the shop staff.'));
-      await use(site);
-      await site.close();
-    },
-    { scope: 'worker' },
-  ],
-  knowledgeApp: [
-    async ({ provider, shop }, use) => {
-      const dir = await mkdtemp(join(BUILD_DIR, 'knowledge-'));
-      await mkdir(join(dir, 'docs'), { recursive: true });
-      await writeFile(
-        join(dir, 'docs', 'returns.md'),
-        '# Returns policy\n\nYou can return any garden tool within thirty days of delivery for a full refund.\n',
-      );
-      await writeFile(
-        join(dir, 'docs', 'warranty.md'),
-        `---\ntitle: '${HOSTILE_TITLE}'\n---\n# Warranty\n\nEvery lawnmower carries a five-year warranty on its engine.\n`,
-      );
-      // Three pages on composting, one with two sections: a question about it is given all three.
-      await writeFile(
-        join(dir, 'docs', 'compost.md'),
-        '# Composting\n\n## Starting a heap\n\nA compost heap wants green leaves and brown twigs in equal parts.\n\n' +
-          '## Turning the heap\n\nFork the compost heap over every week, so that its leaves rot evenly.\n',
-      );
-      await writeFile(
-        join(dir, 'docs', 'bins.md'),
-        '# Compost bins\n\nOur wooden compost bins keep a heap of leaves dry through the winter.\n',
-      );
-      await writeFile(
-        join(dir, 'docs', 'mulch.md'),
-        '# Compost mulch\n\nA compost heap of fallen leaves becomes mulch by spring: spread it around shrubs.\n',
-      );
-      const config = join(dir, 'assistant.config.yaml');
-      await writeFile(
-        config,
-        `knowledge:\n  - path: ./docs\n    url: ${DOCS_URL}\n  - sitemap: ${shop.origin}/sitemap.xml\n`,
-      );
-      const server = await startAppServer('proxy', provider.baseURL, {
-        ASSISTANT_CONFIG: config,
-        DATA_DIR: join(dir, 'data'),
-        OWNER_TOKEN,
-      });
-      // The server answers at once; the index follows. /readyz says when.
-      await expect.poll(async () => (await fetch(`${server.url}/readyz`)).status, { timeout: 30_000 }).toBe(200);
-      await use({ url: server.url, output: server.output });
+/** A site of another origin, which the shop's sitemap lists and the sync must not read. */
+const startElsewhere = () =>
+  startKnowledgeSite({ '/offer': { body: '<title>Offer</title><p>Spades half price.</p>' } });
+
+/** The shop's site: its robots.txt, its sitemap, and pages in English, in Japanese and behind robots.txt. */
+async function startShop(elsewhere: KnowledgeSite): Promise<KnowledgeSite> {
+  const site = await startKnowledgeSite();
+  const page = (lang: string, title: string, text: string) => ({
+    body: sitePage({ title, lang, body: `<h1>${title}</h1><p>${text}</p>` }),
+  });
+  site.set('/robots.txt', { body: 'User-agent: AIAssistantBot\nDisallow: /private/\n', type: 'text/plain' });
+  site.set('/sitemap.xml', {
+    type: 'application/xml',
+    body: sitemapXml([
+      `${site.origin}/hours`,
+      `${site.origin}/ja/returns`,
+      `${site.origin}/private/salaries`,
+      `${elsewhere.origin}/offer`,
+    ]),
+  });
+  site.set('/hours', page('en', 'Opening hours', 'The Acme shop opens Monday to Saturday from nine to six.'));
+  site.set(
+    '/ja/returns',
+    page('ja', '返品について', '商品はお届けから三十日以内であれば返品できます。返金は五営業日以内に行います。'),
+  );
+  site.set('/private/salaries', page('en', 'Salaries', 'The salaries of the shop staff.'));
+  return site;
+}
+
+/** The server on a folder of Markdown pages and the shop's sitemap, resolved once its index is ready. */
+async function startKnowledgeApp(provider: FakeProvider, shop: KnowledgeSite) {
+  const dir = await mkdtemp(join(BUILD_DIR, 'knowledge-'));
+  await mkdir(join(dir, 'docs'), { recursive: true });
+  await writeFile(
+    join(dir, 'docs', 'returns.md'),
+    '# Returns policy\n\nYou can return any garden tool within thirty days of delivery for a full refund.\n',
+  );
+  await writeFile(
+    join(dir, 'docs', 'warranty.md'),
+    `---\ntitle: '${HOSTILE_TITLE}'\n---\n# Warranty\n\nEvery lawnmower carries a five-year warranty on its engine.\n`,
+  );
+  // Three pages on composting, one with two sections: a question about it is given all three.
+  await writeFile(
+    join(dir, 'docs', 'compost.md'),
+    '# Composting\n\n## Starting a heap\n\nA compost heap wants green leaves and brown twigs in equal parts.\n\n' +
+      '## Turning the heap\n\nFork the compost heap over every week, so that its leaves rot evenly.\n',
+  );
+  await writeFile(
+    join(dir, 'docs', 'bins.md'),
+    '# Compost bins\n\nOur wooden compost bins keep a heap of leaves dry through the winter.\n',
+  );
+  await writeFile(
+    join(dir, 'docs', 'mulch.md'),
+    '# Compost mulch\n\nA compost heap of fallen leaves becomes mulch by spring: spread it around shrubs.\n',
+  );
+  const config = join(dir, 'assistant.config.yaml');
+  await writeFile(
+    config,
+    `knowledge:\n  - path: ./docs\n    url: ${DOCS_URL}\n  - sitemap: ${shop.origin}/sitemap.xml\n`,
+  );
+  const server = await startAppServer('proxy', provider.baseURL, {
+    ASSISTANT_CONFIG: config,
+    DATA_DIR: join(dir, 'data'),
+    OWNER_TOKEN,
+  });
+  // The server answers at once; the index follows. /readyz says when.
+  await expect.poll(async () => (await fetch(`${server.url}/readyz`)).status, { timeout: 30_000 }).toBe(200);
+  return {
+    url: server.url,
+    output: server.output,
+    close: async () => {
       await server.close();
       await rm(dir, { recursive: true, force: true });
     },
-    // Its index is built before its first test: on a busy machine that is longer than a test's own 20 s.
-    { scope: 'worker', timeout: 90_000 },
+  };
+}
+
+const test = base.extend<{
+  shop: KnowledgeSite;
+  elsewhere: KnowledgeSite;
+  knowledgeApp: { url: string; output: string[] };
+}>({
+  elsewhere: [
+    async ({ servers }, use) => use(await servers.once('knowledge: elsewhere', startElsewhere)),
+    SERVER_START,
+  ],
+  shop: [
+    async ({ elsewhere, servers }, use) => use(await servers.once('knowledge: shop', () => startShop(elsewhere))),
+    SERVER_START,
+  ],
+  // Its index is built before its first test: on a busy machine that is longer than a test's own 20 s.
+  knowledgeApp: [
+    async ({ provider, shop, servers }, use) =>
+      use(await servers.once('knowledge: app', () => startKnowledgeApp(provider, shop))),
+    SERVER_START,
   ],
   baseURL: async ({ knowledgeApp }, use) => {
     await use(knowledgeApp.url);

@@ -5,16 +5,10 @@ import { launcherName } from '../server/pages/page-html';
 import { FAKE_REPLY } from '../testing/fake-provider';
 import { type HostSite, hostPageHtml } from '../testing/host-site';
 import { expectNoAxeViolations } from './axe-check';
-import { embedAppFixture, hostSiteFixture } from './embed-site';
-import { test as base, ChatPage, ERROR, expect, hydrated, PLACEHOLDER, SENDING_PLACEHOLDER } from './fixtures';
+import { ChatPage, ERROR, expect, hydrated, PLACEHOLDER, SENDING_PLACEHOLDER, test } from './fixtures';
 
 // The card in the visitor's language, against the production build and server. The language is chosen per request
 // by the server, so it does not depend on how the page reaches the model: checked in proxy mode only.
-
-const test = base.extend<object, { site: HostSite; embedApp: { origin: string } }>({
-  site: [...hostSiteFixture],
-  embedApp: [...embedAppFixture],
-});
 
 // Run in proxy mode only (e2e/playwright.config.ts).
 

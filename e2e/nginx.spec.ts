@@ -1,48 +1,39 @@
 import { CHAT_COMPLETIONS_PATH, MAX_TOKENS } from '../contract/llm';
-import { FAKE_REPLY } from '../testing/fake-provider';
-import { type HostSite, hostPageHtml, startHostSite } from '../testing/host-site';
+import { FAKE_REPLY, type FakeProvider } from '../testing/fake-provider';
+import { type HostSite, hostPageHtml } from '../testing/host-site';
 import { type Nginx, startNginx } from '../testing/nginx';
 import { startAppServer } from './app-server';
 import { BASE_PATH, BASE_PATH_SERVER_ENTRY } from './e2e-env';
 import { launcher, messageBox } from './embed-site';
-import { test as base, ERROR, expect } from './fixtures';
+import { test as base, type Closable, ERROR, expect, SERVER_START } from './fixtures';
 
 // deploy/nginx.conf as committed, run by Debian's nginx with only its ports changed, in front of the production server
 // under BASE_PATH=/assistant and of the site's own server: the card, the embed on the site's page, and a stream.
 
-interface NginxWorkerFixtures {
-  /** The site's own server, behind nginx's `location /`. */
-  site: HostSite;
-  /** nginx in front of the site and of the assistant. */
-  front: Nginx;
+/** The production server under BASE_PATH, and deploy/nginx.conf's nginx in front of it and of `site`. */
+async function startFront(provider: FakeProvider, site: HostSite): Promise<Nginx & Closable> {
+  const app = await startAppServer(
+    'proxy',
+    provider.baseURL,
+    { BASE_PATH, TRUST_PROXY: '127.0.0.1' },
+    BASE_PATH_SERVER_ENTRY,
+  );
+  const nginx = await startNginx({
+    sitePort: Number(new URL(site.origin).port),
+    assistantPort: Number(new URL(app.url).port),
+  });
+  const close = async () => {
+    await nginx.stop();
+    await app.close();
+  };
+  return { origin: nginx.origin, stop: close, close };
 }
 
-const test = base.extend<object, NginxWorkerFixtures>({
-  site: [
-    async ({ mode: _mode }, use) => {
-      const site = await startHostSite();
-      await use(site);
-      await site.close();
-    },
-    { scope: 'worker' },
-  ],
+// `site` (e2e/fixtures.ts) is the site's own server, behind nginx's `location /`.
+const test = base.extend<{ front: Nginx }>({
   front: [
-    async ({ provider, site }, use) => {
-      const app = await startAppServer(
-        'proxy',
-        provider.baseURL,
-        { BASE_PATH, TRUST_PROXY: '127.0.0.1' },
-        BASE_PATH_SERVER_ENTRY,
-      );
-      const nginx = await startNginx({
-        sitePort: Number(new URL(site.origin).port),
-        assistantPort: Number(new URL(app.url).port),
-      });
-      await use(nginx);
-      await nginx.stop();
-      await app.close();
-    },
-    { scope: 'worker' },
+    async ({ provider, site, servers }, use) => use(await servers.once('nginx', () => startFront(provider, site))),
+    SERVER_START,
   ],
 });
 

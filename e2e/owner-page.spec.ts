@@ -4,7 +4,7 @@ import { OWNER_PAGE_PATH } from '../contract/owner';
 import { statsCounts as counts } from '../testing/stats-counts.ts';
 import { startReturnsSite } from './app-server';
 import { expectNoAxeViolations } from './axe-check';
-import { test as base, box, expect } from './fixtures';
+import { test as base, box, expect, SERVER_START } from './fixtures';
 
 // The owner's page (/owner) against the production build and server (proxy mode: the counts are the server's), after
 // a visitor's vote: the token field, a wrong token's 401 said plainly, then the charts and figures in light and dark.
@@ -12,15 +12,12 @@ import { test as base, box, expect } from './fixtures';
 const OWNER_TOKEN = 'test-owner-token-not-a-real-one-4c1d';
 const PAGE_ADDRESS = 'https://shop.example/returns';
 
-const test = base.extend<object, { ownerApp: { url: string } }>({
+const OWNER_CONFIG = 'knowledge:\n  - path: ./docs\n    url: https://shop.example/\n';
+const test = base.extend<{ ownerApp: { url: string } }>({
   ownerApp: [
-    async ({ provider }, use) => {
-      const config = 'knowledge:\n  - path: ./docs\n    url: https://shop.example/\n';
-      const server = await startReturnsSite(provider.baseURL, config, { OWNER_TOKEN });
-      await use({ url: server.url });
-      await server.close();
-    },
-    { scope: 'worker' },
+    async ({ provider, servers }, use) =>
+      use(await servers.once('owner app', () => startReturnsSite(provider.baseURL, OWNER_CONFIG, { OWNER_TOKEN }))),
+    SERVER_START,
   ],
   baseURL: async ({ ownerApp }, use) => {
     await use(ownerApp.url);

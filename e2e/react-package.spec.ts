@@ -8,7 +8,7 @@ import { ROOT_DIR } from '../testing/production-app';
 import { startStaticHost } from '../testing/static-host';
 import { startAppServer } from './app-server';
 import { chatFrame, launcher, messageBox, recordIdentify } from './embed-site';
-import { test as base, expect } from './fixtures';
+import { test as base, type Closable, expect, SERVER_START } from './fixtures';
 
 // `@ai-assistant/react` as a React site gets it: `npm pack`, the tarball installed into a fresh Vite + React app
 // (e2e/react-site, in StrictMode), built, served on one origin, against the production server on another. Off the
@@ -43,35 +43,35 @@ async function buildReactSite(dir: string): Promise<string> {
   return join(site, 'dist');
 }
 
-interface ReactWorkerFixtures {
-  /** The React site, built from the tarball and served on its own origin. */
-  reactSite: { origin: string };
-  /** The production server, told that the React site may embed it. */
-  embedApp: { origin: string };
+/** The React site, built from the tarball and served on its own origin. */
+async function startReactSite(): Promise<{ origin: string } & Closable> {
+  const dir = await mkdtemp(join(tmpdir(), 'react-site-'));
+  const host = await startStaticHost(await buildReactSite(dir));
+  const close = async () => {
+    await host.close();
+    await rm(dir, { recursive: true, force: true });
+  };
+  return { origin: host.url, close };
 }
 
-const test = base.extend<{ sitePage: (query?: string) => Promise<void> }, ReactWorkerFixtures>({
-  reactSite: [
-    async ({ mode: _mode }, use) => {
-      const dir = await mkdtemp(join(tmpdir(), 'react-site-'));
-      const host = await startStaticHost(await buildReactSite(dir));
-      await use({ origin: host.url });
-      await host.close();
-      await rm(dir, { recursive: true, force: true });
-    },
-    { scope: 'worker', timeout: 60_000 },
-  ],
-  embedApp: [
-    async ({ provider, reactSite }, use) => {
-      const server = await startAppServer('proxy', provider.baseURL, { FRAME_ANCESTORS: reactSite.origin });
+const test = base.extend<{
+  reactSite: { origin: string };
+  /** The production server, told that the React site may embed it. */
+  reactApp: { origin: string };
+  sitePage: (query?: string) => Promise<void>;
+}>({
+  reactSite: [async ({ servers }, use) => use(await servers.once('react site', startReactSite)), SERVER_START],
+  reactApp: [
+    async ({ provider, reactSite, servers }, use) => {
+      const start = () => startAppServer('proxy', provider.baseURL, { FRAME_ANCESTORS: reactSite.origin });
+      const server = await servers.once('react app', start);
       await use({ origin: new URL(server.url).origin });
-      await server.close();
     },
-    { scope: 'worker' },
+    SERVER_START,
   ],
-  sitePage: async ({ page, reactSite, embedApp }, use) => {
+  sitePage: async ({ page, reactSite, reactApp }, use) => {
     await use(async (query = '') => {
-      await page.goto(`${reactSite.origin}/?src=${encodeURIComponent(`${embedApp.origin}/`)}${query}`);
+      await page.goto(`${reactSite.origin}/?src=${encodeURIComponent(`${reactApp.origin}/`)}${query}`);
     });
   },
 });
@@ -172,10 +172,10 @@ test('identity reaches the frame: given before the chat opened, again to a loade
   page,
   sitePage,
   reactSite,
-  embedApp,
+  reactApp,
 }) => {
   const token = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJyZWFjdC12aXNpdG9yIn0.fake-react-signature';
-  const heard = await recordIdentify(page, embedApp.origin);
+  const heard = await recordIdentify(page, reactApp.origin);
   await sitePage();
   await expect(launcher(page)).toBeVisible();
   await page.getByRole('button', { name: 'Sign in' }).click();

@@ -3,8 +3,8 @@ import type { Page } from '@playwright/test';
 import type { EmbedApi, EmbedEvents } from '../embed/loader';
 import { readAccent } from '../server/pages/accent';
 import { FAKE_REPLY } from '../testing/fake-provider';
-import { type HostSite, hostPageHtml } from '../testing/host-site';
-import { configuredAppFixture, hostSiteFixture } from './embed-site';
+import { hostPageHtml } from '../testing/host-site';
+import { configuredAppFixture } from './embed-site';
 import { test as base, box, ChatPage, expect, hydrated, overlap } from './fixtures';
 
 // The production build and server with a site configuration (e2e/site-config.yaml, through ASSISTANT_CONFIG): what the
@@ -17,8 +17,7 @@ const STARTERS = ['What do you sell?', 'Do you ship abroad?'];
 /** The configured accent, #7e22ce, as computed styles give it. */
 const ACCENT_RGB = 'rgb(126, 34, 206)';
 
-const test = base.extend<object, { site: HostSite; siteApp: { url: string; output: string[] } }>({
-  site: [...hostSiteFixture],
+const test = base.extend<{ siteApp: { url: string; output: string[] } }>({
   siteApp: [...configuredAppFixture(CONFIG)],
   baseURL: async ({ siteApp }, use) => {
     await use(siteApp.url);

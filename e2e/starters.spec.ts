@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import type { FrameLocator, Locator, Page } from '@playwright/test';
-import { type HostSite, hostPageHtml } from '../testing/host-site';
-import { configuredAppFixture, hostSiteFixture } from './embed-site';
+import { hostPageHtml } from '../testing/host-site';
+import { configuredAppFixture } from './embed-site';
 import { test as base, expect, hydrated } from './fixtures';
 
 // Starters of the longest length allowed (e2e/long-starters.yaml), on the production build and server: each shows whole,
@@ -14,8 +14,7 @@ const STARTERS = [
   'What does https://acme-garden-tools.example/returns-and-exchanges/spades say?',
 ];
 
-const test = base.extend<object, { site: HostSite; startersApp: { origin: string } }>({
-  site: [...hostSiteFixture],
+const test = base.extend<{ startersApp: { origin: string } }>({
   startersApp: [...configuredAppFixture(CONFIG)],
 });
 

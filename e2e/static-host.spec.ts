@@ -15,6 +15,7 @@ import {
   holdRoute,
   hydrated,
   PLACEHOLDER,
+  SERVER_START,
   sendsAreTaken,
   watchHydration,
 } from './fixtures';
@@ -22,15 +23,10 @@ import {
 // The direct-mode build as a static host serves it (GitHub Pages, Netlify, S3, nginx): the files of its client folder
 // as they are, from a server with none of the project's code (testing/static-host.ts). No Node server fills anything in.
 
-const test = base.extend<object, { staticHost: StaticHost }>({
+const test = base.extend<{ staticHost: StaticHost }>({
   staticHost: [
-    // Depends on the mode only because Playwright wants a fixture's first parameter destructured.
-    async ({ mode: _mode }, use) => {
-      const host = await startStaticHost(clientDir('direct'));
-      await use(host);
-      await host.close();
-    },
-    { scope: 'worker' },
+    async ({ servers }, use) => use(await servers.once('static host', () => startStaticHost(clientDir('direct')))),
+    SERVER_START,
   ],
   baseURL: async ({ staticHost }, use) => {
     await use(staticHost.url);

@@ -2,11 +2,10 @@ import { fileURLToPath } from 'node:url';
 import type { FrameLocator, Locator, Page } from '@playwright/test';
 import { readAccent } from '../server/pages/accent';
 import { DEFAULT_DARK_ACCENT } from '../src/theme';
-import { type HostSite, hostPageHtml } from '../testing/host-site';
+import { hostPageHtml } from '../testing/host-site';
 import { startAppServer } from './app-server';
 import { expectNoAxeViolations } from './axe-check';
-import { embedAppFixture, hostSiteFixture } from './embed-site';
-import { test as base, contrast, expect } from './fixtures';
+import { contrast, expect, SERVER_START, test } from './fixtures';
 
 // The theme (src/theme.ts) in both colour schemes, on a Markdown reply that shows everything a reply can: AA contrast
 // on the page and in the embed's frame, at a desktop and a phone width. The look does not depend on how the page
@@ -29,11 +28,6 @@ const WIDTHS = [
   { width: 375, height: 667 },
 ] as const;
 const FRAME_TITLE = 'AI Assistant chat';
-
-const test = base.extend<object, { site: HostSite; embedApp: { origin: string } }>({
-  site: [...hostSiteFixture],
-  embedApp: [...embedAppFixture],
-});
 
 // Run in proxy mode only (e2e/playwright.config.ts): the look is checked in proxy mode only.
 
@@ -145,15 +139,14 @@ test("the launcher follows data-theme, and not the host page's --ai-accent", asy
   expect(await launcherBackground({}, `:root { --ai-accent: ${brand}; }`)).toBe(forcedDark);
 });
 
-const accentTest = test.extend<object, { accentApp: { url: string } }>({
+const ACCENT_CONFIG = fileURLToPath(new URL('./dark-accent.yaml', import.meta.url));
+const accentTest = test.extend<{ accentApp: { url: string } }>({
   accentApp: [
-    async ({ provider }, use) => {
-      const config = fileURLToPath(new URL('./dark-accent.yaml', import.meta.url));
-      const server = await startAppServer('proxy', provider.baseURL, { ASSISTANT_CONFIG: config });
-      await use({ url: server.url });
-      await server.close();
+    async ({ provider, servers }, use) => {
+      const start = () => startAppServer('proxy', provider.baseURL, { ASSISTANT_CONFIG: ACCENT_CONFIG });
+      await use(await servers.once('dark accent app', start));
     },
-    { scope: 'worker' },
+    SERVER_START,
   ],
 });
 
