@@ -56,10 +56,22 @@ export function compose(dir: string, project: string, args: string[], variables:
 /**
  * The address of Docker's default bridge on this machine (172.17.0.1 as a rule): a container on any network, the
  * compose project's own included, reaches the machine's servers listening there, which 127.0.0.1 would not allow.
+ * Docker 20.10 names no gateway for the bridge when it made `docker0` itself (a fresh machine's first start): the
+ * bridge then has the subnet's first address, as Docker gives it.
  */
 export async function bridgeGateway(): Promise<string> {
-  const { stdout } = await docker(['network', 'inspect', 'bridge', '--format', '{{(index .IPAM.Config 0).Gateway}}']);
-  return stdout.trim();
+  const { stdout } = await docker(['network', 'inspect', 'bridge', '--format', '{{json (index .IPAM.Config 0)}}']);
+  return gatewayOf(JSON.parse(stdout) as { Subnet?: string; Gateway?: string });
+}
+
+/** The bridge's gateway, or else the first address of its IPv4 subnet. */
+export function gatewayOf({ Subnet, Gateway }: { Subnet?: string; Gateway?: string }): string {
+  if (Gateway) return Gateway;
+  const network = Subnet?.match(/^(\d+)\.(\d+)\.(\d+)\.(\d+)\/\d+$/);
+  if (!network) throw new Error(`Docker's bridge names no gateway and no IPv4 subnet (${Subnet})`);
+  const [a, b, c, d] = network.slice(1).map(Number);
+  const first = (((a << 24) | (b << 16) | (c << 8) | d) + 1) >>> 0;
+  return [first >>> 24, (first >>> 16) & 255, (first >>> 8) & 255, first & 255].join('.');
 }
 
 export interface Run {
